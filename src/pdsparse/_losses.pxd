@@ -1,0 +1,140 @@
+# cython: language_level=3
+"""Scalar losses shared by every kernel: the one home of phi, phi', phi* and the 1-D dual step.
+
+Conventions (Face-Off, Csiba & Richtarik, eqs. (1) and (3)): example j has margin
+z = <a_j, w>, loss phi_j(z), and dual variable alpha_j with the dual term
+phi_j^*(-alpha_j); at the optimum alpha_j = -phi_j'(<a_j, w>) (the paper prints
++phi', a sign slip: see ``docs`` in ``pdsparse.losses``). For logistic and smooth
+hinge the labels are b_j in {-1, +1} and t_j = b_j alpha_j lies in [0, 1].
+"""
+
+from libc.math cimport exp, log, log1p, fabs, INFINITY
+
+cdef enum:
+    LOGISTIC = 0
+    SQUARED = 1
+    SMOOTH_HINGE = 2
+
+# Largest number of safeguarded Newton steps in the logistic dual step; it
+# converges quadratically from the q = 0 start, so this is a guard, not a budget.
+cdef enum:
+    NEWTON_MAX_ITER = 60
+
+
+cdef inline double xlogx(double t) noexcept nogil:
+    if t <= 0.0:
+        return 0.0
+    return t * log(t)
+
+
+cdef inline double sigmoid(double s) noexcept nogil:
+    """1 / (1 + exp(-s)) without overflow for either sign of s."""
+    cdef double e
+    if s >= 0.0:
+        return 1.0 / (1.0 + exp(-s))
+    e = exp(s)
+    return e / (1.0 + e)
+
+
+cdef inline double loss_value(int loss, double z, double b) noexcept nogil:
+    """phi_j(z): logistic log(1 + exp(-b z)), squared (z - b)^2 / 2, smooth hinge h(b z)."""
+    cdef double m
+    if loss == LOGISTIC:
+        m = -b * z
+        if m > 0.0:
+            return m + log1p(exp(-m))
+        return log1p(exp(m))
+    elif loss == SQUARED:
+        return 0.5 * (z - b) * (z - b)
+    else:
+        # h(m) = 1/2 - m (m < 0), (1 - m)^2 / 2 (0 <= m <= 1), 0 (m > 1); PDBFW app. B.7
+        m = b * z
+        if m <= 0.0:
+            return 0.5 - m
+        if m < 1.0:
+            return 0.5 * (1.0 - m) * (1.0 - m)
+        return 0.0
+
+
+cdef inline double loss_deriv(int loss, double z, double b) noexcept nogil:
+    """phi_j'(z)."""
+    cdef double m
+    if loss == LOGISTIC:
+        # -b sigma(-b z)
+        return -b * sigmoid(-b * z)
+    elif loss == SQUARED:
+        return z - b
+    else:
+        m = b * z
+        if m <= 0.0:
+            return -b
+        if m < 1.0:
+            return -b * (1.0 - m)
+        return 0.0
+
+
+cdef inline double loss_conj_neg(int loss, double alpha, double b) noexcept nogil:
+    """phi_j^*(-alpha), the dual term of Face-Off eq. (3); +inf outside the domain."""
+    cdef double t
+    if loss == SQUARED:
+        # phi^*(y) = y^2 / 2 + b y
+        return 0.5 * alpha * alpha - b * alpha
+    t = b * alpha
+    # 1e-12 absorbs the rounding of b * alpha; kernels keep t in [0, 1] exactly.
+    if t < -1e-12 or t > 1.0 + 1e-12:
+        return INFINITY
+    if t < 0.0:
+        t = 0.0
+    elif t > 1.0:
+        t = 1.0
+    if loss == LOGISTIC:
+        # (-yb) log(-yb) + (1 + yb) log(1 + yb) at y = -alpha
+        return xlogx(t) + xlogx(1.0 - t)
+    # smooth hinge: h^*(u) = u^2 / 2 + u on [-1, 0], at u = -t
+    return 0.5 * t * t - t
+
+
+cdef inline double dual_step_exact(int loss, double alpha, double b, double z,
+                                   double q) noexcept nogil:
+    """New alpha_j maximizing the 1-D dual model of Face-Off Algorithm 2.
+
+    argmax_a { -phi^*(-a) - (a - alpha) z - q (a - alpha)^2 / 2 } with
+    q = v_j / (lambda n) = ||a_j||^2 / (lambda n) for serial sampling (eq. 7);
+    this is exact coordinate maximization of D. Squared loss and smooth hinge
+    have closed forms; logistic is solved by safeguarded Newton in the logit
+    s = log(t / (1 - t)), where the optimality condition
+    g(s) = s + b z + q (sigma(s) - t) = 0 has 1 <= g'(s) <= 1 + q / 4
+    (LIBLINEAR's dual logistic solver makes the same change of variable).
+    """
+    cdef double t, tn, s, lo, hi, g, gp, sig
+    cdef int it
+    if loss == SQUARED:
+        return (b - z + q * alpha) / (1.0 + q)
+    t = b * alpha
+    if loss == SMOOTH_HINGE:
+        tn = (1.0 - b * z + q * t) / (1.0 + q)
+        if tn < 0.0:
+            tn = 0.0
+        elif tn > 1.0:
+            tn = 1.0
+        return b * tn
+    # logistic: the root lies in [-b z - q (1 - t), -b z + q t] since sigma - t in (-t, 1 - t)
+    lo = -b * z - q * (1.0 - t)
+    hi = -b * z + q * t
+    s = -b * z
+    for it in range(NEWTON_MAX_ITER):
+        sig = sigmoid(s)
+        g = s + b * z + q * (sig - t)
+        if g > 0.0:
+            hi = s
+        else:
+            lo = s
+        gp = 1.0 + q * sig * (1.0 - sig)
+        if fabs(g) <= 1e-15 * (1.0 + fabs(s)):
+            break
+        s = s - g / gp
+        if s <= lo or s >= hi:
+            s = 0.5 * (lo + hi)
+        if hi - lo <= 1e-15 * (1.0 + fabs(s)):
+            break
+    return b * sigmoid(s)

@@ -1,0 +1,60 @@
+# cython: language_level=3
+"""Array wrappers over the scalar losses of ``_losses.pxd`` for objective evaluation."""
+
+import numpy as np
+
+cimport numpy as cnp
+
+from pdsparse._losses cimport (
+    dual_step_exact,
+    loss_conj_neg,
+    loss_deriv,
+    loss_value,
+)
+
+cnp.import_array()
+
+
+def values(int loss, const double[::1] z, const double[::1] b):
+    """phi_j(z_j) for every j."""
+    cdef Py_ssize_t j, n = z.shape[0]
+    out = np.empty(n)
+    cdef double[::1] o = out
+    with nogil:
+        for j in range(n):
+            o[j] = loss_value(loss, z[j], b[j])
+    return out
+
+
+def derivs(int loss, const double[::1] z, const double[::1] b):
+    """phi_j'(z_j) for every j."""
+    cdef Py_ssize_t j, n = z.shape[0]
+    out = np.empty(n)
+    cdef double[::1] o = out
+    with nogil:
+        for j in range(n):
+            o[j] = loss_deriv(loss, z[j], b[j])
+    return out
+
+
+def conj_neg(int loss, const double[::1] alpha, const double[::1] b):
+    """phi_j^*(-alpha_j) for every j (+inf outside the domain)."""
+    cdef Py_ssize_t j, n = alpha.shape[0]
+    out = np.empty(n)
+    cdef double[::1] o = out
+    with nogil:
+        for j in range(n):
+            o[j] = loss_conj_neg(loss, alpha[j], b[j])
+    return out
+
+
+def dual_steps(int loss, const double[::1] alpha, const double[::1] b,
+               const double[::1] z, const double[::1] q):
+    """Exact 1-D dual maximizers, elementwise (used by tests and the reference)."""
+    cdef Py_ssize_t j, n = alpha.shape[0]
+    out = np.empty(n)
+    cdef double[::1] o = out
+    with nogil:
+        for j in range(n):
+            o[j] = dual_step_exact(loss, alpha[j], b[j], z[j], q[j])
+    return out
