@@ -24,7 +24,8 @@ def resolve_l2(spec: float | int | str, n: int) -> float:
     else:
         m = _PER_N.match(str(spec))
         if not m:
-            raise ConfigError(f"regularization must be a number or 'c/n' (e.g. '1/n'), got {spec!r}")
+            raise ConfigError(
+                f"regularization must be a number or 'c/n' (e.g. '1/n'), got {spec!r}")
         try:
             value = float(m.group(1)) / n
         except ValueError:

@@ -1,0 +1,28 @@
+"""Shared fixtures: tiny problems the tests make themselves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+
+def make_data(n: int = 40, d: int = 25, density: float = 0.3, seed: int = 0, loss="logistic"):
+    """A small sparse matrix with no empty row or column and labels fit for ``loss``."""
+    rng = np.random.default_rng(seed)
+    A = sp.random(n, d, density=density, random_state=rng, format="lil")
+    for j in range(n):  # every example and feature touched, so no degenerate coordinate
+        A[j, j % d] = rng.uniform(0.5, 1.5)
+    A = A.tocsr()
+    A.data = A.data * rng.choice([-1.0, 1.0], size=A.nnz) * 2.0
+    w = rng.standard_normal(d)
+    if loss == "squared":
+        b = A @ w + 0.1 * rng.standard_normal(n)
+    else:
+        b = np.where(A @ w + 0.3 * rng.standard_normal(n) >= 0, 1.0, -1.0)
+    return A, b
+
+
+@pytest.fixture
+def data():
+    return make_data()

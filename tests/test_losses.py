@@ -1,0 +1,88 @@
+"""The scalar losses against definitions computed independently with scipy."""
+
+import numpy as np
+import pytest
+import scipy.optimize as so
+
+from pdsparse import losses
+
+LOSS_NAMES = ["logistic", "squared", "smooth_hinge"]
+
+
+def ref_value(name, z, b):
+    if name == "logistic":
+        return np.logaddexp(0.0, -b * z)
+    if name == "squared":
+        return 0.5 * (z - b) ** 2
+    m = b * z
+    return np.where(m <= 0, 0.5 - m, np.where(m < 1, 0.5 * (1 - m) ** 2, 0.0))
+
+
+@pytest.mark.parametrize("name", LOSS_NAMES)
+def test_value_and_derivative(name):
+    cid = losses.get_loss(name).cid
+    rng = np.random.default_rng(1)
+    z = np.concatenate([rng.normal(0, 3, 200), [-800.0, 800.0, 0.0, 1.0, -1.0]])
+    b = rng.choice([-1.0, 1.0], z.size) if name != "squared" else rng.normal(size=z.size)
+    np.testing.assert_allclose(losses.values(cid, z, b), ref_value(name, z, b), rtol=1e-13,
+                               atol=1e-300)
+    h = 1e-6
+    num = (ref_value(name, z + h, b) - ref_value(name, z - h, b)) / (2 * h)
+    # atol covers the O(h) error of the difference quotient at the smooth hinge's knee
+    np.testing.assert_allclose(losses.derivs(cid, z, b), num, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", LOSS_NAMES)
+def test_conjugate_is_the_fenchel_conjugate(name):
+    """phi^*(-alpha) = sup_z (-alpha z - phi(z)), maximized numerically."""
+    cid = losses.get_loss(name).cid
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        b = rng.choice([-1.0, 1.0]) if name != "squared" else rng.normal()
+        z0 = rng.normal(0, 2)
+        alpha = -losses.derivs(cid, np.array([z0]), np.array([b]))[0]
+        res = so.minimize_scalar(lambda z, a=alpha, b=b: a * z + ref_value(name, z, b),
+                                 bounds=(z0 - 50, z0 + 50), method="bounded",
+                                 options={"xatol": 1e-12})
+        got = losses.conj_neg(cid, np.array([alpha]), np.array([b]))[0]
+        assert got == pytest.approx(-res.fun, abs=1e-8)
+        # Fenchel-Young holds with equality at alpha = -phi'(z0)
+        assert got == pytest.approx(-alpha * z0 - ref_value(name, z0, b), abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["logistic", "smooth_hinge"])
+def test_conjugate_domain(name):
+    cid = losses.get_loss(name).cid
+    b = np.array([1.0, -1.0, 1.0])
+    out = losses.conj_neg(cid, np.array([1.5, 0.5, -0.1]), b)
+    assert np.isinf(out[0]) and np.isinf(out[1]) and np.isinf(out[2])
+    assert np.isfinite(losses.conj_neg(cid, np.array([0.0, -1.0]), b[:2])).all()
+
+
+@pytest.mark.parametrize("name", LOSS_NAMES)
+def test_exact_dual_step_maximizes_the_model(name):
+    """The kernels' 1-D step is the argmax of Algorithm 2's model (bounded scalar search)."""
+    cid = losses.get_loss(name).cid
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        b = rng.choice([-1.0, 1.0]) if name != "squared" else rng.normal()
+        alpha = b * rng.uniform(0, 1) if name != "squared" else rng.normal()
+        z = rng.normal(0, 3)
+        q = 10 ** rng.uniform(-3, 3)
+
+        def neg_model(a, alpha=alpha, b=b, z=z, q=q):
+            c = losses.conj_neg(cid, np.array([a]), np.array([b]))[0]
+            return c + (a - alpha) * z + 0.5 * q * (a - alpha) ** 2
+
+        got = losses.dual_steps(cid, np.array([alpha]), np.array([b]), np.array([z]),
+                                np.array([q]))[0]
+        lo, hi = (min(0, b), max(0, b)) if name != "squared" else (alpha - 100, alpha + 100)
+        res = so.minimize_scalar(neg_model, bounds=(lo, hi), method="bounded",
+                                 options={"xatol": 1e-13})
+        assert neg_model(got) <= res.fun + 1e-10
+        assert got == pytest.approx(res.x, abs=1e-5)
+
+
+def test_unknown_loss_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown loss 'hinge'"):
+        losses.get_loss("hinge")
