@@ -23,7 +23,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
+    # mkstemp creates 0600; give the result the permissions an ordinary open() would
+    umask = os.umask(0)
+    os.umask(umask)
     try:
+        os.chmod(tmp_path, 0o666 & ~umask)
         yield tmp_path
         os.replace(tmp_path, path)
     except BaseException:

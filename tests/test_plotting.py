@@ -1,0 +1,249 @@
+"""Tests of Figures 1–3 (pdsparse.plotting) on tiny synthetic aggregates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pdsparse import plotting
+from pdsparse.errors import DataError
+from pdsparse.stats import R
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def fake_aggregate(dataset, seeds=(0, 1, 2), epochs=6, rates=None):
+    """Traces of four configurations with geometric decrease; seed s scales subopt by 1+s."""
+    rates = rates or {
+        ("primal_rcd", "importance", "fixed"): 0.1,
+        ("primal_rcd", "uniform", "fixed"): 0.3,
+        ("dual_rcd", "importance", "fixed"): 0.5,
+        ("dual_rcd", "importance", "newton"): 0.4,
+    }
+    rows = []
+    for (solver, sampling, step), rate in rates.items():
+        for seed in seeds:
+            for k in range(epochs + 1):
+                subopt = (1.0 + seed) * rate**k
+                rows.append(
+                    {
+                        "experiment": "e",
+                        "dataset": dataset,
+                        "solver": solver,
+                        "loss": "logistic",
+                        "l2": 0.01,
+                        "l1": 0.0,
+                        "sampling": sampling,
+                        "dual_step": step,
+                        "seed": seed,
+                        "iteration": k * 10,
+                        "epoch": float(k),
+                        "primal": 0.5 + subopt,
+                        "p_star": 0.5,
+                        "subopt": subopt,
+                        "rel_subopt": subopt / 0.5,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def assert_outputs(png, pdf):
+    assert png.stat().st_size > 1000 and pdf.stat().st_size > 1000
+    assert png.read_bytes()[:8] == PNG_MAGIC
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    leftovers = [p.name for p in png.parent.iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+# ----------------------------------------------------------------- summaries
+
+
+def test_summarize_runs_median_and_band():
+    df = fake_aggregate("x", seeds=(0, 1, 2), epochs=3)
+    curves = plotting.summarize_runs(df)
+    assert [c.key for c in curves] == [
+        ("primal_rcd", "importance", ""),
+        ("primal_rcd", "uniform", ""),
+        ("dual_rcd", "importance", "fixed"),
+        ("dual_rcd", "importance", "newton"),
+    ]
+    c = curves[0]
+    assert c.n_seeds == 3
+    np.testing.assert_allclose(c.epoch, [0, 1, 2, 3])
+    np.testing.assert_allclose(c.median, 2.0 * 0.1 ** np.arange(4))  # seeds scale 1, 2, 3
+    np.testing.assert_allclose(c.low, 0.1 ** np.arange(4))
+    np.testing.assert_allclose(c.high, 3.0 * 0.1 ** np.arange(4))
+
+
+def test_summarize_runs_clips_and_interpolates():
+    df = pd.DataFrame(
+        {
+            "solver": "primal_rcd",
+            "sampling": "uniform",
+            "dual_step": "fixed",
+            "seed": [0, 0, 0, 1, 1],
+            "epoch": [0.0, 1.0, 2.0, 0.0, 2.0],
+            "subopt": [1.0, -1e-3, 0.0, 1.0, 1e-4],
+        }
+    )
+    (c,) = plotting.summarize_runs(df, floor=1e-12)
+    np.testing.assert_allclose(c.epoch, [0.0, 1.0, 2.0])
+    # Seed 1 interpolated in log space at epoch 1: sqrt(1 * 1e-4) = 1e-2.
+    np.testing.assert_allclose(c.high, [1.0, 1e-2, 1e-4])
+    np.testing.assert_allclose(c.low, [1.0, 1e-12, 1e-12])  # negative and zero clipped
+
+
+def test_styles_distinguish_primal_dual_and_sampling():
+    primal = plotting.config_style(("primal_rcd", "importance", ""))
+    dual = plotting.config_style(("dual_rcd", "importance", "fixed"))
+    dual_uniform = plotting.config_style(("dual_rcd", "uniform", "fixed"))
+    assert primal["color"] != dual["color"]
+    assert dual["linestyle"] != dual_uniform["linestyle"]
+    assert dual["color"] == dual_uniform["color"]
+    assert plotting.config_label(("dual_rcd", "uniform", "newton")) == (
+        "dual RCD, uniform, newton step"
+    )
+
+
+# ----------------------------------------------------------------- Figure 1
+
+
+def test_figure1_files_and_skipped_panels(tmp_path):
+    a, c = tmp_path / "a.parquet", tmp_path / "c.parquet"
+    fake_aggregate("wc_general").to_parquet(a)
+    fake_aggregate("news20.binary", seeds=(0,)).to_parquet(c)
+    empty = tmp_path / "empty.parquet"
+    fake_aggregate("leu").iloc[:0].to_parquet(empty)
+    png, pdf = tmp_path / "fig" / "figure1.png", tmp_path / "fig" / "figure1.pdf"
+    status = plotting.faceoff_figure1(
+        {"a": a, "c": c, "d": empty}, png, pdf, panel_titles={"a": "(a) d = n"}
+    )
+    assert status == {"a": "plotted", "b": "skipped", "c": "plotted", "d": "skipped"}
+    assert_outputs(png, pdf)
+
+
+def test_figure1_rejects_bad_input(tmp_path):
+    with pytest.raises(DataError, match="panel keys"):
+        plotting.faceoff_figure1({"e": None}, tmp_path / "f.png", tmp_path / "f.pdf")
+    with pytest.raises(DataError, match="missing.parquet"):
+        plotting.faceoff_figure1(
+            {"a": tmp_path / "missing.parquet"}, tmp_path / "f.png", tmp_path / "f.pdf"
+        )
+    bad = tmp_path / "bad.parquet"
+    pd.DataFrame({"solver": ["primal_rcd"], "epoch": [0.0]}).to_parquet(bad)
+    with pytest.raises(DataError, match="subopt"):
+        plotting.faceoff_figure1({"a": bad}, tmp_path / "f.png", tmp_path / "f.pdf")
+    assert not (tmp_path / "f.png").exists()
+
+
+# ----------------------------------------------------------------- Figure 2
+
+
+@pytest.mark.parametrize(
+    ("name", "parsed"),
+    [
+        ("bin_d100_n1000_p0.01", (100, 1000, 0.01)),
+        ("bin_d100_n50_p1", (100, 50, 1.0)),
+        ("bin_d10_n20_p1e-05", (10, 20, 1e-5)),
+    ],
+)
+def test_parse_binary_dataset_name(name, parsed):
+    assert plotting.parse_binary_dataset_name(name) == parsed
+
+
+@pytest.mark.parametrize("name", ["news20.binary", "bin_d100_n1000", "bin_d100_n1000_px"])
+def test_parse_binary_dataset_name_rejects(name):
+    with pytest.raises(DataError, match="bin_d"):
+        plotting.parse_binary_dataset_name(name)
+
+
+def test_figure2_grid(tmp_path):
+    agg = pd.concat(
+        [
+            fake_aggregate("bin_d100_n100_p0.01", seeds=(0, 1)),
+            fake_aggregate("bin_d100_n100_p1", seeds=(0, 1)),
+            fake_aggregate("bin_d100_n1000_p0.01", seeds=(0,)),
+            fake_aggregate("bin_d100_n5_p0.5", seeds=(0,)),  # outside the grid: ignored
+        ]
+    )
+    path = tmp_path / "figure2.parquet"
+    agg.to_parquet(path)
+    png, pdf = tmp_path / "figure2.png", tmp_path / "figure2.pdf"
+    status = plotting.faceoff_figure2(path, png, pdf, n_values=[100, 1000], nnz_fractions=[0.01, 1])
+    assert status == {
+        (100, 0.01): "plotted",
+        (100, 1.0): "plotted",
+        (1000, 0.01): "plotted",
+        (1000, 1.0): "skipped",
+    }
+    assert_outputs(png, pdf)
+
+
+def test_figure2_rejects_unparsable_names(tmp_path):
+    path = tmp_path / "figure2.parquet"
+    fake_aggregate("leu").to_parquet(path)
+    with pytest.raises(DataError, match="'leu'"):
+        plotting.faceoff_figure2(path, tmp_path / "f.png", tmp_path / "f.pdf", [10], [0.1])
+
+
+# ----------------------------------------------------------------- Figure 3
+
+
+def test_r_grid_values_and_mask():
+    n = 10
+    grid = plotting.r_grid(n, d_points=25, alpha_points=40)
+    assert grid.d[0] == n and grid.d[-1] == n * n
+    assert grid.alpha[0] == n and grid.alpha[-1] == n**3
+    dd, aa = np.meshgrid(grid.d, grid.alpha)
+    expected_mask = (aa < np.maximum(dd, n)) | (aa > n * dd)
+    np.testing.assert_array_equal(np.ma.getmaskarray(grid.R), expected_mask)
+    # Spot checks against pdsparse.stats.R.
+    rng = np.random.default_rng(0)
+    valid = np.argwhere(~expected_mask)
+    for k, j in valid[rng.choice(len(valid), size=15, replace=False)]:
+        assert grid.R[k, j] == pytest.approx(R(int(grid.alpha[k]), int(grid.d[j]), n))
+    # By hand: R(alpha=n, d=n, n) = U/L = n/n = 1 (one nonzero per row and column).
+    assert grid.R[0, 0] == pytest.approx(1.0)
+
+
+def test_r_grid_r_equals_one_boundary():
+    """Lemma 11 / Corollary 6: R <= 1 for alpha >= n^2+3n, and for all alpha if d >= n^2+3n."""
+    n = 10
+    threshold = plotting.corollary6_threshold(n)
+    assert threshold == 130
+    grid = plotting.r_grid(n, d_points=60, alpha_points=80, d_max=4 * n * n)
+    R_ = grid.R.filled(np.nan)
+    dd, aa = np.meshgrid(grid.d, grid.alpha)
+    valid = np.isfinite(R_)
+    assert np.all(R_[valid & (aa >= threshold)] <= 1.0 + 1e-12)
+    assert np.all(R_[valid & (dd >= threshold)] <= 1.0 + 1e-12)
+    # ...and R = 1 is a real boundary: R > 1 below it. By hand (appendix formulas):
+    # R(19, 10, 10) = U / L = (11*9 + 9 + 1^2) / (10*1 + 9*3) = 109/37.
+    assert np.any(R_[valid] > 1.0)
+    assert R(19, 10, 10) == pytest.approx(109 / 37)
+    assert R(20, 20, 10) == pytest.approx(20 / 40)
+
+
+def test_r_equals_one_exhaustive_columns():
+    """All alpha for fixed d: Corollary 6 (d = n^2+3n: R <= 1) vs Theorem 4 (some R > 1)."""
+    n = 40
+    d_cor6 = plotting.corollary6_threshold(n)
+    alpha = np.arange(d_cor6, n * d_cor6 + 1)
+    assert np.all(R(alpha, d_cor6, n) <= 1.0)
+    d_thm4 = int(plotting.theorem4_d_bound(n))
+    assert d_thm4 == 339
+    alpha = np.arange(d_thm4, n * d_thm4 + 1)
+    assert np.any(R(alpha, d_thm4, n) > 1.0)
+
+
+def test_figure3_files(tmp_path):
+    png, pdf = tmp_path / "figure3.png", tmp_path / "figure3.pdf"
+    grid = plotting.faceoff_figure3(10, png, pdf, d_points=30, alpha_points=30, d_max=200)
+    assert grid.n == 10 and grid.d[-1] == 200
+    assert_outputs(png, pdf)
+
+
+def test_figure3_rejects_tiny_n(tmp_path):
+    with pytest.raises(DataError, match="n >= 2"):
+        plotting.faceoff_figure3(1, tmp_path / "f.png", tmp_path / "f.pdf")
