@@ -1,0 +1,324 @@
+"""Fetch a registered raw data file: copy it from a local mirror, or download and verify it.
+
+The raw file lands in ``raw_dir / spec.raw_filename`` (``<name>.bz2`` or ``<name>.txt``) and
+only after it has been verified:
+
+* bz2 files are decompressed as a stream (never held in memory) to detect truncation or
+  corruption and to hash the text;
+* ``sha256`` (of the downloaded bytes) and ``sha256_text`` (of the decompressed text) are
+  compared when the registry knows them. A mirror copy is recompressed, so it is checked by
+  its text hash (``sha256_text`` or ``mirror_sha256_text``) instead of its bytes;
+* the shape (n, d, nnz) is checked later, when :func:`pdsparse.data.prepare.prepare` parses
+  the file.
+
+On any failure the temporary file is removed, nothing is left in ``raw_dir`` and a
+:class:`~pdsparse.errors.DataError` says which data set, which URL or mirror path, and how to
+fix it.
+"""
+
+from __future__ import annotations
+
+import bz2
+import errno
+import hashlib
+import http.client
+import os
+import shutil
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from pdsparse.data.registry import DatasetSpec
+from pdsparse.errors import DataError
+from pdsparse.io import atomic_path
+
+__all__ = ["MIRROR_ENV", "resolve_mirror", "raw_path", "verify_file", "fetch"]
+
+MIRROR_ENV = "PDSPARSE_DATA_MIRROR"
+_CHUNK = 1 << 20
+
+
+def _say(msg: str) -> None:
+    print(f"[pdsparse.fetch] {msg}", file=sys.stderr, flush=True)
+
+
+def resolve_mirror(config_value: str | os.PathLike | None) -> Path | None:
+    """Return the offline mirror directory to use, if any.
+
+    Parameters
+    ----------
+    config_value : str, PathLike or None
+        ``data.mirror`` from the workflow config. A non-empty value wins; otherwise the
+        environment variable ``PDSPARSE_DATA_MIRROR`` is used; otherwise there is no mirror.
+
+    Returns
+    -------
+    Path or None
+        The mirror directory (``~`` and ``$VARS`` expanded). Its existence is not checked
+        here: :func:`fetch` reports a missing mirror file and falls back to downloading.
+    """
+    for value in (config_value, os.environ.get(MIRROR_ENV)):
+        if value is not None and str(value).strip():
+            return Path(os.path.expandvars(os.path.expanduser(str(value).strip())))
+    return None
+
+
+def raw_path(spec: DatasetSpec, raw_dir: str | os.PathLike) -> Path:
+    """Path of the verified raw file of ``spec`` inside ``raw_dir``."""
+    return Path(raw_dir) / spec.raw_filename
+
+
+def _hash_file(path: Path, compression: str, label: str) -> tuple[str, str]:
+    """Return (sha256 of the bytes, sha256 of the decompressed text), streaming.
+
+    Raises DataError if a bz2 stream is truncated or corrupt, or the text looks like HTML.
+    """
+    file_hash = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            file_hash.update(chunk)
+    if compression == "none":
+        text_hash = file_hash.copy()
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+    else:
+        text_hash = hashlib.sha256()
+        head = b""
+        try:
+            with bz2.open(path, "rb") as fh:
+                while chunk := fh.read(_CHUNK):
+                    if len(head) < 512:
+                        head += chunk[:512]
+                    text_hash.update(chunk)
+        except (EOFError, OSError, ValueError) as exc:
+            raise DataError(
+                f"{label}: corrupt or truncated bz2 file ({exc}); the download or copy was "
+                "incomplete or the file is damaged"
+            ) from exc
+    stripped = head.lstrip()
+    if not stripped:
+        raise DataError(f"{label}: the file is empty")
+    if stripped[:1] == b"<":
+        raise DataError(
+            f"{label}: the content looks like an HTML/XML page, not LIBSVM text "
+            "(a proxy or error page instead of the data file?)"
+        )
+    return file_hash.hexdigest(), text_hash.hexdigest()
+
+
+def verify_file(
+    path: str | os.PathLike,
+    spec: DatasetSpec,
+    origin: str = "download",
+    describe: str | None = None,
+) -> None:
+    """Check a raw file against the checksums of ``spec``.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file (compressed as ``spec.compression`` says).
+    spec : DatasetSpec
+        The registry entry.
+    origin : {"download", "mirror", "existing"}
+        ``"download"``: a file from ``spec.url``; ``sha256`` and ``sha256_text`` must match
+        when known. ``"mirror"`` / ``"existing"``: a possibly recompressed copy; its text hash
+        must be one of ``sha256_text`` / ``mirror_sha256_text`` (or its bytes match
+        ``sha256``); with no text hash known, ``sha256`` must match when known.
+    describe : str, optional
+        How to name the file in messages (default: ``"<origin> <path>"``).
+
+    Raises
+    ------
+    DataError
+        Truncated/corrupt bz2, HTML instead of data, or a checksum mismatch.
+    """
+    if origin not in ("download", "mirror", "existing"):
+        raise ValueError(f"origin must be 'download', 'mirror' or 'existing', not {origin!r}")
+    path = Path(path)
+    label = f"dataset {spec.name!r} ({describe or f'{origin} {path}'})"
+    file_sha, text_sha = _hash_file(path, spec.compression, label)
+    problems: list[str] = []
+    if origin == "download":
+        if spec.sha256 and file_sha != spec.sha256:
+            problems.append(f"sha256 of the file is {file_sha}, expected {spec.sha256}")
+        if spec.sha256_text and text_sha != spec.sha256_text:
+            problems.append(
+                f"sha256 of the decompressed text is {text_sha}, expected {spec.sha256_text}"
+            )
+    else:
+        accepted = spec.text_hashes
+        bytes_ok = bool(spec.sha256) and file_sha == spec.sha256
+        if accepted and not bytes_ok and text_sha not in accepted:
+            problems.append(
+                f"sha256 of the decompressed text is {text_sha}, expected " + " or ".join(accepted)
+            )
+        elif not accepted and spec.sha256 and not bytes_ok:
+            problems.append(
+                f"sha256 of the file is {file_sha}, expected {spec.sha256} (a recompressed "
+                "copy needs sha256_text or mirror_sha256_text in the registry)"
+            )
+    if problems:
+        raise DataError(
+            f"{label}: checksum mismatch: {'; '.join(problems)}. The file is damaged or a "
+            "different version; delete it and fetch again, or correct config/datasets.yaml"
+        )
+
+
+def _copy_from_mirror(src: Path, tmp: Path, spec: DatasetSpec, progress: bool) -> None:
+    t0 = time.perf_counter()
+    with open(src, "rb") as fin, open(tmp, "wb") as fout:
+        shutil.copyfileobj(fin, fout, _CHUNK)
+    if progress:
+        size = tmp.stat().st_size
+        _say(f"{spec.name}: copied {src} ({size / 1e6:.1f} MB) in {time.perf_counter() - t0:.2f} s")
+
+
+def _no_network_hint(spec: DatasetSpec) -> str:
+    return (
+        "no network or the host is unreachable? Set data.mirror in the config or "
+        f"{MIRROR_ENV} to a directory holding {spec.filename}"
+    )
+
+
+def _download(spec: DatasetSpec, tmp: Path, timeout: float, progress: bool, why: str) -> None:
+    url = spec.url
+    prefix = f"dataset {spec.name!r}: {why}" if why else f"dataset {spec.name!r}: "
+    from pdsparse import __version__
+
+    request = urllib.request.Request(url, headers={"User-Agent": f"pdsparse/{__version__}"})
+    if progress:
+        _say(f"{spec.name}: downloading {url}")
+    t0 = last = time.perf_counter()
+    received = 0
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as resp, open(tmp, "wb") as out:
+            length = resp.headers.get("Content-Length") if resp.headers else None
+            total = int(length) if length and str(length).isdigit() else None
+            next_pct = 10
+            while chunk := resp.read(_CHUNK):
+                out.write(chunk)
+                received += len(chunk)
+                now = time.perf_counter()
+                if not progress:
+                    continue
+                if total:
+                    pct = 100 * received // total
+                    if pct >= next_pct:
+                        _say(f"{spec.name}: {received / 1e6:.1f}/{total / 1e6:.1f} MB ({pct}%)")
+                        next_pct = (pct // 10 + 1) * 10
+                elif now - last >= 5.0:
+                    _say(f"{spec.name}: {received / 1e6:.1f} MB")
+                    last = now
+    except urllib.error.HTTPError as exc:
+        raise DataError(
+            f"{prefix}download of {url} failed: HTTP {exc.code} {exc.reason}. Check the url in "
+            f"config/datasets.yaml, or set data.mirror / {MIRROR_ENV} to a directory holding "
+            f"{spec.filename}"
+        ) from exc
+    except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise DataError(
+            f"{prefix}download of {url} failed ({reason}): {_no_network_hint(spec)}"
+        ) from exc
+    except http.client.HTTPException as exc:  # e.g. IncompleteRead: connection cut mid-file
+        raise DataError(
+            f"{prefix}download of {url} was interrupted ({exc!r}); try again. "
+            + _no_network_hint(spec)
+        ) from exc
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS):
+            raise DataError(
+                f"{prefix}cannot write the download of {url} into {tmp.parent}: {exc}"
+            ) from exc
+        raise DataError(
+            f"{prefix}download of {url} failed ({exc}): {_no_network_hint(spec)}"
+        ) from exc
+    if total is not None and received != total:
+        raise DataError(
+            f"{prefix}download of {url} is truncated: received {received} of {total} bytes; "
+            "try again"
+        )
+    if progress:
+        _say(f"{spec.name}: downloaded {received / 1e6:.1f} MB in {time.perf_counter() - t0:.1f} s")
+
+
+def fetch(
+    spec: DatasetSpec,
+    raw_dir: str | os.PathLike,
+    mirror: str | os.PathLike | None = None,
+    timeout: float = 60.0,
+    progress: bool = True,
+    force: bool = False,
+) -> Path:
+    """Put the verified raw file of ``spec`` into ``raw_dir`` and return its path.
+
+    Parameters
+    ----------
+    spec : DatasetSpec
+        The registry entry.
+    raw_dir : str or PathLike
+        Destination directory (created if needed); the file is ``raw_dir/spec.raw_filename``.
+    mirror : str, PathLike or None
+        Offline mirror directory (see :func:`resolve_mirror`). If ``mirror/spec.filename``
+        exists it is copied; if the mirror is set but lacks the file, a note is printed and
+        the file is downloaded from ``spec.url``.
+    timeout : float
+        Socket timeout of the download, seconds.
+    progress : bool
+        Print progress lines to stderr (notes about a mirror fallback are always printed).
+    force : bool
+        Fetch again even if a verified file is already present.
+
+    Returns
+    -------
+    Path
+        The raw file.
+
+    Raises
+    ------
+    DataError
+        Network/HTTP failure, truncated or corrupt file, or checksum mismatch. Nothing new is
+        left in ``raw_dir``; the message names the data set, the URL or mirror path and a fix.
+    """
+    target = raw_path(spec, raw_dir)
+    if target.exists() and not force:
+        try:
+            verify_file(target, spec, origin="existing")
+        except DataError as exc:
+            _say(f"{spec.name}: existing {target} fails verification ({exc}); fetching again")
+            target.unlink()
+        else:
+            if progress:
+                _say(f"{spec.name}: {target} already present and verified")
+            return target
+
+    why = ""
+    source: Path | None = None
+    if mirror is not None:
+        mirror_dir = Path(mirror)
+        candidate = mirror_dir / spec.filename
+        if candidate.is_file():
+            source = candidate
+        elif not mirror_dir.is_dir():
+            why = f"mirror directory {mirror_dir} does not exist; "
+        else:
+            why = f"mirror {mirror_dir} has no {spec.filename}; "
+        if source is None:
+            _say(f"{spec.name}: {why}falling back to download from {spec.url}")
+
+    with atomic_path(target) as tmp:
+        if source is not None:
+            try:
+                _copy_from_mirror(source, tmp, spec, progress)
+            except OSError as exc:
+                raise DataError(
+                    f"dataset {spec.name!r}: cannot copy mirror file {source}: {exc}"
+                ) from exc
+            verify_file(tmp, spec, origin="mirror", describe=f"mirror copy of {source}")
+        else:
+            _download(spec, tmp, timeout, progress, why)
+            verify_file(tmp, spec, origin="download", describe=f"download of {spec.url}")
+    return target
