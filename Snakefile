@@ -1,0 +1,51 @@
+# pdsparse: reproduce Csiba & Richtarik, "Coordinate Descent Face-Off: Primal or Dual?"
+# (and later DGPD, PDBFW) from raw data.
+#
+#   snakemake --cores 2                                  default run (config/config.yaml)
+#   snakemake --cores 2 --configfile config/paper.yaml   full reproduction
+#   snakemake -n                                         show the plan
+#
+# Data flow (every arrow a rule, every box a file; see workflow/rules/):
+#   fetch -> data/raw -> prepare / synth -> data/processed/<dataset>.npz
+#     -> stats (results/stats), reference (results/reference), run (results/runs)
+#     -> aggregate (results/faceoff/<experiment>.parquet)
+#     -> figures (results/figures/faceoff), tables (results/tables/faceoff)
+# Each rule calls the `pdsparse` command line, so every step also runs without Snakemake.
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+# Readable errors first (unknown keys named by their dotted path, with a suggestion), then
+# Snakemake's own validation, which also fills the schema defaults.
+include: "workflow/rules/common.smk"
+
+
+validate_workflow_config(config)
+validate(config, "workflow/schemas/config.schema.yaml")
+setup_plan()
+
+
+include: "workflow/rules/fetch.smk"
+include: "workflow/rules/prepare.smk"
+include: "workflow/rules/stats.smk"
+include: "workflow/rules/reference.smk"
+include: "workflow/rules/run.smk"
+include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/tables.smk"
+
+
+localrules:
+    all,
+    fetch,
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

@@ -1,0 +1,819 @@
+"""``pdsparse`` command line: one thin subcommand per step of the workflow.
+
+Each subcommand reads files, calls one library function and writes its output atomically,
+so every step of the Snakemake workflow can also be run (and debugged) by hand::
+
+    pdsparse fetch     --registry config/datasets.yaml --dataset leu --out data/raw/leu.bz2
+    pdsparse prepare   --registry config/datasets.yaml --dataset leu --raw data/raw/leu.bz2 \\
+                       --out data/processed/leu.npz
+    pdsparse synth     --name bin_d100_n1000_p0.1 --kind worst_case_binary_dual \\
+                       --param d=100 --param n=1000 --param alpha=10000 --out data/processed/x.npz
+    pdsparse stats     --data data/processed/leu.npz --out results/stats/leu.parquet
+    pdsparse reference --data data/processed/leu.npz \\
+                       --out results/reference/leu__logistic__l2-1_n.parquet
+    pdsparse run       --data data/processed/leu.npz --reference results/reference/... \\
+                       --experiment figure1d --method dual_rcd --out results/runs/...parquet
+    pdsparse aggregate --runs results/runs/faceoff/figure1d/*/*/*.parquet \\
+                       --references results/reference/leu__logistic__l2-1_n.parquet --out ...
+    pdsparse figure faceoff1 --panel a=results/faceoff/figure1a.parquet \\
+                             --out-png f.png --out-pdf f.pdf
+    pdsparse table faceoff1 --stats results/stats/leu.parquet --out-csv t.csv --out-md t.md
+
+Errors of the package (:class:`pdsparse.errors.PdsparseError`: bad data, bad settings) are
+printed as ``pdsparse <command>: error: <message>`` and exit with status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pdsparse import __version__
+from pdsparse.errors import ConfigError, DataError, PdsparseError
+
+__all__ = ["aggregate", "build_parser", "main"]
+
+LOSSES = ("logistic", "squared", "smooth_hinge")
+NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
+SYNTHETIC_KINDS = ("worst_case_general", "worst_case_binary_dual", "dense_gaussian", "zipf_bow")
+EXIT_ERROR = 2
+_PER_N = re.compile(r"^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?/n$")
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _l2_arg(text: str) -> str | float:
+    """``--l2``: a positive number or ``c/n`` (resolved per data set by resolve_l2)."""
+    text = text.strip()
+    if text.endswith("/n"):
+        if not _PER_N.match(text):
+            raise argparse.ArgumentTypeError(f"expected 'c/n' with a number c, got {text!r}")
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number or 'c/n' such as '1/n', got {text!r}"
+        ) from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    return value
+
+
+def _nonneg_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    return value
+
+
+def _scalar(text: str) -> int | float | bool | str:
+    """Parse a ``--param`` value: int, then float, then true/false, else the string."""
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value
+
+
+def _require_file(path: str | Path, what: str) -> Path:
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{what} {path} does not exist")
+    return path
+
+
+def _load_dataset(path: str | Path):
+    from pdsparse.data.store import load_dataset
+
+    return load_dataset(_require_file(path, "data file"))
+
+
+def _normalization_method(meta: dict) -> str:
+    norm = meta.get("normalization")
+    if isinstance(norm, dict):
+        return str(norm.get("method", "unknown"))
+    return str(norm) if norm is not None else "unknown"
+
+
+def _write_parquet(df, path: str | Path, metadata: dict | None = None) -> None:
+    """Write a DataFrame to Parquet atomically, with optional JSON file metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pdsparse.io import atomic_path
+
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    if metadata is not None:
+        existing = table.schema.metadata or {}
+        table = table.replace_schema_metadata(
+            {**existing, b"pdsparse": json.dumps(metadata, default=str).encode()}
+        )
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+
+
+def _provenance(args: argparse.Namespace) -> dict:
+    from pdsparse.trace import git_commit
+
+    resolved = {
+        k: (str(v) if isinstance(v, Path) else v)
+        for k, v in vars(args).items()
+        if k not in ("func", "command")
+    }
+    return {
+        "package": "pdsparse",
+        "version": __version__,
+        "commit": git_commit(),
+        "command": " ".join(shlex.quote(a) for a in sys.argv),
+        "arguments": resolved,
+        "created_unix": time.time(),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Subcommands
+# --------------------------------------------------------------------------------------------
+
+
+def _registry_spec(registry: str | Path, name: str):
+    from pdsparse.data.registry import load_registry
+
+    specs = load_registry(registry)
+    if name not in specs:
+        raise ConfigError(
+            f"{registry}: no data set named {name!r}; known: {', '.join(sorted(specs))}"
+        )
+    return specs[name]
+
+
+def cmd_fetch(args: argparse.Namespace) -> None:
+    from pdsparse.data.fetch import fetch, raw_path, resolve_mirror
+
+    spec = _registry_spec(args.registry, args.dataset)
+    out = Path(args.out) if args.out else None
+    raw_dir = Path(args.raw_dir) if args.raw_dir else (out.parent if out else Path("data/raw"))
+    expected = raw_path(spec, raw_dir)
+    if out is not None and out.resolve() != expected.resolve():
+        raise ConfigError(
+            f"--out {out} does not match the registry: data set {spec.name!r} is stored as "
+            f"{expected}"
+        )
+    mirror = resolve_mirror(args.mirror)
+    if args.no_download and not expected.is_file():
+        if mirror is None or not (mirror / spec.filename).is_file():
+            where = (
+                f"the mirror {mirror} has no {spec.filename}"
+                if mirror is not None
+                else "no mirror is set (data.mirror / PDSPARSE_DATA_MIRROR)"
+            )
+            raise DataError(
+                f"data set {spec.name!r}: {where} and downloading is disabled "
+                f"(data.download: false). Put {spec.filename} in a mirror directory and set "
+                f"data.mirror or PDSPARSE_DATA_MIRROR, or set data.download: true to fetch "
+                f"{spec.url}"
+            )
+    path = fetch(spec, raw_dir, mirror=mirror, timeout=args.timeout, progress=not args.quiet)
+    print(path)
+
+
+def cmd_prepare(args: argparse.Namespace) -> None:
+    from pdsparse.data.prepare import prepare
+
+    spec = _registry_spec(args.registry, args.dataset)
+    raw = _require_file(args.raw, "raw file")
+    kwargs: dict[str, Any] = {}
+    if args.positive_class is not None:
+        kwargs["positive_class"] = _scalar(args.positive_class)
+    ds = prepare(raw, spec, args.normalization, args.out, **kwargs)
+    print(f"{ds.name}: n={ds.n} d={ds.d} nnz={ds.nnz} -> {args.out}", file=sys.stderr)
+
+
+def cmd_synth(args: argparse.Namespace) -> None:
+    from pdsparse.data.normalize import normalize
+    from pdsparse.data.store import save_dataset
+    from pdsparse.data.synthetic import generate
+
+    params: dict[str, Any] = {}
+    for key, value in args.param or []:
+        if key in params:
+            raise ConfigError(f"--param {key} given twice")
+        params[key] = _scalar(value)
+    A, b = generate(args.kind, params, args.seed)
+    A, info = normalize(A, args.normalization)
+    name = args.name or Path(args.out).stem
+    meta = {
+        "name": name,
+        "source": "synthetic",
+        "kind": args.kind,
+        "params": params,
+        "seed": args.seed,
+        "normalization": info,
+        "n": int(A.shape[0]),
+        "d": int(A.shape[1]),
+        "nnz": int(A.nnz),
+        "pdsparse_version": __version__,
+    }
+    save_dataset(args.out, A, b, meta)
+    print(f"{name}: n={A.shape[0]} d={A.shape[1]} nnz={A.nnz} -> {args.out}", file=sys.stderr)
+
+
+def _renormalize(ds, method: str):
+    """``ds.A`` under another normalization: undo the stored scale, then apply ``method``.
+
+    Possible when the file was normalized by a single scale factor (``avg_example_norm`` or
+    ``none``, whose info dict records ``scale``); ``unit_rows`` cannot be undone.
+    """
+    from pdsparse.data.normalize import normalize
+
+    info = ds.meta.get("normalization")
+    scale = info.get("scale") if isinstance(info, dict) else None
+    if scale is None or not float(scale) > 0:
+        raise DataError(
+            f"data set {ds.name!r}: stored normalization {_normalization_method(ds.meta)!r} "
+            f"records no scale, so the statistics cannot be recomputed under {method!r}"
+        )
+    A = ds.A.copy()
+    A.data *= float(scale)
+    return normalize(A, method)[0]
+
+
+def cmd_stats(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    from pdsparse.problem import resolve_l2
+    from pdsparse.stats import data_stats
+
+    ds = _load_dataset(args.data)
+    A, method = ds.A, _normalization_method(ds.meta)
+    if args.normalization is not None and args.normalization != method:
+        A, method = _renormalize(ds, args.normalization), args.normalization
+    l2 = resolve_l2(args.l2, ds.n)
+    row = {"dataset": args.dataset or ds.name, **data_stats(A, l2, args.beta)}
+    row.update(
+        normalization=method,
+        l2=l2,
+        l2_spec=str(args.l2),
+        beta=float(args.beta),
+    )
+    _write_parquet(pd.DataFrame([row]), args.out, _provenance(args))
+
+
+def cmd_reference(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    from pdsparse.problem import Problem
+    from pdsparse.reference import reference_solution
+
+    ds = _load_dataset(args.data)
+    problem = Problem.from_dataset(ds, args.loss, args.l2)
+    ref = reference_solution(
+        problem, rtol=args.rtol, max_epochs=args.max_epochs, max_seconds=args.max_seconds
+    )
+    row = {
+        "dataset": args.dataset or ds.name,
+        "loss": args.loss,
+        "l2": float(problem.l2),
+        "l1": float(problem.l1),
+        "p_star": float(ref.p_star),
+        "d_star": float(ref.d_star),
+        "gap": float(ref.gap),
+        "rel_gap": float(ref.rel_gap),
+        "n": int(ds.n),
+        "d": int(ds.d),
+        "nnz": int(ds.nnz),
+        "method": str(ref.method),
+        "seconds": float(ref.seconds),
+    }
+    _write_parquet(pd.DataFrame([row]), args.out, _provenance(args))
+    print(
+        f"{row['dataset']}: P* = {row['p_star']:.17g} (gap {row['gap']:.2e}, {row['method']})",
+        file=sys.stderr,
+    )
+
+
+def _read_reference(path: str | Path, dataset: str, loss: str, l2: float) -> dict:
+    import pandas as pd
+
+    path = _require_file(path, "reference file")
+    try:
+        ref = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several unrelated types
+        raise DataError(f"cannot read reference file {path}: {exc}") from exc
+    if len(ref) != 1 or "p_star" not in ref.columns:
+        raise DataError(f"reference file {path}: expected one row with column p_star")
+    row = ref.iloc[0].to_dict()
+    if str(row.get("dataset")) != dataset or str(row.get("loss")) != loss:
+        raise DataError(
+            f"reference file {path} is for dataset {row.get('dataset')!r}, loss "
+            f"{row.get('loss')!r}; the run is for {dataset!r}, {loss!r}"
+        )
+    if not math.isclose(float(row.get("l2", math.nan)), l2, rel_tol=1e-12):
+        raise DataError(f"reference file {path} has l2={row.get('l2')}, the run uses l2={l2}")
+    return row
+
+
+def cmd_run(args: argparse.Namespace) -> None:
+    from pdsparse.problem import Problem
+    from pdsparse.solvers import solve
+    from pdsparse.trace import write_trace
+
+    ds = _load_dataset(args.data)
+    dataset = args.dataset or ds.name
+    problem = Problem.from_dataset(ds, args.loss, args.l2)
+    ref = _read_reference(args.reference, dataset, args.loss, problem.l2)
+    if args.method == "primal_rcd":
+        if args.dual_step not in ("none", None):
+            raise ConfigError("--dual-step applies to dual_rcd only; use 'none' for primal_rcd")
+        dual_step = "none"
+    else:
+        dual_step = args.dual_step if args.dual_step not in ("none", None) else "fixed"
+    result = solve(
+        problem,
+        args.method,
+        sampling=args.sampling,
+        dual_step=dual_step if args.method == "dual_rcd" else "fixed",
+        seed=args.seed,
+        max_epochs=args.max_epochs,
+        max_seconds=args.max_seconds,
+        tol=args.tol,
+        eval_every=args.eval_every,
+    )
+    keys = {
+        "experiment": args.experiment,
+        "dataset": dataset,
+        "solver": args.method,
+        "loss": args.loss,
+        "l2": float(problem.l2),
+        "l1": float(problem.l1),
+        "sampling": args.sampling,
+        "dual_step": dual_step,
+        "seed": int(args.seed),
+    }
+    metadata = _provenance(args)
+    metadata.update(
+        keys=keys,
+        l2_spec=str(args.l2),
+        p_star=float(ref["p_star"]),
+        reference_gap=float(ref.get("gap", math.nan)),
+        setup_s=float(getattr(result, "setup_s", math.nan)),
+        status=str(result.status),
+        data_meta=ds.meta,
+    )
+    write_trace(result.trace, args.out, keys, metadata)
+    last = result.trace.iloc[-1]
+    print(
+        f"{dataset} {args.method} {args.sampling}/{dual_step} seed={args.seed}: "
+        f"{result.status} after {last['epoch']:.3g} epochs, "
+        f"P - P* = {float(last['primal']) - float(ref['p_star']):.3e}, gap {last['gap']:.3e}",
+        file=sys.stderr,
+    )
+
+
+def aggregate(run_paths: Sequence[str | Path], reference_paths: Sequence[str | Path]):
+    """Concatenate run traces and attach ``p_star``, ``subopt = primal - p_star``, ``rel_subopt``.
+
+    The reference columns ``n``, ``d``, ``nnz`` and ``rel_gap`` (as ``p_star_rel_gap``) are
+    attached too. ``subopt`` keeps its sign (plots clip); ``rel_subopt = subopt / |p_star|``.
+
+    Raises
+    ------
+    DataError
+        If a run has no matching reference (same dataset, loss and l2).
+    """
+    import numpy as np
+    import pandas as pd
+
+    from pdsparse.trace import read_traces
+
+    runs = read_traces([_require_file(p, "run trace") for p in run_paths])
+    refs = []
+    for p in reference_paths:
+        p = _require_file(p, "reference file")
+        try:
+            refs.append(pd.read_parquet(p))
+        except Exception as exc:  # pyarrow raises several unrelated types
+            raise DataError(f"cannot read reference file {p}: {exc}") from exc
+    if not refs:
+        raise DataError("aggregate: no reference files given")
+    ref = pd.concat(refs, ignore_index=True)
+    ref = ref[["dataset", "loss", "l2", "p_star", "rel_gap", "n", "d", "nnz"]].rename(
+        columns={"l2": "ref_l2", "rel_gap": "p_star_rel_gap"}
+    )
+    dup = ref.duplicated(["dataset", "loss"], keep=False)
+    if dup.any():
+        raise DataError(
+            f"aggregate: several reference files for {sorted(set(ref.loc[dup, 'dataset']))}"
+        )
+    out = runs.merge(ref, on=["dataset", "loss"], how="left", validate="many_to_one")
+    missing = sorted(set(out.loc[out["p_star"].isna(), "dataset"]))
+    if missing:
+        raise DataError(f"aggregate: no reference file for data set(s) {missing}")
+    bad = ~np.isclose(out["l2"].to_numpy(float), out["ref_l2"].to_numpy(float), rtol=1e-12)
+    if bad.any():
+        raise DataError(
+            f"aggregate: l2 of runs and reference differ for {sorted(set(out.loc[bad, 'dataset']))}"
+        )
+    out = out.drop(columns=["ref_l2"])
+    out["subopt"] = out["primal"] - out["p_star"]
+    scale = np.maximum(np.abs(out["p_star"].to_numpy(float)), np.finfo(float).tiny)
+    out["rel_subopt"] = out["subopt"].to_numpy(float) / scale
+    return out
+
+
+def cmd_aggregate(args: argparse.Namespace) -> None:
+    df = aggregate(args.runs, args.references)
+    _write_parquet(df, args.out, _provenance(args))
+    print(f"{len(args.runs)} runs, {len(df)} rows -> {args.out}", file=sys.stderr)
+
+
+def _letter_map(pairs, what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in pairs or []:
+        if key in out:
+            raise ConfigError(f"{what} {key} given twice")
+        out[key] = value
+    return out
+
+
+def cmd_figure_faceoff1(args: argparse.Namespace) -> None:
+    from pdsparse.plotting import faceoff_figure1
+
+    panels = _letter_map(args.panel, "--panel")
+    for path in panels.values():
+        _require_file(path, "aggregate file")
+    titles = _letter_map(args.title, "--title")
+    status = faceoff_figure1(panels, args.out_png, args.out_pdf, panel_titles=titles or None)
+    print(f"figure 1 panels: {status}", file=sys.stderr)
+
+
+def cmd_figure_faceoff2(args: argparse.Namespace) -> None:
+    from pdsparse.plotting import faceoff_figure2
+
+    _require_file(args.aggregate, "aggregate file")
+    status = faceoff_figure2(
+        args.aggregate, args.out_png, args.out_pdf, n_values=args.n, nnz_fractions=args.nnz_fraction
+    )
+    skipped = sorted(k for k, v in status.items() if v != "plotted")
+    if skipped:
+        print(f"figure 2: cells without data (n, fraction): {skipped}", file=sys.stderr)
+
+
+def cmd_figure_faceoff3(args: argparse.Namespace) -> None:
+    from pdsparse.plotting import faceoff_figure3
+
+    faceoff_figure3(
+        args.n,
+        args.out_png,
+        args.out_pdf,
+        d_points=args.d_points,
+        alpha_points=args.alpha_points,
+        d_max=args.d_max,
+    )
+
+
+def cmd_table_faceoff1(args: argparse.Namespace) -> None:
+    from pdsparse.tables import faceoff_table1
+
+    faceoff_table1(
+        args.stats,
+        args.out_csv,
+        args.out_md,
+        caption=args.caption,
+        variant_paths=args.variant or None,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Parser
+# --------------------------------------------------------------------------------------------
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps description line breaks; shows a default only where there is a real one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (
+            default is not None
+            and default is not argparse.SUPPRESS
+            and default is not False
+            and action.option_strings
+            and "default" not in text
+        ):
+            text += (" " if text else "") + "(default: %(default)s)"
+        return text
+
+
+def _sub(subparsers, name: str, help_: str, description: str = "") -> argparse.ArgumentParser:
+    return subparsers.add_parser(
+        name, help=help_, description=description or help_, formatter_class=_Formatter
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``pdsparse`` argument parser (one subparser per workflow step)."""
+    parser = argparse.ArgumentParser(
+        prog="pdsparse",
+        description=(
+            "Primal vs dual randomized coordinate descent for sparse L2-regularized ERM "
+            "(Csiba & Richtarik, 'Coordinate Descent Face-Off: Primal or Dual?').\n"
+            "Each subcommand is one step of the Snakemake workflow: "
+            "fetch -> prepare/synth -> stats/reference/run -> aggregate -> figure/table."
+        ),
+        epilog="Run 'pdsparse <command> --help' for the options of a command. "
+        "Errors exit with status 2 and a one-line message.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"pdsparse {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    # fetch
+    p = _sub(
+        sub,
+        "fetch",
+        "copy or download a registry data set into the raw-data directory",
+        "Put the verified raw file of a registry data set into the raw-data directory: "
+        "copied from the offline mirror if it holds the file, otherwise downloaded from the "
+        "registry URL (unless --no-download). Checksums and shape are verified; on failure "
+        "nothing is left behind.",
+    )
+    p.add_argument("--registry", default="config/datasets.yaml", help="data-set registry YAML")
+    p.add_argument("--dataset", required=True, help="registry name, e.g. leu")
+    p.add_argument("--out", help="expected output path (must equal <raw-dir>/<registry name>)")
+    p.add_argument("--raw-dir", help="raw-data directory (default: parent of --out, else data/raw)")
+    p.add_argument(
+        "--mirror",
+        help="offline mirror directory holding files under their registry file names "
+        "(default: $PDSPARSE_DATA_MIRROR)",
+    )
+    p.add_argument(
+        "--no-download", action="store_true", help="fail instead of downloading if not mirrored"
+    )
+    p.add_argument("--timeout", type=_positive_float, default=60.0, help="download timeout, s")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=cmd_fetch)
+
+    # prepare
+    p = _sub(
+        sub,
+        "prepare",
+        "parse, check, binarize and normalize a raw LIBSVM file into a .npz data set",
+    )
+    p.add_argument("--registry", default="config/datasets.yaml", help="data-set registry YAML")
+    p.add_argument("--dataset", required=True, help="registry name, e.g. leu")
+    p.add_argument("--raw", required=True, help="raw file from 'pdsparse fetch'")
+    p.add_argument(
+        "--normalization",
+        choices=NORMALIZATIONS,
+        default="avg_example_norm",
+        help="avg_example_norm = divide by the mean example norm (Face-Off Sec. 7)",
+    )
+    p.add_argument("--positive-class", help="one-vs-rest: this label becomes +1, others -1")
+    p.add_argument("--out", required=True, help="output .npz")
+    p.set_defaults(func=cmd_prepare)
+
+    # synth
+    p = _sub(
+        sub,
+        "synth",
+        "generate a seeded synthetic data set (.npz)",
+        "Generate a synthetic data set with pdsparse.data.synthetic.generate(kind, params, "
+        "seed), normalize it like real data, and save it as .npz.\nKinds: worst_case_general "
+        "(Face-Off Thm 3, params d, n[, a, b, c]), worst_case_binary_dual (Thm 9, params d, n, "
+        "alpha), dense_gaussian (n, d), zipf_bow (n, d, mean_nnz_per_row, exponent).",
+    )
+    p.add_argument("--kind", required=True, choices=SYNTHETIC_KINDS, help="generator")
+    p.add_argument(
+        "--param",
+        action="append",
+        type=_key_value,
+        metavar="KEY=VALUE",
+        help="generator parameter (repeatable), e.g. --param d=100 --param n=1000",
+    )
+    p.add_argument("--seed", type=int, default=0, help="generator seed")
+    p.add_argument("--name", help="data-set name stored in the file (default: file stem)")
+    p.add_argument(
+        "--normalization",
+        choices=NORMALIZATIONS,
+        default="avg_example_norm",
+        help="applied after generation, as for real data",
+    )
+    p.add_argument("--out", required=True, help="output .npz")
+    p.set_defaults(func=cmd_synth)
+
+    # stats
+    p = _sub(
+        sub,
+        "stats",
+        "data statistics of Face-Off Table 1 (C_P, C_D, T_P, T_D, ...)",
+        "One-row Parquet with pdsparse.stats.data_stats(A, l2, beta) plus dataset, "
+        "normalization, l2 and beta.",
+    )
+    p.add_argument("--data", required=True, help="processed .npz")
+    p.add_argument("--dataset", help="name to record (default: the name stored in the file)")
+    p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
+    p.add_argument(
+        "--beta", type=_positive_float, default=0.25, help="loss smoothness (logistic: 1/4)"
+    )
+    p.add_argument(
+        "--normalization",
+        choices=NORMALIZATIONS,
+        default=None,
+        help="compute the statistics under this normalization instead of the stored one "
+        "(undoes the stored single-scale normalization first)",
+    )
+    p.add_argument("--out", required=True, help="output .parquet")
+    p.set_defaults(func=cmd_stats)
+
+    # reference
+    p = _sub(
+        sub,
+        "reference",
+        "certified optimal value P* of a problem (one-row Parquet)",
+        "Solve the problem to a certified relative duality gap <= rtol with "
+        "pdsparse.reference.reference_solution and record P*, D*, the gap and the shape.",
+    )
+    p.add_argument("--data", required=True, help="processed .npz")
+    p.add_argument("--dataset", help="name to record (default: the name stored in the file)")
+    p.add_argument("--loss", choices=LOSSES, default="logistic", help="loss function")
+    p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
+    p.add_argument("--rtol", type=_positive_float, default=1e-10, help="relative gap to certify")
+    p.add_argument(
+        "--max-epochs", type=_positive_float, default=20000.0, help="epoch budget of the solver"
+    )
+    p.add_argument(
+        "--max-seconds", type=_positive_float, default=1800.0, help="time budget, seconds"
+    )
+    p.add_argument("--out", required=True, help="output .parquet")
+    p.set_defaults(func=cmd_reference)
+
+    # run
+    p = _sub(
+        sub,
+        "run",
+        "one solver run -> one Parquet trace",
+        "Run primal RCD (Face-Off Algorithm 1) or dual RCD (Algorithm 2) on a processed data "
+        "set and write its trace (iteration, epoch, time_s, primal, dual, gap, ...) with the "
+        "run keys as columns and provenance (version, git commit, arguments, P*) as metadata.",
+    )
+    p.add_argument("--data", required=True, help="processed .npz")
+    p.add_argument("--reference", required=True, help="reference .parquet (P* of the problem)")
+    p.add_argument("--experiment", required=True, help="experiment name, e.g. figure1a")
+    p.add_argument("--dataset", help="name to record (default: the name stored in the file)")
+    p.add_argument(
+        "--method",
+        required=True,
+        choices=("primal_rcd", "dual_rcd"),
+        help="primal_rcd = Algorithm 1 (RCD on P), dual_rcd = Algorithm 2 (SDCA)",
+    )
+    p.add_argument(
+        "--sampling",
+        choices=("uniform", "importance"),
+        default="importance",
+        help="serial sampling; importance = eq. (14)",
+    )
+    p.add_argument(
+        "--dual-step",
+        choices=("fixed", "newton", "none"),
+        default="none",
+        help="dual_rcd: fixed (Sec. 7 step; the default for dual_rcd) or newton; primal_rcd: none",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the coordinate sampling")
+    p.add_argument("--loss", choices=LOSSES, default="logistic", help="loss function")
+    p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
+    p.add_argument("--max-epochs", type=_nonneg_float, default=30.0, help="passes over nnz(A)")
+    p.add_argument("--max-seconds", type=_positive_float, default=600.0, help="kernel time cap")
+    p.add_argument(
+        "--tol", type=_nonneg_float, default=1e-10, help="stop at gap <= tol*|P| (0: never)"
+    )
+    p.add_argument("--eval-every", type=_positive_float, default=1.0, help="epochs per row")
+    p.add_argument("--out", required=True, help="output .parquet trace")
+    p.set_defaults(func=cmd_run)
+
+    # aggregate
+    p = _sub(
+        sub,
+        "aggregate",
+        "concatenate run traces and attach P*, subopt = primal - P*",
+    )
+    p.add_argument("--runs", nargs="+", required=True, help="trace .parquet files")
+    p.add_argument("--references", nargs="+", required=True, help="reference .parquet files")
+    p.add_argument("--out", required=True, help="output .parquet")
+    p.set_defaults(func=cmd_aggregate)
+
+    # figure
+    p = _sub(sub, "figure", "draw a paper figure (PNG + PDF)")
+    figs = p.add_subparsers(dest="figure", metavar="FIGURE", required=True)
+    f = _sub(
+        figs,
+        "faceoff1",
+        "Face-Off Figure 1: P(w) - P* vs passes, panels a-d",
+        "Panels a, b: worst case of Theorem 3 (d = n, d << n); c: news20.binary; d: leu. "
+        "A panel without --panel reads 'skipped: data not available'.",
+    )
+    f.add_argument(
+        "--panel",
+        action="append",
+        type=_key_value,
+        metavar="LETTER=AGGREGATE",
+        help="aggregate parquet of a panel, e.g. a=results/faceoff/figure1a.parquet",
+    )
+    f.add_argument(
+        "--title", action="append", type=_key_value, metavar="LETTER=TEXT", help="panel title"
+    )
+    f.add_argument("--out-png", required=True, help="output png file")
+    f.add_argument("--out-pdf", required=True, help="output pdf file")
+    f.set_defaults(func=cmd_figure_faceoff1)
+    f = _sub(
+        figs,
+        "faceoff2",
+        "Face-Off Figure 2: worst-case binary data, rows = n, columns = nnz fraction",
+    )
+    f.add_argument("--aggregate", required=True, help="aggregate parquet of experiment figure2")
+    f.add_argument("--n", type=int, nargs="+", required=True, help="row values of n")
+    f.add_argument(
+        "--nnz-fraction", type=float, nargs="+", required=True, help="column nnz fractions"
+    )
+    f.add_argument("--out-png", required=True, help="output png file")
+    f.add_argument("--out-pdf", required=True, help="output pdf file")
+    f.set_defaults(func=cmd_figure_faceoff2)
+    f = _sub(figs, "faceoff3", "Face-Off Figure 3: R(alpha, d, n) of Theorem 9 (no data needed)")
+    f.add_argument("--n", type=int, default=1000, help="number of examples")
+    f.add_argument("--d-max", type=int, default=None, help="largest d (default n^2)")
+    f.add_argument("--d-points", type=int, default=160, help="log-spaced d values")
+    f.add_argument("--alpha-points", type=int, default=160, help="log-spaced alpha values")
+    f.add_argument("--out-png", required=True, help="output png file")
+    f.add_argument("--out-pdf", required=True, help="output pdf file")
+    f.set_defaults(func=cmd_figure_faceoff3)
+
+    # table
+    p = _sub(sub, "table", "write a paper table (CSV + Markdown)")
+    tabs = p.add_subparsers(dest="table", metavar="TABLE", required=True)
+    t = _sub(tabs, "faceoff1", "Face-Off Table 1: data statistics beside the paper's values")
+    t.add_argument("--stats", nargs="+", required=True, help="stats .parquet files")
+    t.add_argument("--variant", nargs="*", help="extra stats files (other settings)")
+    t.add_argument("--caption", help="caption text under the Markdown table")
+    t.add_argument("--out-csv", required=True, help="output CSV (one row per data set)")
+    t.add_argument("--out-md", required=True, help="output Markdown (ours / paper)")
+    t.set_defaults(func=cmd_table_faceoff1)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``pdsparse`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = args.command
+    for sub in ("figure", "table"):
+        if command == sub:
+            command = f"{sub} {getattr(args, sub)}"
+    try:
+        args.func(args)
+    except PdsparseError as exc:
+        message = " ".join(str(exc).split())  # one line, whatever the library wrote
+        print(f"pdsparse {command}: error: {message}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print(f"pdsparse {command}: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

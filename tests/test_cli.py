@@ -1,0 +1,401 @@
+"""Tests of the ``pdsparse`` command line (src/pdsparse/cli.py).
+
+Most tests call :func:`pdsparse.cli.main` in-process (fast); one runs the installed console
+script to check the entry point. Data are tiny and made here.
+"""
+
+from __future__ import annotations
+
+import bz2
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from pdsparse import cli
+from pdsparse.cli import main
+
+SUBCOMMANDS = [
+    "fetch",
+    "prepare",
+    "synth",
+    "stats",
+    "reference",
+    "run",
+    "aggregate",
+    "figure",
+    "table",
+]
+
+
+def run_main(argv, capsys):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# ------------------------------------------------------------------------------ help
+
+
+def test_top_level_help_lists_every_subcommand(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    for name in SUBCOMMANDS:
+        assert name in text
+    assert "Face-Off" in text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [[name, "--help"] for name in SUBCOMMANDS]
+    + [
+        ["figure", "faceoff1", "--help"],
+        ["figure", "faceoff2", "--help"],
+        ["figure", "faceoff3", "--help"],
+        ["table", "faceoff1", "--help"],
+    ],
+)
+def test_subcommand_help(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    assert "usage: pdsparse" in text
+    assert "--" in text  # documents options
+
+
+def test_console_script_help():
+    exe = shutil.which("pdsparse", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("pdsparse console script not installed in this environment")
+    res = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0
+    assert "usage: pdsparse" in res.stdout
+
+
+def test_module_entry_point_bad_input(tmp_path):
+    res = subprocess.run(
+        [sys.executable, "-m", "pdsparse.cli", "stats", "--data", str(tmp_path / "no.npz"),
+         "--out", str(tmp_path / "s.parquet")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("pdsparse stats: error: ")
+    assert "Traceback" not in res.stderr
+
+
+# ------------------------------------------------------------------------------ errors
+
+
+def test_missing_data_file_is_one_line_exit_2(tmp_path, capsys):
+    code, out, err = run_main(
+        ["stats", "--data", tmp_path / "missing.npz", "--out", tmp_path / "s.parquet"], capsys
+    )
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("pdsparse stats: error: ")
+    assert "missing.npz" in lines[0]
+    assert not (tmp_path / "s.parquet").exists()
+
+
+def test_unknown_synthetic_param_exit_2(tmp_path, capsys):
+    code, _, err = run_main(
+        ["synth", "--kind", "dense_gaussian", "--param", "n=5", "--param", "d=3",
+         "--param", "bogus=1", "--out", tmp_path / "x.npz"],
+        capsys,
+    )  # fmt: skip
+    assert code == 2
+    assert err.startswith("pdsparse synth: error: ")
+    assert "bogus" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_bad_l2_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["stats", "--data", "x.npz", "--l2", "one/n", "--out", "s.parquet"])
+    assert exc.value.code == 2
+    assert "--l2" in capsys.readouterr().err
+
+
+def test_unknown_registry_dataset(tmp_path, capsys):
+    registry = write_registry(tmp_path, b"")
+    code, _, err = run_main(
+        ["fetch", "--registry", registry, "--dataset", "nope", "--out", tmp_path / "raw/x.bz2"],
+        capsys,
+    )
+    assert code == 2
+    assert "nope" in err and "toy" in err
+
+
+def test_fetch_no_download_without_mirror(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("PDSPARSE_DATA_MIRROR", raising=False)
+    registry = write_registry(tmp_path, TOY_TEXT)
+    code, _, err = run_main(
+        ["fetch", "--registry", registry, "--dataset", "toy", "--out", tmp_path / "raw/toy.bz2",
+         "--no-download"],
+        capsys,
+    )  # fmt: skip
+    assert code == 2
+    assert err.startswith("pdsparse fetch: error: ")
+    assert "PDSPARSE_DATA_MIRROR" in err and "download" in err
+    assert not (tmp_path / "raw" / "toy.bz2").exists()
+
+
+# ------------------------------------------------------------------------------ real-data path
+
+TOY_TEXT = b"+1 1:1.0 3:2.0\n-1 2:1.5\n+1 1:0.5 2:0.5 4:1.0\n-1 4:2.0\n"
+
+
+def write_registry(tmp_path: Path, text: bytes) -> Path:
+    doc = {
+        "version": 1,
+        "datasets": {
+            "toy": {
+                "url": "https://example.invalid/toy.bz2",
+                "filename": "toy.bz2",
+                "compression": "bz2",
+                "task": "binary",
+                "n": 4,
+                "d": 4,
+                "nnz": 7,
+                "sha256": None,
+                "sha256_text": hashlib.sha256(text).hexdigest(),
+                "label_counts": {-1: 2, 1: 2},
+                "description": "toy",
+                "papers": [],
+            }
+        },
+    }
+    path = tmp_path / "datasets.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def test_fetch_from_mirror_then_prepare(tmp_path, capsys):
+    registry = write_registry(tmp_path, TOY_TEXT)
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "toy.bz2").write_bytes(bz2.compress(TOY_TEXT))
+    raw = tmp_path / "data" / "raw" / "toy.bz2"
+    code, out, err = run_main(
+        ["fetch", "--registry", registry, "--dataset", "toy", "--out", raw, "--mirror", mirror,
+         "--no-download", "--quiet"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert raw.is_file()
+    npz = tmp_path / "data" / "processed" / "toy.npz"
+    code, _, err = run_main(
+        ["prepare", "--registry", registry, "--dataset", "toy", "--raw", raw, "--out", npz],
+        capsys,
+    )
+    assert code == 0, err
+    from pdsparse.data.store import load_dataset
+
+    ds = load_dataset(npz)
+    assert (ds.n, ds.d, ds.nnz) == (4, 4, 7)
+    assert ds.meta["normalization"]["method"] == "avg_example_norm"
+
+
+def test_fetch_out_must_match_registry_name(tmp_path, capsys):
+    registry = write_registry(tmp_path, TOY_TEXT)
+    code, _, err = run_main(
+        ["fetch", "--registry", registry, "--dataset", "toy", "--out", tmp_path / "raw/other.bz2"],
+        capsys,
+    )
+    assert code == 2
+    assert "toy.bz2" in err
+
+
+# ------------------------------------------------------------------------------ pipeline
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    """synth -> stats -> reference -> run (primal, dual) -> aggregate on a tiny data set."""
+    tmp = tmp_path_factory.mktemp("cli")
+    npz = tmp / "processed" / "tiny.npz"
+    ref = tmp / "reference" / "tiny__logistic__l2-1_n.parquet"
+    runs = [
+        tmp / "runs" / "exp" / "tiny" / "primal_rcd" / "importance-none-seed0.parquet",
+        tmp / "runs" / "exp" / "tiny" / "dual_rcd" / "importance-fixed-seed0.parquet",
+    ]
+    steps = [
+        ["synth", "--name", "tiny", "--kind", "worst_case_binary_dual", "--param", "d=8",
+         "--param", "n=30", "--param", "alpha=80", "--seed", "1", "--out", npz],
+        ["stats", "--data", npz, "--l2", "1/n", "--beta", "0.25",
+         "--out", tmp / "stats" / "tiny.parquet"],
+        ["stats", "--data", npz, "--l2", "1/n", "--beta", "1", "--normalization", "none",
+         "--out", tmp / "stats" / "tiny__none.parquet"],
+        ["reference", "--data", npz, "--loss", "logistic", "--l2", "1/n", "--rtol", "1e-10",
+         "--out", ref],
+        ["run", "--data", npz, "--reference", ref, "--experiment", "exp", "--method",
+         "primal_rcd", "--sampling", "importance", "--dual-step", "none", "--seed", "0",
+         "--max-epochs", "5", "--eval-every", "1", "--out", runs[0]],
+        ["run", "--data", npz, "--reference", ref, "--experiment", "exp", "--method",
+         "dual_rcd", "--sampling", "importance", "--dual-step", "fixed", "--seed", "0",
+         "--max-epochs", "5", "--eval-every", "1", "--out", runs[1]],
+        ["aggregate", "--runs", *runs, "--references", ref, "--out", tmp / "agg.parquet"],
+    ]  # fmt: skip
+    for argv in steps:
+        code = main([str(a) for a in argv])
+        assert code == 0, argv
+    return {"tmp": tmp, "npz": npz, "ref": ref, "runs": runs, "agg": tmp / "agg.parquet"}
+
+
+def test_synth_metadata(pipeline):
+    from pdsparse.data.store import load_dataset
+
+    ds = load_dataset(pipeline["npz"])
+    assert ds.name == "tiny"
+    assert (ds.n, ds.d, ds.nnz) == (30, 8, 80)
+    assert ds.meta["kind"] == "worst_case_binary_dual"
+    assert ds.meta["params"] == {"d": 8, "n": 30, "alpha": 80}
+
+
+def test_stats_file(pipeline):
+    row = pd.read_parquet(pipeline["tmp"] / "stats" / "tiny.parquet").iloc[0]
+    assert row["dataset"] == "tiny"
+    assert row["normalization"] == "avg_example_norm"
+    assert row["l2"] == pytest.approx(1 / 30)
+    assert row["beta"] == 0.25
+    for key in ("C_P", "C_D", "T_P_over_T_D", "nnz"):
+        assert key in row.index
+    raw = pd.read_parquet(pipeline["tmp"] / "stats" / "tiny__none.parquet").iloc[0]
+    assert raw["normalization"] == "none"
+    # binary +-1 entries: C_P = sum of squared feature nnz counts (Face-Off appendix)
+    assert raw["C_P"] > row["C_P"]
+
+
+def test_reference_file(pipeline):
+    ref = pd.read_parquet(pipeline["ref"])
+    assert len(ref) == 1
+    expected = {"dataset", "loss", "l2", "l1", "p_star", "d_star", "gap", "rel_gap", "n",
+                "d", "nnz", "method", "seconds"}  # fmt: skip
+    assert expected <= set(ref.columns)
+    row = ref.iloc[0]
+    assert row["dataset"] == "tiny" and row["loss"] == "logistic"
+    assert row["rel_gap"] <= 1e-10
+
+
+def test_run_trace_keys_and_metadata(pipeline):
+    df = pd.read_parquet(pipeline["runs"][1])
+    keys = ["experiment", "dataset", "solver", "loss", "l2", "l1", "sampling", "dual_step",
+            "seed"]  # fmt: skip
+    assert list(df.columns[: len(keys)]) == keys
+    for col in ("iteration", "epoch", "time_s", "primal", "dual", "gap", "status"):
+        assert col in df.columns
+    assert (df["solver"] == "dual_rcd").all() and (df["dual_step"] == "fixed").all()
+    assert df["status"].iloc[-1] in ("converged", "max_epochs", "max_time", "diverged")
+    meta = json.loads(pq.read_schema(pipeline["runs"][1]).metadata[b"pdsparse"])
+    assert meta["version"]
+    assert meta["commit"]
+    assert meta["arguments"]["method"] == "dual_rcd"
+    assert meta["arguments"]["max_epochs"] == 5.0
+    assert "p_star" in meta
+    primal = pd.read_parquet(pipeline["runs"][0])
+    assert (primal["dual_step"] == "none").all()
+
+
+def test_aggregate(pipeline):
+    agg = pd.read_parquet(pipeline["agg"])
+    assert set(agg["solver"]) == {"primal_rcd", "dual_rcd"}
+    for col in ("p_star", "subopt", "rel_subopt", "n", "d", "nnz"):
+        assert col in agg.columns
+    np.testing.assert_allclose(agg["subopt"], agg["primal"] - agg["p_star"])
+    # P* is certified: suboptimality is never meaningfully negative
+    assert agg["subopt"].min() > -1e-8
+
+
+def test_run_rejects_reference_of_another_problem(pipeline, tmp_path, capsys):
+    code, _, err = run_main(
+        ["run", "--data", pipeline["npz"], "--reference", pipeline["ref"], "--experiment",
+         "exp", "--method", "primal_rcd", "--l2", "0.5", "--out", tmp_path / "r.parquet"],
+        capsys,
+    )  # fmt: skip
+    assert code == 2
+    assert "l2" in err
+    assert not (tmp_path / "r.parquet").exists()
+
+
+def test_run_rejects_dual_step_for_primal(pipeline, tmp_path, capsys):
+    code, _, err = run_main(
+        ["run", "--data", pipeline["npz"], "--reference", pipeline["ref"], "--experiment",
+         "exp", "--method", "primal_rcd", "--dual-step", "newton", "--out",
+         tmp_path / "r.parquet"],
+        capsys,
+    )  # fmt: skip
+    assert code == 2
+    assert "dual" in err
+
+
+def test_aggregate_without_matching_reference(pipeline, tmp_path, capsys):
+    other = tmp_path / "other.parquet"
+    ref = pd.read_parquet(pipeline["ref"])
+    ref["dataset"] = "something_else"
+    ref.to_parquet(other)
+    code, _, err = run_main(
+        ["aggregate", "--runs", *pipeline["runs"], "--references", other, "--out",
+         tmp_path / "a.parquet"],
+        capsys,
+    )  # fmt: skip
+    assert code == 2
+    assert "tiny" in err
+
+
+def test_figures_and_table(pipeline, tmp_path, capsys):
+    agg = pipeline["agg"]
+    code, _, err = run_main(
+        ["figure", "faceoff1", "--panel", f"a={agg}", "--title", "a=tiny",
+         "--out-png", tmp_path / "f1.png", "--out-pdf", tmp_path / "f1.pdf"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert (tmp_path / "f1.png").stat().st_size > 0 and (tmp_path / "f1.pdf").is_file()
+    code, _, err = run_main(
+        ["figure", "faceoff3", "--n", "20", "--d-points", "10", "--alpha-points", "10",
+         "--out-png", tmp_path / "f3.png", "--out-pdf", tmp_path / "f3.pdf"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert (tmp_path / "f3.png").is_file()
+    stats = pipeline["tmp"] / "stats"
+    code, _, err = run_main(
+        ["table", "faceoff1", "--stats", stats / "tiny.parquet", "--variant",
+         stats / "tiny__none.parquet", "--caption", "tiny test", "--out-csv",
+         tmp_path / "t.csv", "--out-md", tmp_path / "t.md"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "tiny test" in (tmp_path / "t.md").read_text()
+    assert pd.read_csv(tmp_path / "t.csv")["dataset"].tolist() == ["tiny"]
+
+
+def test_figure1_missing_aggregate(tmp_path, capsys):
+    code, _, err = run_main(
+        ["figure", "faceoff1", "--panel", f"a={tmp_path / 'none.parquet'}",
+         "--out-png", tmp_path / "f.png", "--out-pdf", tmp_path / "f.pdf"],
+        capsys,
+    )  # fmt: skip
+    assert code == 2
+    assert "none.parquet" in err
+
+
+def test_scalar_parsing():
+    assert cli._scalar("3") == 3
+    assert cli._scalar("1e-4") == pytest.approx(1e-4)
+    assert cli._scalar("true") is True
+    assert cli._scalar("abc") == "abc"
