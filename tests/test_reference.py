@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 import scipy.optimize as so
-
 from conftest import make_data
+
 from pdsparse import objective
 from pdsparse.problem import Problem
 from pdsparse.reference import reference_solution

@@ -1,9 +1,10 @@
 """Trace files: keys as columns, provenance metadata, atomic writes."""
 
 import pandas as pd
+import pyarrow as pa
 import pytest
-
 from conftest import make_data
+
 from pdsparse.errors import DataError
 from pdsparse.problem import Problem
 from pdsparse.solvers import solve
@@ -26,7 +27,7 @@ def test_round_trip(tmp_path):
 
 def test_failed_write_leaves_nothing(tmp_path):
     path = tmp_path / "y.parquet"
-    with pytest.raises(Exception):
+    with pytest.raises((TypeError, ValueError, pa.ArrowException)):
         write_trace(pd.DataFrame({"a": [object()]}), path, {}, {})
     assert list(tmp_path.iterdir()) == []
 
