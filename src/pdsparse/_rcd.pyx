@@ -14,10 +14,99 @@ array, so chunked calls reproduce one long call exactly.
 from libc.stdint cimport uint64_t
 
 from pdsparse._losses cimport dual_step_exact, loss_deriv
-from pdsparse._sampling cimport alias_draw, next_below
+from pdsparse._sampling cimport alias_draw, next_below, next_double
+
+cdef extern from *:
+    """
+    #define PD_PREFETCH(p) __builtin_prefetch((const void*)(p), 0, 3)
+    """
+    void PD_PREFETCH(const void* p) noexcept nogil
+
+# Coordinates are drawn ahead by a second copy of the random stream, in three stages
+# LOOKAHEAD iterations apart: the draw (prefetching the alias table entry), the
+# resolved coordinate (prefetching its row or column pointer), and the entries of
+# that row or column. Random order otherwise stalls on memory once A outgrows the
+# cache. The copy only prefetches; the coordinates used come from the caller's stream,
+# so results are bit-identical with and without it.
+DEF LOOKAHEAD = 4
+DEF RING = 16  # power of two > 3 * LOOKAHEAD
+DEF PREFETCH_MAX = 128  # entries of a row or column prefetched ahead (16 cache lines of data)
 
 
-def primal_rcd(const double[::1] data, const int[::1] indices, const long long[::1] indptr,
+cdef struct Lookahead:
+    uint64_t st[4]
+    Py_ssize_t raw[RING]
+    double u[RING]
+    Py_ssize_t coord[RING]
+
+
+cdef inline Py_ssize_t draw(uint64_t* st, bint use_alias, const double* pr, const int* al,
+                            Py_ssize_t m) noexcept nogil:
+    if use_alias:
+        return alias_draw(st, pr, al, m)
+    return next_below(st, m)
+
+
+cdef inline void stage_draw(Lookahead* la, long long t, bint use_alias, const double* pr,
+                            const int* al, Py_ssize_t m) noexcept nogil:
+    # the same two numbers, in the same order, as alias_draw / next_below consume
+    cdef int s = t & (RING - 1)
+    la.raw[s] = next_below(la.st, m)
+    if use_alias:
+        la.u[s] = next_double(la.st)
+        PD_PREFETCH(&pr[la.raw[s]])
+        PD_PREFETCH(&al[la.raw[s]])
+
+
+cdef inline void stage_resolve(Lookahead* la, long long t, bint use_alias, const double* pr,
+                               const int* al, const int* indptr) noexcept nogil:
+    cdef int s = t & (RING - 1)
+    cdef Py_ssize_t k = la.raw[s]
+    if use_alias and not (la.u[s] < pr[k]):
+        k = al[k]
+    la.coord[s] = k
+    PD_PREFETCH(&indptr[k])
+
+
+cdef inline Py_ssize_t stage_entries(Lookahead* la, long long t, const int* indptr,
+                                     const double* data, const int* indices) noexcept nogil:
+    cdef Py_ssize_t c = la.coord[t & (RING - 1)]
+    cdef int start = indptr[c]
+    cdef int stop = indptr[c + 1]
+    cdef int k
+    # whole short rows; a long row's tail is left to the hardware's stream prefetcher
+    if stop > start + PREFETCH_MAX:
+        stop = start + PREFETCH_MAX
+    for k in range(start, stop, 8):
+        PD_PREFETCH(&data[k])
+    for k in range(start, stop, 16):
+        PD_PREFETCH(&indices[k])
+    return c
+
+
+cdef inline void lookahead_start(Lookahead* la, const uint64_t* st, bint use_alias,
+                                 const double* pr, const int* al, Py_ssize_t m,
+                                 const int* indptr) noexcept nogil:
+    cdef int u
+    for u in range(4):
+        la.st[u] = st[u]
+    for u in range(3 * LOOKAHEAD):
+        stage_draw(la, u, use_alias, pr, al, m)
+    for u in range(2 * LOOKAHEAD):
+        stage_resolve(la, u, use_alias, pr, al, indptr)
+
+
+cdef inline Py_ssize_t lookahead_step(Lookahead* la, long long t, bint use_alias,
+                                      const double* pr, const int* al, Py_ssize_t m,
+                                      const int* indptr, const double* data,
+                                      const int* indices) noexcept nogil:
+    """Advance the three stages at iteration t; return the coordinate of iteration t + L."""
+    stage_draw(la, t + 3 * LOOKAHEAD, use_alias, pr, al, m)
+    stage_resolve(la, t + 2 * LOOKAHEAD, use_alias, pr, al, indptr)
+    return stage_entries(la, t + LOOKAHEAD, indptr, data, indices)
+
+
+def primal_rcd(const double[::1] data, const int[::1] indices, const int[::1] indptr,
                const double[::1] b, double[::1] w, double[::1] z,
                const double[::1] lipschitz, double l2, double l1, int loss,
                const double[::1] prob, const int[::1] alias, bint use_alias,
@@ -35,21 +124,24 @@ def primal_rcd(const double[::1] data, const int[::1] indices, const long long[:
     cdef Py_ssize_t d = w.shape[0]
     cdef double inv_n = 1.0 / z.shape[0]
     cdef long long touched = 0, iters = 0
-    cdef long long k, start, end
-    cdef Py_ssize_t i
+    cdef int k, start, end
+    cdef Py_ssize_t i, ia
     cdef double grad, step, wi, v, thr, delta
     cdef uint64_t* st = &state[0]
     cdef const double* pr = NULL
     cdef const int* al = NULL
+    cdef Lookahead la
     if use_alias:
         pr = &prob[0]
         al = &alias[0]
     with nogil:
+        lookahead_start(&la, st, use_alias, pr, al, d, &indptr[0])
         while touched < budget:
-            if use_alias:
-                i = alias_draw(st, pr, al, d)
-            else:
-                i = next_below(st, d)
+            ia = lookahead_step(&la, iters, use_alias, pr, al, d, &indptr[0], &data[0],
+                                &indices[0])
+            PD_PREFETCH(&w[ia])
+            PD_PREFETCH(&lipschitz[ia])
+            i = draw(st, use_alias, pr, al, d)
             start = indptr[i]
             end = indptr[i + 1]
             grad = 0.0
@@ -79,7 +171,7 @@ def primal_rcd(const double[::1] data, const int[::1] indices, const long long[:
     return iters, touched
 
 
-def dual_rcd(const double[::1] data, const int[::1] indices, const long long[::1] indptr,
+def dual_rcd(const double[::1] data, const int[::1] indices, const int[::1] indptr,
              const double[::1] b, double[::1] alpha, double[::1] w,
              const double[::1] curvature, const double[::1] fixed_step,
              double l2, int loss, bint newton,
@@ -98,21 +190,26 @@ def dual_rcd(const double[::1] data, const int[::1] indices, const long long[::1
     cdef Py_ssize_t n = alpha.shape[0]
     cdef double scale = 1.0 / (l2 * n)
     cdef long long touched = 0, iters = 0
-    cdef long long k, start, end
-    cdef Py_ssize_t j
+    cdef int k, start, end
+    cdef Py_ssize_t j, ja
     cdef double zj, aj, anew, c
     cdef uint64_t* st = &state[0]
     cdef const double* pr = NULL
     cdef const int* al = NULL
+    cdef Lookahead la
     if use_alias:
         pr = &prob[0]
         al = &alias[0]
     with nogil:
+        lookahead_start(&la, st, use_alias, pr, al, n, &indptr[0])
         while touched < budget:
-            if use_alias:
-                j = alias_draw(st, pr, al, n)
-            else:
-                j = next_below(st, n)
+            ja = lookahead_step(&la, iters, use_alias, pr, al, n, &indptr[0], &data[0],
+                                &indices[0])
+            PD_PREFETCH(&alpha[ja])
+            PD_PREFETCH(&b[ja])
+            PD_PREFETCH(&curvature[ja])
+            PD_PREFETCH(&fixed_step[ja])
+            j = draw(st, use_alias, pr, al, n)
             start = indptr[j]
             end = indptr[j + 1]
             zj = 0.0

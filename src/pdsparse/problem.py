@@ -60,8 +60,10 @@ class Problem:
         n, d = A.shape
         if n == 0 or d == 0:
             raise DataError(f"problem {self.name!r}: empty data matrix of shape {A.shape}")
-        if max(n, d) >= 2**31:
-            raise DataError(f"problem {self.name!r}: dimensions {A.shape} exceed int32 indices")
+        if max(n, d, A.nnz) >= 2**31:
+            # int32 index arrays: half the index traffic of int64, and scipy's own default
+            raise DataError(f"problem {self.name!r}: shape {A.shape} with {A.nnz} nonzeros "
+                            "exceeds the int32 indices the kernels use")
         if not np.all(np.isfinite(A.data)):
             raise DataError(f"problem {self.name!r}: the data matrix has NaN or infinite entries")
         b = np.ascontiguousarray(self.b, dtype=np.float64).ravel()
@@ -78,7 +80,7 @@ class Problem:
         if not (np.isfinite(self.l1) and self.l1 >= 0):
             raise ConfigError(f"l1 must be >= 0, got {self.l1!r}")
         A.indices = A.indices.astype(np.int32, copy=False)
-        A.indptr = A.indptr.astype(np.int64, copy=False)
+        A.indptr = A.indptr.astype(np.int32, copy=False)
         self._csr = A
         self.b = b
         self.l2 = float(self.l2)
@@ -113,7 +115,7 @@ class Problem:
         C = self._csr.tocsc()
         C.sort_indices()
         C.indices = C.indices.astype(np.int32, copy=False)
-        C.indptr = C.indptr.astype(np.int64, copy=False)
+        C.indptr = C.indptr.astype(np.int32, copy=False)
         return C
 
     @property
