@@ -85,7 +85,7 @@ def test_defaults_are_filled():
         (lambda c: c["data"].update(download="yes"), "data.download: 'yes' is not of type"),
         (
             lambda c: c["faceoff"]["solvers"].append({"method": "primal_rcd", "dual_step": "x"}),
-            "faceoff.solvers[2].dual_step",
+            "].dual_step: 'x' is not one of",
         ),
         (
             lambda c: c["faceoff"]["figure1"]["panels"]["a"].update(titel="x"),
@@ -152,8 +152,9 @@ def test_plan_offline_drops_real_items(config):
     assert plan.table1 == []
     assert ("Figure 1c", "news20.binary") in plan.skipped
     assert ("Table 1 row", "leu") in plan.skipped
-    # 2 panels + 9 cells, 2 solvers, 1 seed
-    assert len(plan.runs) == (2 + 9) * 2 * len(config["faceoff"]["seeds"])
+    # 2 panels + 9 cells, every configured solver, every seed
+    n_solvers = len(config["faceoff"]["solvers"])
+    assert len(plan.runs) == (2 + 9) * n_solvers * len(config["faceoff"]["seeds"])
     msg = skipped_message(plan, REGISTRY, "data/raw")
     assert "Figure 1d: leu" in msg and "PDSPARSE_DATA_MIRROR" in msg
     assert "leu.bz2" in msg and "data.download: true" in msg
@@ -190,7 +191,9 @@ def test_plan_runs_and_paths(config):
         "results/runs/faceoff/figure1a/wc_general_square/primal_rcd/importance-none-seed0.parquet"
     )
     dual = [r for r in plan.runs_of("figure2") if r.method == "dual_rcd"]
-    assert {r.dual_step for r in dual} == {"fixed"}
+    assert {r.dual_step for r in dual} == {
+        s.get("dual_step", "fixed") for s in config["faceoff"]["solvers"]
+        if s["method"] == "dual_rcd"}
     assert {r.seed for r in dual} == {0, 3}
     assert plan.max_epochs[("figure1a", "wc_general_square")] == 99
     # precedence: panel > synthetic data set > faceoff.max_epochs

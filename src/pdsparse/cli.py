@@ -38,6 +38,7 @@ from typing import Any
 
 from pdsparse import __version__
 from pdsparse.errors import ConfigError, DataError, PdsparseError
+from pdsparse.solvers import DUAL_STEPS
 
 __all__ = ["aggregate", "build_parser", "main"]
 
@@ -710,9 +711,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--dual-step",
-        choices=("fixed", "newton", "none"),
+        choices=(*DUAL_STEPS, "none"),
         default="none",
-        help="dual_rcd: fixed (Sec. 7 step; the default for dual_rcd) or newton; primal_rcd: none",
+        help="dual_rcd: fixed (Sec. 7 step with Quartz's 1/q_j; the default), newton (exact), "
+        "printed (Sec. 7 step as printed); primal_rcd: none",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the coordinate sampling")
     p.add_argument("--loss", choices=LOSSES, default="logistic", help="loss function")

@@ -67,7 +67,7 @@ STYLE: dict[str, object] = {
 
 #: Primal vs dual by colour (dual: one shade per dual step rule), sampling by line style.
 PRIMAL_COLOR = "#1f77b4"
-DUAL_COLORS = {"fixed": "#d62728", "newton": "#ff7f0e"}
+DUAL_COLORS = {"fixed": "#d62728", "newton": "#ff7f0e", "printed": "#9467bd"}
 _EXTRA_DUAL_COLORS = ("#8c564b", "#e377c2", "#bcbd22")
 SAMPLING_STYLES = {"importance": "-", "uniform": "--"}
 _EXTRA_STYLES = (":", "-.")
@@ -298,7 +298,8 @@ def faceoff_figure1(
     -----
     One line per ``(solver, sampling, dual_step)``: median over seeds, shaded min–max band
     when there are several seeds (see :func:`summarize_runs`). Primal is blue, dual red
-    (fixed step) / orange (Newton step); importance sampling solid, uniform dashed.
+    (fixed step) / orange (Newton step) / purple (step as printed); importance sampling solid,
+    uniform dashed.
     ``subopt`` is clipped at :data:`SUBOPT_FLOOR` for the log axis.
     """
     unknown = sorted(set(aggregate_paths) - set(FIGURE1_PANELS))

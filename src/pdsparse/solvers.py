@@ -21,7 +21,7 @@ from pdsparse.problem import Problem
 
 METHODS = ("primal_rcd", "dual_rcd")
 SAMPLINGS = ("uniform", "importance")
-DUAL_STEPS = ("fixed", "newton")
+DUAL_STEPS = ("fixed", "newton", "printed")
 
 TRACE_COLUMNS = ["iteration", "epoch", "time_s", "primal", "dual", "gap",
                  "nnz_primal", "nnz_dual", "status"]
@@ -107,9 +107,11 @@ class _DualKernel(_Kernel):
         q = sampling_probabilities(v, p.l2, p.n, beta, sampling)
         self.prob, self.alias, self.use_alias = self._sampler(q)
         self.curvature = v / (p.l2 * p.n)
-        # Quartz: theta = min_l q_l lambda n / (beta v_l + lambda n); step_j = theta / q_j
+        # Quartz: theta = min_l q_l lambda n / (beta v_l + lambda n); step_j = theta / q_j.
+        # "printed" keeps eta = theta for every j, the step as Face-Off Sec. 7 prints it
+        # (sign corrected): 1/q_j times smaller, i.e. n times under uniform sampling.
         theta = float(np.min(q * p.l2 * p.n / (beta * v + p.l2 * p.n)))
-        self.fixed_step = theta / q
+        self.fixed_step = np.full(p.n, theta) if dual_step == "printed" else theta / q
         self.alpha = np.zeros(p.n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
         self.w = objective.w_of_alpha(p, self.alpha)
 
@@ -146,7 +148,9 @@ def solve(problem: Problem, method: str, sampling: str = "importance",
     ----------
     method : ``"primal_rcd"`` (Face-Off Algorithm 1) or ``"dual_rcd"`` (Algorithm 2).
     sampling : ``"uniform"`` or ``"importance"`` (eq. 14).
-    dual_step : dual RCD only: ``"fixed"`` (the Section 7 step) or ``"newton"`` (exact).
+    dual_step : dual RCD only: ``"fixed"`` (the Section 7 step with Quartz's 1/q_j
+        scaling), ``"newton"`` (exact maximization, Algorithm 2) or ``"printed"`` (the
+        Section 7 step exactly as printed, without 1/q_j; kept to test the paper's figures).
     max_epochs : stop after this many passes (nonzeros touched / nnz(A)).
     max_seconds : stop after this much kernel time.
     tol : stop once the duality gap is at most ``tol * |P(w)|`` (0 disables).

@@ -186,4 +186,4 @@ wildcard_constraints:
     seed=r"\d+",
     method=r"primal_rcd|dual_rcd",
     sampling=r"uniform|importance",
-    dual_step=r"fixed|newton|none",
+    dual_step=r"fixed|newton|printed|none",

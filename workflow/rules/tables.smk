@@ -16,7 +16,9 @@ rule table1:
         caption=lambda wc: shlex.quote(
             f"Our values: {FO['normalization']} normalization, l2 = {FO['l2']}, "
             f"beta = {FO['beta']} (T_P/T_D with importance sampling, eq. (15)). "
-            "The paper's X is d x n; our A = X^T."
+            "The paper's X is d x n; our A = X^T. The paper does not say under which scaling "
+            "and beta it computed Table 1: for leu its printed C_P and C_D match the unscaled "
+            "data and its T_P/T_D the scaled data with beta = 1 (see Variants)."
         ),
     log:
         "logs/tables/faceoff/table1.log",
