@@ -38,6 +38,7 @@ from typing import Any
 
 from pdsparse import __version__
 from pdsparse.errors import ConfigError, DataError, PdsparseError
+from pdsparse.io import read_parquet
 from pdsparse.solvers import DUAL_STEPS
 
 __all__ = ["aggregate", "build_parser", "main"]
@@ -328,13 +329,9 @@ def cmd_reference(args: argparse.Namespace) -> None:
 
 
 def _read_reference(path: str | Path, dataset: str, loss: str, l2: float) -> dict:
-    import pandas as pd
 
     path = _require_file(path, "reference file")
-    try:
-        ref = pd.read_parquet(path)
-    except Exception as exc:  # pyarrow raises several unrelated types
-        raise DataError(f"cannot read reference file {path}: {exc}") from exc
+    ref = read_parquet(path, "reference file")
     if len(ref) != 1 or "p_star" not in ref.columns:
         raise DataError(f"reference file {path}: expected one row with column p_star")
     row = ref.iloc[0].to_dict()
@@ -424,11 +421,7 @@ def aggregate(run_paths: Sequence[str | Path], reference_paths: Sequence[str | P
     runs = read_traces([_require_file(p, "run trace") for p in run_paths])
     refs = []
     for p in reference_paths:
-        p = _require_file(p, "reference file")
-        try:
-            refs.append(pd.read_parquet(p))
-        except Exception as exc:  # pyarrow raises several unrelated types
-            raise DataError(f"cannot read reference file {p}: {exc}") from exc
+        refs.append(read_parquet(_require_file(p, "reference file"), "reference file"))
     if not refs:
         raise DataError("aggregate: no reference files given")
     ref = pd.concat(refs, ignore_index=True)

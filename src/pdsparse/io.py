@@ -33,3 +33,19 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     except BaseException:
         tmp_path.unlink(missing_ok=True)
         raise
+
+
+def read_parquet(path: str | os.PathLike, what: str = "file"):
+    """Read a Parquet file into a DataFrame; a missing or unreadable file is a
+    :class:`~pdsparse.errors.DataError` naming it (``what`` says which kind, e.g. "stats file")."""
+    import pandas as pd
+
+    from pdsparse.errors import DataError
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{what} {path} does not exist")
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several unrelated exception types
+        raise DataError(f"cannot read {what} {path}: {exc}") from exc

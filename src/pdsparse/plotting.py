@@ -35,7 +35,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from pdsparse.errors import DataError
-from pdsparse.io import atomic_path
+from pdsparse.io import atomic_path, read_parquet
 
 PathLike = str | os.PathLike
 
@@ -104,12 +104,7 @@ def save_figure(fig: Figure, out_png: PathLike, out_pdf: PathLike) -> None:
 
 def _read_aggregate(path: PathLike) -> pd.DataFrame:
     path = Path(path)
-    if not path.is_file():
-        raise DataError(f"aggregate file {path} does not exist (run the aggregate rule first)")
-    try:
-        df = pd.read_parquet(path)
-    except Exception as exc:  # pyarrow raises several unrelated types
-        raise DataError(f"cannot read aggregate file {path}: {exc}") from exc
+    df = read_parquet(path, "aggregate file")
     if "subopt" not in df.columns and {"primal", "p_star"} <= set(df.columns):
         df = df.assign(subopt=df["primal"] - df["p_star"])
     missing = [c for c in ("solver", "epoch", "subopt") if c not in df.columns]

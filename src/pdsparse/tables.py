@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from pdsparse.errors import DataError
-from pdsparse.io import atomic_path
+from pdsparse.io import atomic_path, read_parquet
 from pdsparse.paper_values import TABLE1, TABLE1_COLUMNS, TABLE1_NOTE, TABLE1_PRECISION
 
 PathLike = str | os.PathLike
@@ -63,12 +63,7 @@ def read_stats(paths: Iterable[PathLike]) -> pd.DataFrame:
     required = ("dataset", *TABLE1_COLUMNS)
     for path in paths:
         path = Path(path)
-        if not path.is_file():
-            raise DataError(f"stats file {path} does not exist (run the stats rule first)")
-        try:
-            frame = pd.read_parquet(path)
-        except Exception as exc:  # pyarrow raises several unrelated types
-            raise DataError(f"cannot read stats file {path}: {exc}") from exc
+        frame = read_parquet(path, "stats file")
         if frame.empty:
             raise DataError(f"stats file {path} has no rows")
         missing = [c for c in required if c not in frame.columns]

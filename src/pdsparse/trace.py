@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 
 from pdsparse import __version__
 from pdsparse.errors import DataError
-from pdsparse.io import atomic_path
+from pdsparse.io import atomic_path, read_parquet
 
 METADATA_KEY = b"pdsparse"
 
@@ -58,10 +58,7 @@ def read_traces(paths: Iterable[str | Path]) -> pd.DataFrame:
     """Concatenate trace files into one tidy table."""
     frames = []
     for p in paths:
-        try:
-            frames.append(pd.read_parquet(p))
-        except (OSError, pa.ArrowException) as exc:
-            raise DataError(f"{p}: cannot read trace: {exc}") from exc
+        frames.append(read_parquet(p, "trace"))
     if not frames:
         raise DataError("no trace files given")
     return pd.concat(frames, ignore_index=True)
