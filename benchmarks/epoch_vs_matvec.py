@@ -74,8 +74,11 @@ CONFIGS = [
     ("dual_rcd", "importance", "newton"),
     ("dual_rcd", "uniform", "fixed"),
     ("dual_rcd", "uniform", "newton"),
+    ("dual_rcd", "permutation", "fixed"),
+    ("dual_rcd", "permutation", "newton"),
     ("primal_rcd", "importance", ""),
     ("primal_rcd", "uniform", ""),
+    ("primal_rcd", "permutation", ""),
 ]
 
 COLUMNS = [

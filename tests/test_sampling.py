@@ -45,3 +45,14 @@ def test_bad_weights_rejected():
     for w in ([], [0.0, 0.0], [1.0, -1.0], [np.nan]):
         with pytest.raises(ValueError):
             _sampling.build_alias(np.array(w, dtype=float))
+
+
+def test_permutation_order_visits_every_coordinate_once_per_epoch():
+    m = 17
+    draws = _sampling.permutation_draws(_sampling.seed_state(3), m, 5 * m)
+    epochs = draws.reshape(5, m)
+    for e in epochs:
+        assert sorted(e) == list(range(m))
+    assert len({tuple(e) for e in epochs}) == 5  # a fresh order every epoch
+    again = _sampling.permutation_draws(_sampling.seed_state(3), m, 5 * m)
+    assert np.array_equal(draws, again)

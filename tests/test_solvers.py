@@ -11,9 +11,9 @@ from pdsparse.problem import Problem
 from pdsparse.solvers import make_kernel, sampling_probabilities, solve
 
 LOSSES = ["logistic", "squared", "smooth_hinge"]
-CONFIGS = [("primal_rcd", s, "fixed") for s in ("uniform", "importance")] + [
-    ("dual_rcd", s, st) for s in ("uniform", "importance")
-    for st in ("fixed", "newton", "printed")]
+SAMPLINGS = ("uniform", "importance", "permutation")
+CONFIGS = [("primal_rcd", s, "fixed") for s in SAMPLINGS] + [
+    ("dual_rcd", s, st) for s in SAMPLINGS for st in ("fixed", "newton", "printed")]
 
 
 def scipy_optimum(problem):
@@ -97,6 +97,8 @@ def coordinate_draws(problem, side, sampling, seed, count):
     st = _sampling.seed_state(seed)
     if sampling == "uniform":
         return _sampling.uniform_ints(st, m, count)
+    if sampling == "permutation":
+        return _sampling.permutation_draws(st, m, count)
     sq = problem.col_sqnorms if side == "primal" else problem.row_sqnorms
     prob, alias = _sampling.build_alias(
         sampling_probabilities(sq, problem.l2, problem.n, problem.smoothness, sampling))

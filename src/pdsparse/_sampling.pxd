@@ -42,3 +42,24 @@ cdef inline Py_ssize_t alias_draw(uint64_t* s, const double* prob, const int* al
     if next_double(s) < prob[k]:
         return k
     return alias[k]
+
+
+cdef inline void shuffle(int* perm, Py_ssize_t m, uint64_t* s) noexcept nogil:
+    """Fisher-Yates shuffle of perm[0:m] in place (a new random epoch order)."""
+    cdef Py_ssize_t k, j
+    cdef int tmp
+    for k in range(m - 1, 0, -1):
+        j = next_below(s, k + 1)
+        tmp = perm[k]
+        perm[k] = perm[j]
+        perm[j] = tmp
+
+
+cdef inline Py_ssize_t permutation_next(int* perm, long long* pos, Py_ssize_t m,
+                                        uint64_t* s) noexcept nogil:
+    """Next coordinate of a random-permutation order: a fresh shuffle every m draws."""
+    if pos[0] >= m:
+        shuffle(perm, m, s)
+        pos[0] = 0
+    pos[0] += 1
+    return perm[pos[0] - 1]

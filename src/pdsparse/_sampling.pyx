@@ -6,7 +6,13 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport uint64_t
 
-from pdsparse._sampling cimport alias_draw, next_below, next_double, next_u64
+from pdsparse._sampling cimport (
+    alias_draw,
+    next_below,
+    next_double,
+    next_u64,
+    permutation_next,
+)
 
 cnp.import_array()
 
@@ -120,4 +126,18 @@ def raw_u64(state, Py_ssize_t count):
     cdef uint64_t[::1] o = out
     for i in range(count):
         o[i] = next_u64(&st[0])
+    return out
+
+
+def permutation_draws(state, Py_ssize_t m, Py_ssize_t count):
+    """``count`` coordinates of the random-permutation order (for tests), from a fresh order."""
+    cdef uint64_t[::1] st = state
+    perm = np.arange(m, dtype=np.int32)
+    cdef int[::1] pm = perm
+    cdef long long pos = m
+    cdef Py_ssize_t i
+    out = np.empty(count, dtype=np.int64)
+    cdef long long[::1] o = out
+    for i in range(count):
+        o[i] = permutation_next(&pm[0], &pos, m, &st[0])
     return out

@@ -20,7 +20,8 @@ from pdsparse.errors import ConfigError
 from pdsparse.problem import Problem
 
 METHODS = ("primal_rcd", "dual_rcd")
-SAMPLINGS = ("uniform", "importance")
+SAMPLINGS = ("uniform", "importance", "permutation")
+_MODES = {"uniform": 0, "importance": 1, "permutation": 2}
 DUAL_STEPS = ("fixed", "newton", "printed")
 
 TRACE_COLUMNS = ["iteration", "epoch", "time_s", "primal", "dual", "gap",
@@ -45,10 +46,11 @@ def sampling_probabilities(sqnorms: np.ndarray, l2: float, n: int, beta: float,
     """Serial sampling probabilities: uniform, or importance sampling, Face-Off eq. (14).
 
     Importance: p_i proportional to beta u_i + lambda n (primal, u = column norms^2)
-    or q_j proportional to beta v_j + lambda n (dual, v = row norms^2).
+    or q_j proportional to beta v_j + lambda n (dual, v = row norms^2). A random
+    permutation visits each coordinate once per epoch: its marginal is uniform.
     """
     m = sqnorms.shape[0]
-    if sampling == "uniform":
+    if sampling in ("uniform", "permutation"):
         return np.full(m, 1.0 / m)
     if sampling == "importance":
         wts = beta * sqnorms + l2 * n
@@ -64,11 +66,17 @@ class _Kernel:
         self.state = seed_state(seed)
         self.sampling = sampling
 
-    def _sampler(self, probs: np.ndarray):
-        if self.sampling == "uniform":
-            return np.zeros(1), np.zeros(1, dtype=np.int32), False
-        prob, alias = build_alias(probs)
-        return prob, alias, True
+    def _sampler(self, probs: np.ndarray) -> tuple:
+        """Kernel arguments (mode, prob, alias, perm, perm_pos) for this sampling."""
+        m = probs.shape[0]
+        prob, alias = np.zeros(1), np.zeros(1, dtype=np.int32)
+        perm, pos = np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int64)
+        if self.sampling == "importance":
+            prob, alias = build_alias(probs)
+        elif self.sampling == "permutation":
+            # pos = m: the first draw shuffles, so the first epoch is random too
+            perm, pos = np.arange(m, dtype=np.int32), np.array([m], dtype=np.int64)
+        return (_MODES[self.sampling], prob, alias, perm, pos)
 
 
 class _PrimalKernel(_Kernel):
@@ -78,8 +86,7 @@ class _PrimalKernel(_Kernel):
         self.C = p.csc
         beta, u = p.smoothness, p.col_sqnorms
         self.lipschitz = beta * u / p.n + p.l2
-        self.prob, self.alias, self.use_alias = self._sampler(
-            sampling_probabilities(u, p.l2, p.n, beta, sampling))
+        self.sampler = self._sampler(sampling_probabilities(u, p.l2, p.n, beta, sampling))
         self.w = np.zeros(p.d) if w0 is None else np.array(w0, dtype=np.float64)
         self.z = p.csr @ self.w
 
@@ -87,8 +94,7 @@ class _PrimalKernel(_Kernel):
         C = self.C
         return _rcd.primal_rcd(C.data, C.indices, C.indptr, self.problem.b, self.w, self.z,
                                self.lipschitz, self.problem.l2, self.problem.l1,
-                               self.problem.loss_id, self.prob, self.alias, self.use_alias,
-                               self.state, budget)
+                               self.problem.loss_id, *self.sampler, self.state, budget)
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
         return self.w, objective.alpha_of_w(self.problem, self.w)
@@ -105,7 +111,7 @@ class _DualKernel(_Kernel):
         self.newton = dual_step == "newton"
         beta, v = p.smoothness, p.row_sqnorms
         q = sampling_probabilities(v, p.l2, p.n, beta, sampling)
-        self.prob, self.alias, self.use_alias = self._sampler(q)
+        self.sampler = self._sampler(q)
         self.curvature = v / (p.l2 * p.n)
         # Quartz: theta = min_l q_l lambda n / (beta v_l + lambda n); step_j = theta / q_j.
         # "printed" keeps eta = theta for every j, the step as Face-Off Sec. 7 prints it
@@ -119,8 +125,8 @@ class _DualKernel(_Kernel):
         R = self.problem.csr
         return _rcd.dual_rcd(R.data, R.indices, R.indptr, self.problem.b, self.alpha, self.w,
                              self.curvature, self.fixed_step, self.problem.l2,
-                             self.problem.loss_id, self.newton, self.prob, self.alias,
-                             self.use_alias, self.state, budget)
+                             self.problem.loss_id, self.newton, *self.sampler, self.state,
+                             budget)
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
         return self.w, self.alpha
@@ -147,7 +153,8 @@ def solve(problem: Problem, method: str, sampling: str = "importance",
     Parameters
     ----------
     method : ``"primal_rcd"`` (Face-Off Algorithm 1) or ``"dual_rcd"`` (Algorithm 2).
-    sampling : ``"uniform"`` or ``"importance"`` (eq. 14).
+    sampling : ``"uniform"``, ``"importance"`` (eq. 14) or ``"permutation"`` (a fresh
+        random order every epoch; outside the paper's theory, as in LIBLINEAR).
     dual_step : dual RCD only: ``"fixed"`` (the Section 7 step with Quartz's 1/q_j
         scaling), ``"newton"`` (exact maximization, Algorithm 2) or ``"printed"`` (the
         Section 7 step exactly as printed, without 1/q_j; kept to test the paper's figures).
