@@ -134,10 +134,12 @@ class Problem:
     def row_sqnorms(self) -> np.ndarray:
         """v_j = ||a_j||^2, the dual ESO parameters for serial sampling (Face-Off eq. 7)."""
         A = self._csr
-        return np.asarray(A.multiply(A).sum(axis=1)).ravel()
+        # sums of data^2 per row, without a second copy of the index arrays
+        sq = sp.csr_matrix((A.data * A.data, A.indices, A.indptr), shape=A.shape)
+        return np.asarray(sq.sum(axis=1)).ravel()
 
     @cached_property
     def col_sqnorms(self) -> np.ndarray:
         """u_i = ||A_{:,i}||^2, the primal ESO parameters for serial sampling (Face-Off eq. 7)."""
         A = self._csr
-        return np.asarray(A.multiply(A).sum(axis=0)).ravel()
+        return np.bincount(A.indices, weights=A.data * A.data, minlength=A.shape[1])

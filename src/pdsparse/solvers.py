@@ -87,8 +87,11 @@ class _PrimalKernel(_Kernel):
         beta, u = p.smoothness, p.col_sqnorms
         self.lipschitz = beta * u / p.n + p.l2
         self.sampler = self._sampler(sampling_probabilities(u, p.l2, p.n, beta, sampling))
-        self.w = np.zeros(p.d) if w0 is None else np.array(w0, dtype=np.float64)
-        self.z = p.csr @ self.w
+        if w0 is None:
+            self.w, self.z = np.zeros(p.d), np.zeros(p.n)
+        else:
+            self.w = np.array(w0, dtype=np.float64)
+            self.z = p.csr @ self.w
 
     def run(self, budget: int) -> tuple[int, int]:
         C = self.C
@@ -118,8 +121,11 @@ class _DualKernel(_Kernel):
         # (sign corrected): 1/q_j times smaller, i.e. n times under uniform sampling.
         theta = float(np.min(q * p.l2 * p.n / (beta * v + p.l2 * p.n)))
         self.fixed_step = np.full(p.n, theta) if dual_step == "printed" else theta / q
-        self.alpha = np.zeros(p.n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
-        self.w = objective.w_of_alpha(p, self.alpha)
+        if alpha0 is None:
+            self.alpha, self.w = np.zeros(p.n), np.zeros(p.d)  # w(0) = 0, no product needed
+        else:
+            self.alpha = np.array(alpha0, dtype=np.float64)
+            self.w = objective.w_of_alpha(p, self.alpha)
 
     def run(self, budget: int) -> tuple[int, int]:
         R = self.problem.csr
