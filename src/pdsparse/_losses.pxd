@@ -121,7 +121,14 @@ cdef inline double dual_step_exact(int loss, double alpha, double b, double z,
     # logistic: the root lies in [-b z - q (1 - t), -b z + q t] since sigma - t in (-t, 1 - t)
     lo = -b * z - q * (1.0 - t)
     hi = -b * z + q * t
-    s = -b * z
+    # warm start at the current alpha (its logit), which late in a run is already close
+    # to the root; from t = 0 or 1 (no logit) start at the q = 0 solution instead
+    if 0.0 < t < 1.0:
+        s = log(t / (1.0 - t))
+        if s <= lo or s >= hi:
+            s = -b * z
+    else:
+        s = -b * z
     for it in range(NEWTON_MAX_ITER):
         sig = sigmoid(s)
         g = s + b * z + q * (sig - t)
