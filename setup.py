@@ -5,14 +5,15 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 # -O3 lets gcc unroll the gather loops; no -ffast-math: the kernels must stay
-# bit-reproducible and IEEE-faithful (the gap certificates depend on it).
-COMPILE_ARGS = ["-O3"]
+# bit-reproducible and IEEE-faithful (the gap certificates depend on it), and no
+# contraction into FMA, so that _fastexp.h gives the same bits on every CPU.
+COMPILE_ARGS = ["-O3", "-ffp-contract=off", "-Wno-psabi"]  # psabi: inlined vectors only
 
 extensions = [
     Extension(
         f"pdsparse.{name}",
         [f"src/pdsparse/{name}.pyx"],
-        include_dirs=[np.get_include()],
+        include_dirs=[np.get_include(), "src/pdsparse"],
         extra_compile_args=COMPILE_ARGS,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

@@ -86,3 +86,30 @@ def test_exact_dual_step_maximizes_the_model(name):
 def test_unknown_loss_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown loss 'hinge'"):
         losses.get_loss("hinge")
+
+
+def test_logistic_derivative_is_accurate_to_a_few_ulp():
+    """phi' uses the package's own exp (_fastexp.h); compare with glibc in long double."""
+    rng = np.random.default_rng(7)
+    z = np.concatenate([rng.normal(0, 5, 20000), rng.uniform(-760, 760, 2000),
+                        [0.0, -0.0, 1e-300, -1e-300, 36.0, -36.0, 745.0, -745.0, 800.0]])
+    b = rng.choice([-1.0, 1.0], z.size)
+    got = losses.derivs(0, z, b)
+    m = (b * z).astype(np.longdouble)
+    want = (-b * (1.0 / (1.0 + np.exp(m)))).astype(np.float64)
+    ok = want != 0
+    rel = np.abs(got[ok] - want[ok]) / np.abs(want[ok])
+    assert rel.max() <= 4 * np.finfo(float).eps
+    assert np.all(np.abs(got[~ok]) < 1e-300)
+
+
+def test_vectorised_logistic_column_gradient_matches_scalar_sum():
+    rng = np.random.default_rng(8)
+    for m in (0, 1, 3, 4, 5, 17, 1000):
+        z = rng.normal(0, 3, 50)
+        b = rng.choice([-1.0, 1.0], 50)
+        idx = rng.integers(0, 50, m).astype(np.int32)
+        val = rng.normal(size=m)
+        got = losses.logistic_dot(val, idx, z, b)
+        want = float(np.sum(losses.derivs(0, z[idx], b[idx]) * val))
+        assert got == pytest.approx(want, rel=1e-13, abs=1e-15)

@@ -7,6 +7,7 @@ cimport numpy as cnp
 
 from pdsparse._losses cimport (
     dual_step_exact,
+    pd_logistic_dot,
     loss_conj_neg,
     loss_deriv,
     loss_value,
@@ -58,3 +59,12 @@ def dual_steps(int loss, const double[::1] alpha, const double[::1] b,
         for j in range(n):
             o[j] = dual_step_exact(loss, alpha[j], b[j], z[j], q[j])
     return out
+
+
+def logistic_dot(const double[::1] val, const int[::1] idx, const double[::1] z,
+                 const double[::1] b):
+    """sum_t phi'(z[idx[t]]) val[t] for the logistic loss: the primal kernel's column
+    gradient (4-lane, run-time dispatched), exposed for tests."""
+    if val.shape[0] == 0:
+        return 0.0
+    return pd_logistic_dot(&val[0], &idx[0], &z[0], &b[0], val.shape[0])

@@ -45,3 +45,4 @@ values = _losses.values
 derivs = _losses.derivs
 conj_neg = _losses.conj_neg
 dual_steps = _losses.dual_steps
+logistic_dot = _losses.logistic_dot
