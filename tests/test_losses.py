@@ -113,3 +113,25 @@ def test_vectorised_logistic_column_gradient_matches_scalar_sum():
         got = losses.logistic_dot(val, idx, z, b)
         want = float(np.sum(losses.derivs(0, z[idx], b[idx]) * val))
         assert got == pytest.approx(want, rel=1e-13, abs=1e-15)
+
+
+def test_logistic_dual_step_is_exact_for_extreme_curvature():
+    """Safeguarded Newton: exact to rounding for q from 1e-4 to 1e6 and any start
+    (plain Newton cycles when q is large and g is sigmoid-shaped)."""
+    rng = np.random.default_rng(11)
+    n = 2000
+    b = rng.choice([-1.0, 1.0], n)
+    alpha = b * rng.uniform(0, 1, n) * (rng.random(n) < 0.7)
+    z = rng.normal(0, 5, n)
+    q = 10 ** rng.uniform(-4, 6, n)
+    got = losses.dual_steps(0, alpha, b, z, q)
+    for j in range(n):
+        t = b[j] * alpha[j]
+
+        def g(s, j=j, t=t):
+            return s + b[j] * z[j] + q[j] * (1.0 / (1.0 + np.exp(-s)) - t)
+
+        root = so.brentq(g, -b[j] * z[j] - q[j] * (1 - t) - 1, -b[j] * z[j] + q[j] * t + 1,
+                         xtol=1e-300, rtol=1e-15)
+        want = b[j] / (1.0 + np.exp(-root))
+        assert got[j] == pytest.approx(want, rel=1e-13, abs=1e-300)

@@ -109,7 +109,7 @@ cdef inline double dual_step_exact(int loss, double alpha, double b, double z,
     g(s) = s + b z + q (sigma(s) - t) = 0 has 1 <= g'(s) <= 1 + q / 4
     (LIBLINEAR's dual logistic solver makes the same change of variable).
     """
-    cdef double t, tn, s, lo, hi, g, gp, sig
+    cdef double t, tn, s, sn, lo, hi, g, gp, sig, dx, dx_old
     cdef int it
     if loss == SQUARED:
         return (b - z + q * alpha) / (1.0 + q)
@@ -132,19 +132,34 @@ cdef inline double dual_step_exact(int loss, double alpha, double b, double z,
             s = -b * z
     else:
         s = -b * z
+    # Newton safeguarded by bisection (rtsafe, Press et al., Numerical Recipes 9.4): a
+    # Newton step is taken only if it stays in the bracket and halves |g| at least as
+    # fast as bisection would; for large q, g is sigmoid-shaped and plain Newton cycles.
+    dx_old = INFINITY  # the first Newton step is judged by the bracket alone
+    dx = INFINITY
     for it in range(NEWTON_MAX_ITER):
         sig = sigmoid(s)
         g = s + b * z + q * (sig - t)
+        if g == 0.0:
+            break
         if g > 0.0:
             hi = s
         else:
             lo = s
         gp = 1.0 + q * sig * (1.0 - sig)
-        if fabs(g) <= 1e-15 * (1.0 + fabs(s)):
+        sn = s - g / gp
+        if fabs(sn - s) <= 1e-10 * (1.0 + fabs(s)):
+            # quadratic convergence: after a step below 1e-10, s is exact to rounding
+            s = sn
             break
-        s = s - g / gp
-        if s <= lo or s >= hi:
-            s = 0.5 * (lo + hi)
-        if hi - lo <= 1e-15 * (1.0 + fabs(s)):
-            break
+        if sn <= lo or sn >= hi or fabs(2.0 * g) > fabs(dx_old * gp):
+            dx_old = dx
+            dx = 0.5 * (hi - lo)
+            s = lo + dx
+            if dx <= 1e-15 * (1.0 + fabs(s)):
+                break
+        else:
+            dx_old = dx
+            dx = s - sn
+            s = sn
     return b * sigmoid(s)
