@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.optimize as so
+from scipy.special import expit
 
 from pdsparse import losses
 
@@ -129,9 +130,9 @@ def test_logistic_dual_step_is_exact_for_extreme_curvature():
         t = b[j] * alpha[j]
 
         def g(s, j=j, t=t):
-            return s + b[j] * z[j] + q[j] * (1.0 / (1.0 + np.exp(-s)) - t)
+            return s + b[j] * z[j] + q[j] * (expit(s) - t)
 
         root = so.brentq(g, -b[j] * z[j] - q[j] * (1 - t) - 1, -b[j] * z[j] + q[j] * t + 1,
                          xtol=1e-300, rtol=1e-15)
-        want = b[j] / (1.0 + np.exp(-root))
+        want = b[j] * expit(root)
         assert got[j] == pytest.approx(want, rel=1e-13, abs=1e-300)
