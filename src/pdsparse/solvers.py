@@ -59,7 +59,12 @@ def sampling_probabilities(sqnorms: np.ndarray, l2: float, n: int, beta: float,
 
 
 class _Kernel:
-    """State of one run: the iterates, the random state and the kernel's fixed arguments."""
+    """State of one run: the iterates, the random state and the kernel's fixed arguments.
+
+    ``run(budget)`` advances it; ``solution()`` is the primal iterate w (no extra work);
+    ``iterates()`` is the pair (w, alpha) the duality gap is evaluated at, which for
+    primal RCD costs a product with A to form alpha(w) = -phi'(A w).
+    """
 
     def __init__(self, problem: Problem, sampling: str, seed: int):
         self.problem = problem
@@ -102,6 +107,9 @@ class _PrimalKernel(_Kernel):
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
         return self.w, objective.alpha_of_w(self.problem, self.w)
 
+    def solution(self) -> np.ndarray:
+        return self.w
+
 
 class _DualKernel(_Kernel):
     def __init__(self, problem, sampling, seed, alpha0=None, dual_step="fixed", **_):
@@ -136,6 +144,9 @@ class _DualKernel(_Kernel):
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
         return self.w, self.alpha
+
+    def solution(self) -> np.ndarray:
+        return self.w
 
 
 def make_kernel(problem: Problem, method: str, sampling: str = "importance",
