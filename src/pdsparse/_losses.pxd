@@ -124,14 +124,9 @@ cdef inline double dual_step_exact(int loss, double alpha, double b, double z,
     # logistic: the root lies in [-b z - q (1 - t), -b z + q t] since sigma - t in (-t, 1 - t)
     lo = -b * z - q * (1.0 - t)
     hi = -b * z + q * t
-    # warm start at the current alpha (its logit), which late in a run is already close
-    # to the root; from t = 0 or 1 (no logit) start at the q = 0 solution instead
-    if 0.0 < t < 1.0:
-        s = log(t / (1.0 - t))
-        if s <= lo or s >= hi:
-            s = -b * z
-    else:
-        s = -b * z
+    # start at the q = 0 solution: near optimality t = sigma(-b z), so this is close to the
+    # root (closer, measured, than the logit of the current alpha, and without a log)
+    s = -b * z
     # Newton safeguarded by bisection (rtsafe, Press et al., Numerical Recipes 9.4): a
     # Newton step is taken only if it stays in the bracket and halves |g| at least as
     # fast as bisection would; for large q, g is sigmoid-shaped and plain Newton cycles.
@@ -141,7 +136,7 @@ cdef inline double dual_step_exact(int loss, double alpha, double b, double z,
         sig = sigmoid(s)
         g = s + b * z + q * (sig - t)
         if g == 0.0:
-            break
+            return b * sig
         if g > 0.0:
             hi = s
         else:
@@ -149,9 +144,9 @@ cdef inline double dual_step_exact(int loss, double alpha, double b, double z,
         gp = 1.0 + q * sig * (1.0 - sig)
         sn = s - g / gp
         if fabs(sn - s) <= 1e-10 * (1.0 + fabs(s)):
-            # quadratic convergence: after a step below 1e-10, s is exact to rounding
-            s = sn
-            break
+            # quadratic convergence: after a step below 1e-10, sn is exact to rounding,
+            # and so is sigma(sn) to first order (the error is O(step^2))
+            return b * (sig + sig * (1.0 - sig) * (sn - s))
         if sn <= lo or sn >= hi or fabs(2.0 * g) > fabs(dx_old * gp):
             dx_old = dx
             dx = 0.5 * (hi - lo)
