@@ -38,6 +38,7 @@ include: "workflow/rules/run.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/tables.smk"
+include: "workflow/rules/benchmarks.smk"
 
 
 localrules:

@@ -1,0 +1,34 @@
+# benchmarks (not in `all`): `snakemake --cores 2 benchmark_peers benchmark_epoch_vs_matvec`.
+# They time solvers against each other, so each takes the whole machine (threads: 2) and runs
+# alone; the scripts fetch their own data from the mirror and write atomically.
+
+
+rule benchmark_peers:
+    output:
+        csv="results/benchmarks/peers.csv",
+        md="results/benchmarks/peers.md",
+    log:
+        "logs/benchmarks/peers.log",
+    threads: 2
+    resources:
+        mem_mb=4000,
+        runtime=40,
+    conda:
+        "../envs/pdsparse.yaml"
+    shell:
+        "python benchmarks/peers.py 2> {log}"
+
+
+rule benchmark_epoch_vs_matvec:
+    output:
+        csv="results/benchmarks/epoch_vs_matvec.csv",
+    log:
+        "logs/benchmarks/epoch_vs_matvec.log",
+    threads: 2
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/pdsparse.yaml"
+    shell:
+        "python benchmarks/epoch_vs_matvec.py --out {output.csv} 2> {log}"
