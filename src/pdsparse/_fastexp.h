@@ -1,11 +1,11 @@
-/* Deterministic exp and logistic sigmoid for the coordinate kernels.
+/* A deterministic 4-lane logistic sigmoid for primal RCD's column gradient.
  *
- * Only IEEE +, -, *, / and integer bit operations (Cody-Waite range reduction and a
- * degree-13 Taylor polynomial, about 1 ulp), so the scalar and the 4-lane versions give
- * bit-identical results on every x86-64 build as long as floating-point contraction is
- * off (-ffp-contract=off: no FMA fusion). glibc's exp, by contrast, picks an FMA or a
- * non-FMA code path at run time. The 4-lane loop is what lets primal RCD with the
- * logistic loss, which needs phi' at every nonzero of a column, run at vector speed.
+ * Primal RCD with the logistic loss needs phi' (one exp) at every nonzero of a column;
+ * four lanes at a time with a polynomial exp is what makes that loop fast. Only IEEE
+ * +, -, *, / and integer bit operations (about 1 ulp), so the SSE2 and the AVX2 builds
+ * give bit-identical results as long as floating-point contraction is off
+ * (-ffp-contract=off: no FMA fusion); glibc's exp, by contrast, picks an FMA or a
+ * non-FMA code path at run time.
  */
 #ifndef PDSPARSE_FASTEXP_H
 #define PDSPARSE_FASTEXP_H
@@ -23,47 +23,13 @@ PD_INLINE double pd_asf64(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
 #define PD_LN2_HI 6.93147180369123816490e-01 /* 0x3fe62e42fee00000 */
 #define PD_LN2_LO 1.90821492927058770002e-10 /* 0x3dea39ef35793c76 */
 
-/* exp(x) for x <= 0 (NaN propagates); 0 below about -745.2. */
-PD_INLINE double pd_exp_nonpos(double x)
-{
-    double xc = x < -746.0 ? -746.0 : x;
-    double kd = xc * PD_INV_LN2 + PD_SHIFT;
-    uint64_t ki = pd_asu64(kd);
-    kd -= PD_SHIFT;
-    double r = (xc - kd * PD_LN2_HI) - kd * PD_LN2_LO;
-    double p = 1.0 / 6227020800.0;  /* 1/13!; Taylor to r^13 for |r| <= ln2/2 */
-    p = p * r + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    /* k in [-1077, 0]; 2^k = 2^k1 * 2^k2 with both factors normal numbers */
-    uint64_t u = ki - pd_asu64(PD_SHIFT) + 1100u;
-    uint64_t k1 = u >> 1;
-    uint64_t k2 = u - k1;
-    return (p * pd_asf64((k1 - 550u + 1023u) << 52)) * pd_asf64((k2 - 550u + 1023u) << 52);
-}
-
-/* 1 / (1 + exp(-s)) without overflow for either sign of s. */
-PD_INLINE double pd_sigmoid(double s)
-{
-    double e = pd_exp_nonpos(s < 0.0 ? s : -s);
-    return (s >= 0.0 ? 1.0 : e) / (1.0 + e);
-}
-
 typedef double pd_v4d __attribute__((vector_size(32)));
 typedef long long pd_v4i __attribute__((vector_size(32)));
 typedef unsigned long long pd_v4u __attribute__((vector_size(32)));
 
-/* pd_sigmoid on four lanes, the same operations in the same order. */
+/* 1 / (1 + exp(-s)) on four lanes without overflow for either sign of s; exp(x) for
+ * x = -|s| <= 0 by Cody-Waite reduction and a degree-13 Taylor polynomial (|r| <= ln2/2),
+ * 0 below about -745.2. */
 PD_INLINE pd_v4d pd_sigmoid4(pd_v4d s)
 {
     const pd_v4d zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
@@ -100,7 +66,7 @@ PD_INLINE pd_v4d pd_sigmoid4(pd_v4d s)
 }
 
 /* sum_t phi'(z[idx[t]]) * val[t] for the logistic loss, phi'(z) = -b sigma(-b z):
- * lane l sums the entries t = l (mod 4) in order, then ((l0 + l1) + (l2 + l3)) + tail. */
+ * lane l sums the entries t = l (mod 4) in order, then (l0 + l1) + (l2 + l3). */
 PD_INLINE double pd_logistic_dot4(const double *val, const int *idx, const double *z,
                                   const double *b, long long m)
 {
@@ -113,12 +79,17 @@ PD_INLINE double pd_logistic_dot4(const double *val, const int *idx, const doubl
         pd_v4d v = {val[t], val[t + 1], val[t + 2], val[t + 3]};
         acc = acc + (-bb * pd_sigmoid4(s)) * v;
     }
-    double tail = 0.0;
-    for (; t < m; t++) {
-        int i = idx[t];
-        tail += (-b[i] * pd_sigmoid(-b[i] * z[i])) * val[t];
+    if (t < m) {  /* the last 1-3 entries, zero-padded: a zero value adds an exact zero */
+        pd_v4d bb = {0.0, 0.0, 0.0, 0.0}, s = {0.0, 0.0, 0.0, 0.0}, v = {0.0, 0.0, 0.0, 0.0};
+        for (int l = 0; t + l < m; l++) {
+            int i = idx[t + l];
+            bb[l] = b[i];
+            s[l] = -b[i] * z[i];
+            v[l] = val[t + l];
+        }
+        acc = acc + (-bb * pd_sigmoid4(s)) * v;
     }
-    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + tail;
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
 /* Run-time dispatch: CPUs with AVX2 get a 256-bit clone; results are identical. */
