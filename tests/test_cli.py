@@ -399,3 +399,17 @@ def test_scalar_parsing():
     assert cli._scalar("1e-4") == pytest.approx(1e-4)
     assert cli._scalar("true") is True
     assert cli._scalar("abc") == "abc"
+
+
+def test_run_choices_come_from_the_library():
+    """The CLI offers exactly the samplings, methods and losses the library implements."""
+    import subprocess
+    import sys
+
+    from pdsparse.losses import LOSSES
+    from pdsparse.solvers import DUAL_STEPS, METHODS, SAMPLINGS
+
+    out = subprocess.run([sys.executable, "-m", "pdsparse.cli", "run", "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    for name in (*SAMPLINGS, *METHODS, *DUAL_STEPS, *LOSSES):
+        assert name in out

@@ -37,14 +37,17 @@ from pathlib import Path
 from typing import Any
 
 from pdsparse import __version__
+from pdsparse.data.normalize import METHODS as NORMALIZATION_METHODS
 from pdsparse.errors import ConfigError, DataError, PdsparseError
 from pdsparse.io import read_parquet
-from pdsparse.solvers import DUAL_STEPS
+from pdsparse.losses import LOSSES as LOSS_REGISTRY
+from pdsparse.solvers import DUAL_STEPS, METHODS, SAMPLINGS
 
 __all__ = ["aggregate", "build_parser", "main"]
 
-LOSSES = ("logistic", "squared", "smooth_hinge")
-NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
+# choices come from their one home, so a new loss, sampling or normalization reaches the CLI
+LOSSES = tuple(LOSS_REGISTRY)
+NORMALIZATIONS = NORMALIZATION_METHODS
 SYNTHETIC_KINDS = ("worst_case_general", "worst_case_binary_dual", "dense_gaussian", "zipf_bow")
 EXIT_ERROR = 2
 _PER_N = re.compile(r"^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?/n$")
@@ -540,6 +543,15 @@ def _sub(subparsers, name: str, help_: str, description: str = "") -> argparse.A
     )
 
 
+def _problem_args(p: argparse.ArgumentParser, loss: bool = True) -> None:
+    """The arguments that name a problem: data file, recorded name, loss and L2 strength."""
+    p.add_argument("--data", required=True, help="processed .npz")
+    p.add_argument("--dataset", help="name to record (default: the name stored in the file)")
+    if loss:
+        p.add_argument("--loss", choices=LOSSES, default="logistic", help="loss function")
+    p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``pdsparse`` argument parser (one subparser per workflow step)."""
     parser = argparse.ArgumentParser(
@@ -639,9 +651,7 @@ def build_parser() -> argparse.ArgumentParser:
         "One-row Parquet with pdsparse.stats.data_stats(A, l2, beta) plus dataset, "
         "normalization, l2 and beta.",
     )
-    p.add_argument("--data", required=True, help="processed .npz")
-    p.add_argument("--dataset", help="name to record (default: the name stored in the file)")
-    p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
+    _problem_args(p, loss=False)
     p.add_argument(
         "--beta", type=_positive_float, default=0.25, help="loss smoothness (logistic: 1/4)"
     )
@@ -663,10 +673,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Solve the problem to a certified relative duality gap <= rtol with "
         "pdsparse.reference.reference_solution and record P*, D*, the gap and the shape.",
     )
-    p.add_argument("--data", required=True, help="processed .npz")
-    p.add_argument("--dataset", help="name to record (default: the name stored in the file)")
-    p.add_argument("--loss", choices=LOSSES, default="logistic", help="loss function")
-    p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
+    _problem_args(p)
     p.add_argument("--rtol", type=_positive_float, default=1e-10, help="relative gap to certify")
     p.add_argument(
         "--max-epochs", type=_positive_float, default=20000.0, help="epoch budget of the solver"
@@ -686,21 +693,20 @@ def build_parser() -> argparse.ArgumentParser:
         "set and write its trace (iteration, epoch, time_s, primal, dual, gap, ...) with the "
         "run keys as columns and provenance (version, git commit, arguments, P*) as metadata.",
     )
-    p.add_argument("--data", required=True, help="processed .npz")
+    _problem_args(p)
     p.add_argument("--reference", required=True, help="reference .parquet (P* of the problem)")
     p.add_argument("--experiment", required=True, help="experiment name, e.g. figure1a")
-    p.add_argument("--dataset", help="name to record (default: the name stored in the file)")
     p.add_argument(
         "--method",
         required=True,
-        choices=("primal_rcd", "dual_rcd"),
+        choices=METHODS,
         help="primal_rcd = Algorithm 1 (RCD on P), dual_rcd = Algorithm 2 (SDCA)",
     )
     p.add_argument(
         "--sampling",
-        choices=("uniform", "importance"),
+        choices=SAMPLINGS,
         default="importance",
-        help="serial sampling; importance = eq. (14)",
+        help="importance = eq. (14); permutation = a fresh random order every epoch",
     )
     p.add_argument(
         "--dual-step",
@@ -710,8 +716,6 @@ def build_parser() -> argparse.ArgumentParser:
         "printed (Sec. 7 step as printed); primal_rcd: none",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the coordinate sampling")
-    p.add_argument("--loss", choices=LOSSES, default="logistic", help="loss function")
-    p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
     p.add_argument("--max-epochs", type=_nonneg_float, default=30.0, help="passes over nnz(A)")
     p.add_argument("--max-seconds", type=_positive_float, default=600.0, help="kernel time cap")
     p.add_argument(

@@ -24,12 +24,14 @@ class LossInfo:
     """beta in Face-Off eq. (2): phi_j' is beta-Lipschitz."""
     binary_labels: bool
     """Labels must be +-1 (the conjugate domain depends on it)."""
+    twice_differentiable: bool
+    """phi'' exists everywhere, so a primal Newton method applies."""
 
 
 LOSSES: dict[str, LossInfo] = {
-    "logistic": LossInfo("logistic", 0, 0.25, True),
-    "squared": LossInfo("squared", 1, 1.0, False),
-    "smooth_hinge": LossInfo("smooth_hinge", 2, 1.0, True),
+    "logistic": LossInfo("logistic", 0, 0.25, True, True),
+    "squared": LossInfo("squared", 1, 1.0, False, True),
+    "smooth_hinge": LossInfo("smooth_hinge", 2, 1.0, True, False),
 }
 
 

@@ -82,7 +82,7 @@ def reference_solution(problem: Problem, rtol: float = 1e-10, max_epochs: float 
                 eval_every=max(1.0, min(10.0, max_epochs / 100)))
     candidates = [(res.w, res.alpha, "dual_rcd_newton")]
     best = _best(problem, candidates)
-    if best[2] > rtol * abs(best[0]) and problem.loss in ("logistic", "squared") \
+    if best[2] > rtol * abs(best[0]) and problem.info.twice_differentiable \
             and problem.l1 == 0.0:
         w = _newton_polish(problem, res.w, max_iter=200)
         candidates.append((w, objective.alpha_of_w(problem, w), "trust_ncg"))

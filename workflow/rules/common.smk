@@ -185,5 +185,5 @@ wildcard_constraints:
     dataset=r"[A-Za-z0-9][A-Za-z0-9._-]*",
     seed=r"\d+",
     method=r"primal_rcd|dual_rcd",
-    sampling=r"uniform|importance",
+    sampling=r"uniform|importance|permutation",
     dual_step=r"fixed|newton|printed|none",
