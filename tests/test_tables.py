@@ -13,6 +13,10 @@ from pdsparse.tables import TABLE1_CSV_COLUMNS, build_table1, faceoff_table1
 
 EXPECTED_COLUMNS = [
     "dataset",
+    "setting",
+    "normalization",
+    "beta",
+    "l2",
     "d",
     "n",
     "density",
@@ -124,6 +128,8 @@ def test_build_table1_ratios_and_flags():
     table = build_table1(pd.DataFrame([NEWS_OK, LEU_OFF, OTHER]))
     assert list(table.columns) == EXPECTED_COLUMNS == TABLE1_CSV_COLUMNS
     news, leu, other = (table.iloc[i] for i in range(3))
+    assert list(table["setting"]) == ["configured"] * 3
+    assert news["normalization"] == "avg_example_norm" and news["beta"] == 0.25
 
     assert news["ratio_C_P"] == pytest.approx(2.6e7 / 3e7)
     assert news["ratio_C_D"] == pytest.approx(9.2e6 / 9e6)
@@ -139,9 +145,34 @@ def test_build_table1_ratios_and_flags():
     assert not bool(leu["matches_paper"])
 
     # No paper row: paper, ratio and flag columns are empty.
-    for col in EXPECTED_COLUMNS[8:]:
+    paper_cols = [c for c in EXPECTED_COLUMNS if c.startswith(("paper_", "ratio_", "matches_"))]
+    assert len(paper_cols) == 18
+    for col in paper_cols:
         assert pd.isna(other[col]), col
     assert other["C_P"] == 1.0e6
+
+
+def test_build_table1_variants_are_rows_with_their_setting():
+    variant = dict(LEU_OFF, normalization="none", C_D=2.2e9, T_P_over_T_D=0.49)
+    same_as_configured = dict(NEWS_OK)  # a variant equal to the configured setting: dropped
+    table = build_table1(
+        pd.DataFrame([NEWS_OK, LEU_OFF]), pd.DataFrame([variant, same_as_configured])
+    )
+    assert list(table.columns) == EXPECTED_COLUMNS
+    assert list(table["dataset"]) == ["news20.binary", "leu", "leu"]
+    assert list(table["setting"]) == ["configured", "configured", "variant"]
+    assert list(table["normalization"]) == ["avg_example_norm", "avg_example_norm", "none"]
+    var = table.iloc[2]
+    assert var["beta"] == 0.25 and var["l2"] == pytest.approx(1 / 38)
+    assert var["paper_C_D"] == 2e9 and var["ratio_C_D"] == pytest.approx(2.2e9 / 2e9)
+    assert bool(var["matches_paper_C_D"]) and bool(var["matches_paper_T_P_over_T_D"])
+
+
+def test_build_table1_without_setting_columns():
+    minimal = {k: v for k, v in OTHER.items() if k not in ("normalization", "beta", "l2")}
+    table = build_table1(pd.DataFrame([minimal]))
+    assert table.loc[0, "setting"] == "configured"
+    assert pd.isna(table.loc[0, "normalization"]) and pd.isna(table.loc[0, "beta"])
 
 
 def test_build_table1_rejects_duplicate_dataset():
@@ -163,12 +194,18 @@ def test_faceoff_table1_writes_csv_and_markdown(tmp_path):
 
     csv = pd.read_csv(out_csv)
     assert list(csv.columns) == EXPECTED_COLUMNS
-    assert list(csv["dataset"]) == ["news20.binary", "leu", "rcv1"]
+    # Every row is in the CSV: the configured setting, then the variants.
+    assert list(csv["dataset"]) == ["news20.binary", "leu", "rcv1", "leu"]
+    assert list(csv["setting"]) == ["configured"] * 3 + ["variant"]
+    assert list(csv["normalization"]) == ["avg_example_norm"] * 3 + ["none"]
+    assert list(csv["beta"]) == [0.25] * 4
+    assert csv.loc[3, "paper_C_D"] == 2e9 and csv.loc[3, "C_D"] == 2.2e9
+    assert bool(csv.loc[3, "matches_paper_C_D"])
     assert csv.loc[0, "paper_d"] == 1_355_191 and csv.loc[1, "paper_C_D"] == 2e9
     assert math.isnan(csv.loc[2, "paper_C_P"]) and math.isnan(csv.loc[2, "ratio_C_P"])
     assert csv.loc[0, "ratio_C_P"] == pytest.approx(2.6e7 / 3e7)
     assert bool(csv.loc[0, "matches_paper"]) and not bool(csv.loc[1, "matches_paper"])
-    assert len(result) == 3
+    assert len(result) == 4
 
     md = out_md.read_text(encoding="utf-8")
     assert caption in md
@@ -176,6 +213,11 @@ def test_faceoff_table1_writes_csv_and_markdown(tmp_path):
     assert "2.60×10^5 / 2×10^9 ✗" in md
     assert "news20.binary (news)" in md and "leu (leukemia)" in md
     assert "Variants" in md and "2.20×10^9 / 2×10^9 ✓" in md
+    # Markdown and CSV agree: one Markdown table row per CSV row, variants after the heading.
+    main_md, variants_md = md.split("### Variants")
+    assert sum(line.startswith("| leu") for line in main_md.splitlines()) == 1
+    variant_lines = [line for line in variants_md.splitlines() if line.startswith("| leu")]
+    assert len(variant_lines) == 1 and "| none | 0.25 |" in variant_lines[0]
     assert "one significant digit" in md
     # Atomic writes leave no temporary files behind.
     assert sorted(p.name for p in out_csv.parent.iterdir()) == ["table1.csv", "table1.md"]

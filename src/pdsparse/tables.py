@@ -25,12 +25,25 @@ PathLike = str | os.PathLike
 #: Columns of the paper whose ratio ours/paper is reported.
 RATIO_SOURCE_COLUMNS: tuple[str, ...] = ("C_P", "C_D", "T_P_over_T_D")
 
-#: Exact column order of the Table 1 CSV. ``matches_paper_<col>`` is True when our value,
-#: rounded to the paper's printed precision, equals the printed value; ``matches_paper`` is
-#: the conjunction over all columns. Paper, ratio and match columns are empty for datasets
-#: the paper does not list.
+#: Values of the ``setting`` column: the workflow's configured setting
+#: (``faceoff.normalization``, ``faceoff.beta``) or a variant (``faceoff.table1.variants``).
+SETTING_CONFIGURED = "configured"
+SETTING_VARIANT = "variant"
+
+#: Columns describing under which setting a row's statistics were computed (empty when the
+#: stats file does not record them).
+SETTING_COLUMNS: tuple[str, ...] = ("normalization", "beta", "l2")
+
+#: Exact column order of the Table 1 CSV: one row per dataset and setting, configured rows
+#: first (``setting`` = :data:`SETTING_CONFIGURED`), then the variants (``setting`` =
+#: :data:`SETTING_VARIANT`). ``matches_paper_<col>`` is True when our value, rounded to the
+#: paper's printed precision, equals the printed value; ``matches_paper`` is the conjunction
+#: over all columns. Paper, ratio and match columns are empty for datasets the paper does
+#: not list.
 TABLE1_CSV_COLUMNS: list[str] = [
     "dataset",
+    "setting",
+    *SETTING_COLUMNS,
     *TABLE1_COLUMNS,
     *(f"paper_{c}" for c in TABLE1_COLUMNS),
     *(f"ratio_{c}" for c in RATIO_SOURCE_COLUMNS),
@@ -79,18 +92,55 @@ def read_stats(paths: Iterable[PathLike]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def build_table1(stats: pd.DataFrame) -> pd.DataFrame:
-    """Table 1 from a stats frame (one row per dataset): ours, paper, ratios, match flags.
+def _setting_value(stats: pd.DataFrame, col: str) -> pd.api.extensions.ExtensionArray:
+    """Column ``col`` of ``stats`` (normalization: string, beta/l2: float); NA if absent."""
+    if col == "normalization":
+        values = stats[col] if col in stats.columns else [None] * len(stats)
+        return pd.array([None if pd.isna(v) else str(v) for v in values], dtype="string")
+    if col not in stats.columns:
+        return pd.array([None] * len(stats), dtype="Float64")
+    return pd.array(pd.to_numeric(stats[col], errors="coerce"), dtype="Float64")
+
+
+def _rows(stats: pd.DataFrame, setting: str) -> pd.DataFrame:
+    out = pd.DataFrame({"dataset": stats["dataset"].astype(str).to_numpy()})
+    out["setting"] = setting
+    for col in SETTING_COLUMNS:
+        out[col] = _setting_value(stats, col)
+    for col in TABLE1_COLUMNS:
+        values = stats[col].to_numpy()
+        out[col] = pd.array(values, dtype="Int64") if col in _INT_COLUMNS else values.astype(float)
+    return out
+
+
+def _setting_tuple(row: pd.Series) -> tuple:
+    return (row["dataset"], *(None if pd.isna(row[c]) else row[c] for c in SETTING_COLUMNS))
+
+
+def build_table1(stats: pd.DataFrame, variants: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Table 1 from stats frames: ours, paper, ratios, match flags, one row per setting.
 
     Parameters
     ----------
     stats
-        Columns ``dataset`` and :data:`pdsparse.paper_values.TABLE1_COLUMNS` at least.
+        The configured setting, one row per dataset: columns ``dataset`` and
+        :data:`pdsparse.paper_values.TABLE1_COLUMNS` at least, ``normalization``, ``beta``
+        and ``l2`` if known.
+    variants
+        Optional rows for the same datasets under other settings (normalization / beta).
+        A variant whose ``(dataset, normalization, beta, l2)`` equals an earlier row is
+        dropped (it is that row).
 
     Returns
     -------
     pandas.DataFrame
-        Columns exactly :data:`TABLE1_CSV_COLUMNS`, rows in input order.
+        Columns exactly :data:`TABLE1_CSV_COLUMNS`; the configured rows in input order
+        (``setting`` = ``"configured"``), then the variants (``setting`` = ``"variant"``).
+
+    Raises
+    ------
+    DataError
+        If ``stats`` holds several rows for one dataset.
     """
     duplicated = stats["dataset"][stats["dataset"].duplicated()].tolist()
     if duplicated:
@@ -98,10 +148,17 @@ def build_table1(stats: pd.DataFrame) -> pd.DataFrame:
             f"Table 1 got several stats rows for dataset(s) {sorted(set(duplicated))}; pass "
             "other normalizations/beta values as variants"
         )
-    out = pd.DataFrame({"dataset": stats["dataset"].astype(str).to_numpy()})
-    for col in TABLE1_COLUMNS:
-        values = stats[col].to_numpy()
-        out[col] = pd.array(values, dtype="Int64") if col in _INT_COLUMNS else values.astype(float)
+    parts = [_rows(stats, SETTING_CONFIGURED)]
+    if variants is not None and not variants.empty:
+        parts.append(_rows(variants, SETTING_VARIANT))
+    out = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    seen: set[tuple] = set()
+    keep = []
+    for _, row in out.iterrows():
+        key = _setting_tuple(row)
+        keep.append(row["setting"] == SETTING_CONFIGURED or key not in seen)
+        seen.add(key)
+    out = out[keep].reset_index(drop=True)
     rows = [TABLE1.get(name) for name in out["dataset"]]
     for col in TABLE1_COLUMNS:
         paper = [None if r is None else r.value(col) for r in rows]
@@ -138,30 +195,32 @@ def faceoff_table1(
     Parameters
     ----------
     stats_paths
-        Stats Parquet files of the configured variant, one dataset each (columns ``dataset``,
-        ``normalization``, ``l2``, ``beta``, ``n``, ``d``, ``nnz``, ``density``, ``C_P``,
-        ``C_D``, ``T_P_over_T_D``, ...).
+        Stats Parquet files of the configured setting, one dataset each (columns
+        ``dataset``, ``normalization``, ``l2``, ``beta``, ``n``, ``d``, ``nnz``, ``density``,
+        ``C_P``, ``C_D``, ``T_P_over_T_D``, ...).
     out_csv
-        CSV with columns exactly :data:`TABLE1_CSV_COLUMNS` (main rows only).
+        CSV with columns exactly :data:`TABLE1_CSV_COLUMNS`: every row, configured and
+        variants, told apart by the ``setting`` column.
     out_md
-        Markdown: the main table (each cell ``ours / paper ✓|✗``), the caption, a note on
-        the paper's printed precision and, if given, a "Variants" table.
+        Markdown of the same rows: the main table (configured rows; each cell
+        ``ours / paper ✓|✗``), the caption, a note on the paper's printed precision and, if
+        there are variants, a "Variants" table.
     caption
         Caption text rendered verbatim below the table (the workflow supplies it, e.g. which
         normalization and beta reproduce the printed values).
     variant_paths
-        Optional extra stats files for the same datasets under other normalizations / beta.
-        They appear only in the Markdown "Variants" table, with their own match flags.
+        Optional extra stats files for the same datasets under other normalizations / beta;
+        rows with ``setting`` = ``"variant"`` and their own match flags.
 
     Returns
     -------
     pandas.DataFrame
-        The main table as written to ``out_csv``.
+        The table as written to ``out_csv``.
     """
     stats = read_stats(stats_paths)
-    table = build_table1(stats)
     variants = read_stats(variant_paths) if variant_paths else None
-    markdown = render_table1_markdown(stats, table, caption=caption, variants=variants)
+    table = build_table1(stats, variants)
+    markdown = render_table1_markdown(table, caption=caption)
     with atomic_path(out_csv) as tmp:
         table.to_csv(tmp, index=False)
     with atomic_path(out_md) as tmp:
@@ -214,56 +273,62 @@ def _cells(row: pd.Series) -> list[str]:
         if paper is None:
             cells.append(ours)
         else:
-            flag = TABLE1_PRECISION[col].matches(float(row[col]), paper.value(col))
+            flag = row[f"matches_paper_{col}"]
             cells.append(f"{ours} / {paper.printed.get(col, str(paper.value(col)))}{_flag(flag)}")
     return cells
 
 
-def _setting(stats_row: pd.Series) -> tuple[str, str, str]:
+def _setting(row: pd.Series) -> list[str]:
     def get(key: str) -> str:
-        if key not in stats_row.index or pd.isna(stats_row[key]):
+        if key not in row.index or pd.isna(row[key]):
             return "–"
-        value = stats_row[key]
+        value = row[key]
         return f"{value:.4g}" if isinstance(value, float) else str(value)
 
-    return get("normalization"), get("beta"), get("l2")
+    return [get(c) for c in SETTING_COLUMNS]
 
 
-def render_table1_markdown(
-    stats: pd.DataFrame,
-    table: pd.DataFrame,
-    caption: str | None = None,
-    variants: pd.DataFrame | None = None,
-) -> str:
-    """Markdown text of Table 1; see :func:`faceoff_table1`."""
+def _md_rows(table: pd.DataFrame) -> list[str]:
+    lines = []
+    for _, row in table.iterrows():
+        paper = TABLE1.get(str(row["dataset"]))
+        name = str(row["dataset"]) + ("" if paper is None else f" ({paper.paper_name})")
+        lines.append("| " + " | ".join([name, *_setting(row), *_cells(row)]) + " |")
+    return lines
+
+
+def render_table1_markdown(table: pd.DataFrame, caption: str | None = None) -> str:
+    """Markdown text of Table 1 from :func:`build_table1`'s frame; see :func:`faceoff_table1`.
+
+    Rows with ``setting`` = ``"configured"`` form the main table, the others the "Variants"
+    table; cells and ✓/✗ flags are those of the CSV.
+    """
     header = ["dataset", "normalization", "β", "l2", *(_LABELS[c] for c in TABLE1_COLUMNS)]
+    rule = "|" + "|".join(["---"] * 4 + ["---:"] * len(TABLE1_COLUMNS)) + "|"
+    configured = table[table["setting"] == SETTING_CONFIGURED]
+    variants = table[table["setting"] != SETTING_CONFIGURED]
     lines = [
         "## Table 1 — dataset statistics: ours / paper",
         "",
         "Cells read `ours / paper`; ✓ = ours agrees with the paper to its printed precision, "
-        "✗ = it does not. Datasets the paper does not list show our value only.",
+        "✗ = it does not. Datasets the paper does not list show our value only. "
+        "table1.csv holds the same rows (column `setting`: configured / variant).",
         "",
         "| " + " | ".join(header) + " |",
-        "|" + "|".join(["---"] * 4 + ["---:"] * len(TABLE1_COLUMNS)) + "|",
+        rule,
+        *_md_rows(configured),
+        "",
     ]
-    for (_, row), (_, srow) in zip(table.iterrows(), stats.iterrows(), strict=True):
-        paper = TABLE1.get(str(row["dataset"]))
-        name = str(row["dataset"]) + ("" if paper is None else f" ({paper.paper_name})")
-        lines.append("| " + " | ".join([name, *_setting(srow), *_cells(row)]) + " |")
-    lines.append("")
     if caption:
         lines += [f"**Table 1.** {caption.strip()}", ""]
     lines += [f"*Precision:* {TABLE1_NOTE}", ""]
-    if variants is not None and not variants.empty:
+    if not variants.empty:
         lines += [
             "### Variants (other normalization / β)",
             "",
             "| " + " | ".join(header) + " |",
-            "|" + "|".join(["---"] * 4 + ["---:"] * len(TABLE1_COLUMNS)) + "|",
+            rule,
+            *_md_rows(variants),
+            "",
         ]
-        for _, vrow in variants.iterrows():
-            paper = TABLE1.get(str(vrow["dataset"]))
-            name = str(vrow["dataset"]) + ("" if paper is None else f" ({paper.paper_name})")
-            lines.append("| " + " | ".join([name, *_setting(vrow), *_cells(vrow)]) + " |")
-        lines.append("")
     return "\n".join(lines)

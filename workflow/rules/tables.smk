@@ -1,5 +1,6 @@
 # tables: results/stats/<dataset>.parquet of the Table 1 data sets
-#   -> results/tables/faceoff/table1.{csv,md} (ours beside the paper's printed values).
+#   -> results/tables/faceoff/table1.{csv,md} (ours beside the paper's printed values; both
+#   hold every row: the configured setting and the faceoff.table1.variants).
 
 
 rule table1:
