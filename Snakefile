@@ -46,6 +46,21 @@ localrules:
     fetch,
 
 
+# Not in a dry run: keep raw files safe from re-runs, set aside outputs of skipped items.
+onstart:
+    keep_raw_files()
+    set_aside_stale_outputs()
+
+
+# The skipped-items warning is printed first and scrolls away: repeat it in one line.
+onsuccess:
+    _warn(skipped_summary())
+
+
+onerror:
+    _warn(skipped_summary())
+
+
 rule all:
     input:
         all_targets(),

@@ -15,9 +15,18 @@ import urllib.request
 import pytest
 
 from pdsparse.data import fetch as fetch_mod
-from pdsparse.data.fetch import MIRROR_ENV, fetch, raw_path, resolve_mirror, verify_file
+from pdsparse.data.fetch import (
+    DOWNLOAD_ENV,
+    MIRROR_ENV,
+    download_allowed,
+    fetch,
+    kept_path,
+    raw_path,
+    resolve_mirror,
+    verify_file,
+)
 from pdsparse.data.registry import DatasetSpec
-from pdsparse.errors import DataError
+from pdsparse.errors import ConfigError, DataError
 
 TEXT = b"".join(b"%d 1:%d 3:0.5\n" % ((-1) ** i, i + 1) for i in range(200))
 BZ = bz2.compress(TEXT)
@@ -64,11 +73,14 @@ def no_network(monkeypatch):
 
 
 def assert_empty(raw_dir):
-    assert not raw_dir.exists() or list(raw_dir.iterdir()) == []
+    """No file left behind (an empty .verified/ directory may stay)."""
+    assert not raw_dir.exists() or [p for p in raw_dir.rglob("*") if p.is_file()] == []
 
 
 def test_resolve_mirror(monkeypatch, tmp_path):
     monkeypatch.delenv(MIRROR_ENV, raising=False)
+    for sub in ("env", "cfg", "m"):
+        (tmp_path / sub).mkdir()
     assert resolve_mirror(None) is None
     assert resolve_mirror("  ") is None
     monkeypatch.setenv(MIRROR_ENV, str(tmp_path / "env"))
@@ -76,6 +88,72 @@ def test_resolve_mirror(monkeypatch, tmp_path):
     assert resolve_mirror(str(tmp_path / "cfg")) == tmp_path / "cfg"  # config wins
     monkeypatch.setenv("HOME", str(tmp_path))
     assert resolve_mirror("~/m") == tmp_path / "m"
+    monkeypatch.chdir(tmp_path)
+    assert resolve_mirror("cfg") == tmp_path / "cfg"  # relative: from the working directory
+
+
+@pytest.mark.parametrize("source", ["config", "env"])
+def test_resolve_mirror_missing_directory_fails_naming_it(monkeypatch, tmp_path, source):
+    # A mirror that was asked for but is not there used to be ignored silently.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    if source == "env":
+        monkeypatch.setenv(MIRROR_ENV, "../shared/datasets")
+        arg, setting = None, MIRROR_ENV
+    else:
+        arg, setting = "../shared/datasets", "data.mirror"
+    with pytest.raises(ConfigError) as err:
+        resolve_mirror(arg)
+    msg = str(err.value)
+    assert setting in msg and "'../shared/datasets'" in msg
+    assert str((tmp_path / "../shared/datasets").absolute()) in msg
+    assert "does not exist" in msg and "working directory" in msg
+    assert resolve_mirror(arg, must_exist=False) is not None
+
+
+def test_download_allowed_from_environment(monkeypatch):
+    monkeypatch.delenv(DOWNLOAD_ENV, raising=False)
+    assert download_allowed() is True and download_allowed(default=False) is False
+    monkeypatch.setenv(DOWNLOAD_ENV, "0")
+    assert download_allowed() is False
+    monkeypatch.setenv(DOWNLOAD_ENV, "1")
+    assert download_allowed(default=False) is True
+    monkeypatch.setenv(DOWNLOAD_ENV, "maybe")
+    with pytest.raises(ConfigError, match=DOWNLOAD_ENV):
+        download_allowed()
+
+
+def test_refetch_restores_the_verified_file_without_any_source(tmp_path, mirror, no_network):
+    # Snakemake deletes a rule's output before re-running it; a later fetch with no mirror
+    # and no download must find the verified file again, not fail having lost it.
+    raw = tmp_path / "raw"
+    out = fetch(make_spec(), raw, mirror=mirror, progress=False)
+    assert kept_path(make_spec(), raw).samefile(out)
+    out.unlink()  # what Snakemake does before a re-run
+    again = fetch(make_spec(), raw, mirror=None, progress=False, download=False)
+    assert again == out and out.read_bytes() == BZ
+    assert no_network == []
+
+
+def test_kept_copy_that_fails_verification_is_not_used(tmp_path, mirror, no_network):
+    raw = tmp_path / "raw"
+    out = fetch(make_spec(), raw, mirror=mirror, progress=False)
+    out.unlink()
+    kept = kept_path(make_spec(), raw)
+    kept.unlink()
+    kept.write_bytes(bz2.compress(b"1 1:1\n"))  # damaged
+    with pytest.raises(DataError, match="downloading is disabled"):
+        fetch(make_spec(), raw, mirror=None, progress=False, download=False)
+    assert not out.exists() and not kept.exists()
+
+
+def test_existing_file_is_kept_on_fetch(tmp_path, no_network):
+    # files fetched before .verified/ existed get their link on the next fetch
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "toy.bz2").write_bytes(BZ)
+    fetch(make_spec(), raw, mirror=None, progress=False, download=False)
+    assert kept_path(make_spec(), raw).samefile(raw / "toy.bz2")
 
 
 def test_mirror_copy_happy_path(tmp_path, mirror, no_network, capsys):
@@ -83,7 +161,7 @@ def test_mirror_copy_happy_path(tmp_path, mirror, no_network, capsys):
     out = fetch(make_spec(), raw, mirror=mirror)
     assert out == raw / "toy.bz2" == raw_path(make_spec(), raw)
     assert out.read_bytes() == BZ
-    assert [p.name for p in raw.iterdir()] == ["toy.bz2"]
+    assert sorted(p.name for p in raw.iterdir()) == [".verified", "toy.bz2"]
     assert no_network == []
     assert "copied" in capsys.readouterr().err
 
@@ -168,7 +246,7 @@ def test_download_file_url(tmp_path, capsys):
     raw = tmp_path / "raw"
     out = fetch(spec, raw, mirror=None)
     assert out.read_bytes() == BZ
-    assert [p.name for p in raw.iterdir()] == ["toy.bz2"]
+    assert sorted(p.name for p in raw.iterdir()) == [".verified", "toy.bz2"]
     err = capsys.readouterr().err
     assert "downloading" in err and "100%" in err
 

@@ -106,7 +106,6 @@ def test_dry_run_with_mirror_adds_real_items(tmp_path):
         "results/faceoff/figure1d.parquet",
         "results/tables/faceoff/table1.md",
         "results/stats/variants/leu__none__beta-0.25.parquet",
-        f"--mirror {mirror}",
     ]:
         assert target in out, target
     assert "Figure 1c: news20.binary" in res.stderr
@@ -211,3 +210,142 @@ def test_tiny_workflow_end_to_end(tmp_path):
     res = smk(wd, "-n")
     assert res.returncode == 0
     assert "Nothing to be done" in res.output
+
+
+# ------------------------------------------------------------------ real data over reruns
+
+
+def tiny_real_data(wd: Path, mirror: Path) -> None:
+    """A registry of one tiny LIBSVM data set, held by ``mirror``, used by Figure 1d and
+    Table 1 of the tiny config."""
+    import bz2
+    import hashlib
+
+    rng = __import__("numpy").random.default_rng(0)
+    lines = []
+    for i in range(12):
+        feats = " ".join(f"{j + 1}:{rng.uniform(0.1, 1):.4f}" for j in range(6) if (i + j) % 3)
+        lines.append(f"{(-1) ** i:+d} {feats}\n")
+    text = "".join(lines).encode()
+    mirror.mkdir(parents=True, exist_ok=True)
+    (mirror / "tinyreal.bz2").write_bytes(bz2.compress(text))
+    nnz = sum(len(line.split()) - 1 for line in lines)
+    registry = {
+        "version": 1,
+        "datasets": {
+            "tinyreal": {
+                "url": "https://example.invalid/tinyreal.bz2",
+                "filename": "tinyreal.bz2",
+                "compression": "bz2",
+                "task": "binary",
+                "n": 12,
+                "d": 6,
+                "nnz": nnz,
+                "sha256_text": hashlib.sha256(text).hexdigest(),
+                "label_counts": {-1: 6, 1: 6},
+            }
+        },
+    }
+    write_yaml(wd / "config" / "tiny_registry.yaml", registry)
+    cfg = yaml.safe_load((wd / "config" / "config.yaml").read_text())
+    cfg["data"]["registry"] = "config/tiny_registry.yaml"
+    cfg["faceoff"]["figure1"]["panels"]["d"] = {"dataset": "tinyreal", "title": "(d) tiny real"}
+    cfg["faceoff"]["table1"]["datasets"] = ["tinyreal"]
+    write_yaml(wd / "config" / "config.yaml", cfg)
+
+
+def test_reruns_never_lose_verified_data_nor_keep_stale_items(tmp_path):
+    wd = workdir(tmp_path)
+    tiny_config(wd)
+    mirror = tmp_path / "mirror"
+    tiny_real_data(wd, mirror)
+    raw = wd / "data" / "raw" / "tinyreal.bz2"
+    res = smk(wd, "--cores", "2", env={"PDSPARSE_DATA_MIRROR": str(mirror)}, timeout=600)
+    assert res.returncode == 0, res.output[-4000:]
+    assert raw.is_file() and (wd / "results/faceoff/figure1d.parquet").is_file()
+
+    # 1. The same run without the mirror: nothing to do. (Before: fetch re-ran because its
+    #    '--mirror' param changed, Snakemake deleted the verified raw file, the fetch failed.)
+    res = smk(wd, "--cores", "2")
+    assert res.returncode == 0, res.output[-4000:]
+    assert "Nothing to be done" in res.output
+    assert raw.is_file()
+
+    # 2. A re-fetch forced for any other reason, with no source at all, restores the file.
+    res = smk(wd, "--cores", "2", "--forcerun", "fetch", str(raw.relative_to(wd)))
+    assert res.returncode == 0, res.output[-4000:]
+    log = (wd / "logs/fetch/tinyreal.bz2.log").read_text()
+    assert raw.is_file() and "restored the verified" in log
+
+    # 3. The data really gone: its items are dropped, and their old outputs are set aside
+    #    (never deleted) instead of staying behind looking current.
+    shutil.rmtree(wd / "data" / "raw")
+    res = smk(wd, "--cores", "2", timeout=600)
+    assert res.returncode == 0, res.output[-4000:]
+    moved = ("faceoff/figure1d.parquet", "tables/faceoff/table1.csv", "tables/faceoff/table1.md")
+    for rel in moved:
+        assert not (wd / "results" / rel).exists(), rel
+        assert (wd / "results" / "stale" / rel).is_file(), rel
+    assert "set aside" in res.stderr
+    # the skipped items are summarized again at the very end of the run
+    tail = res.stderr.strip().splitlines()[-4:]
+    assert any("skipped 2 paper item(s)" in ln and "Figure 1d (tinyreal)" in ln for ln in tail)
+
+
+def test_missing_mirror_directory_fails_naming_it(tmp_path):
+    wd = workdir(tmp_path)
+    res = smk(wd, "-n", env={"PDSPARSE_DATA_MIRROR": "../shared/datasets-typo"})
+    assert res.returncode != 0
+    assert "PDSPARSE_DATA_MIRROR = '../shared/datasets-typo'" in res.output
+    assert f"{wd}/../shared/datasets-typo does not exist" in res.output
+    res = smk(wd, "-n", "--config", "data={mirror: nowhere}")
+    assert res.returncode != 0 and "data.mirror = 'nowhere'" in res.output
+
+
+# ------------------------------------------------------------------ --config overrides
+
+
+def test_config_overrides_set_numbers_and_booleans(tmp_path):
+    # Snakemake reads nested --config values as strings ('20', 'true'); the schema's types
+    # decide what they are. Before: "'20' is not of type 'integer'".
+    wd = workdir(tmp_path)
+    res = smk(
+        wd, "-n", "--config", "faceoff={max_epochs: 20, tol: 1e-8, seeds: [0, 4]}",
+        "data={download: true}",
+    )
+    assert res.returncode == 0, res.output[-3000:]
+    assert "seed4.parquet" in res.output
+    # the real data is now planned (download allowed): no skipped items
+    assert "skipping these paper items" not in res.output
+    # a YAML file with 1e-10 (PyYAML reads it as a string)
+    cfg = wd / "config" / "config.yaml"
+    cfg.write_text(cfg.read_text().replace("tol: 1.0e-10", "tol: 1e-10"))
+    assert "tol: 1e-10" in cfg.read_text()
+    res = smk(wd, "-n")
+    assert res.returncode == 0, res.output[-3000:]
+
+
+# ------------------------------------------------------------------ interrupted runs
+
+
+def test_plain_rerun_after_ctrl_c_completes(tmp_path):
+    import signal
+    import time
+
+    wd = workdir(tmp_path)
+    tiny_config(wd)
+    env = {k: v for k, v in os.environ.items() if k != "PDSPARSE_DATA_MIRROR"}
+    cmd = [snakemake_exe(), "-s", str(REPO / "Snakefile"), "-d", str(wd), "--cores", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    incomplete = wd / ".snakemake" / "incomplete"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if incomplete.is_dir() and any(incomplete.iterdir()):
+            break  # a job is running: interrupt it, as Ctrl-C would
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=120)
+    res = smk(wd, "--cores", "2", timeout=600)  # no flags
+    assert res.returncode == 0, res.output[-4000:]
+    assert "IncompleteFilesException" not in res.output
+    assert (wd / "results/figures/faceoff/figure1.png").is_file()

@@ -233,3 +233,31 @@ def test_data_availability(tmp_path):
     assert data_availability(s, raw, mirror, False) == "mirror"
     (raw / "leu.bz2").write_bytes(b"x")
     assert data_availability(s, raw, None, False) == "raw"
+
+
+def test_strings_spelling_the_schema_type_are_converted():
+    # snakemake --config parses nested values as strings; PyYAML reads 1e-10 as a string
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    cfg["faceoff"].update(max_epochs="20", tol="1e-10", seeds=["0", "3"], l2="0.5")
+    cfg["data"].update(download="true", mirror="null")
+    cfg["faceoff"]["figure3"]["d_max"] = "~"
+    validate_config(cfg, SCHEMA)
+    fo = cfg["faceoff"]
+    assert fo["max_epochs"] == 20 and isinstance(fo["max_epochs"], int)
+    assert fo["tol"] == 1e-10 and fo["seeds"] == [0, 3] and fo["l2"] == 0.5
+    assert cfg["data"]["download"] is True and cfg["data"]["mirror"] is None
+    assert fo["figure3"]["d_max"] is None
+
+
+def test_strings_that_are_valid_strings_are_left_alone():
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    cfg["faceoff"]["l2"] = "1/n"
+    cfg["faceoff"]["figure1"]["panels"]["a"]["title"] = "123"
+    cfg["data"]["mirror"] = "1"  # a directory named 1 is a string setting
+    validate_config(cfg, SCHEMA)
+    assert cfg["faceoff"]["l2"] == "1/n"
+    assert cfg["faceoff"]["figure1"]["panels"]["a"]["title"] == "123"
+    assert cfg["data"]["mirror"] == "1"
+    cfg["faceoff"]["max_epochs"] = "ten"
+    with pytest.raises(ConfigError, match="faceoff.max_epochs: 'ten' is not of type"):
+        validate_config(cfg, SCHEMA)

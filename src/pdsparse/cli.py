@@ -187,7 +187,7 @@ def _registry_spec(registry: str | Path, name: str):
 
 
 def cmd_fetch(args: argparse.Namespace) -> None:
-    from pdsparse.data.fetch import fetch, raw_path, resolve_mirror
+    from pdsparse.data.fetch import download_allowed, fetch, raw_path, resolve_mirror
 
     spec = _registry_spec(args.registry, args.dataset)
     out = Path(args.out) if args.out else None
@@ -199,20 +199,11 @@ def cmd_fetch(args: argparse.Namespace) -> None:
             f"{expected}"
         )
     mirror = resolve_mirror(args.mirror)
-    if args.no_download and not expected.is_file():
-        if mirror is None or not (mirror / spec.filename).is_file():
-            where = (
-                f"the mirror {mirror} has no {spec.filename}"
-                if mirror is not None
-                else "no mirror is set (data.mirror / PDSPARSE_DATA_MIRROR)"
-            )
-            raise DataError(
-                f"data set {spec.name!r}: {where} and downloading is disabled "
-                f"(data.download: false). Put {spec.filename} in a mirror directory and set "
-                f"data.mirror or PDSPARSE_DATA_MIRROR, or set data.download: true to fetch "
-                f"{spec.url}"
-            )
-    path = fetch(spec, raw_dir, mirror=mirror, timeout=args.timeout, progress=not args.quiet)
+    download = not args.no_download and download_allowed()
+    path = fetch(
+        spec, raw_dir, mirror=mirror, timeout=args.timeout, progress=not args.quiet,
+        download=download,
+    )
     print(path)
 
 
@@ -589,7 +580,10 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: $PDSPARSE_DATA_MIRROR)",
     )
     p.add_argument(
-        "--no-download", action="store_true", help="fail instead of downloading if not mirrored"
+        "--no-download",
+        action="store_true",
+        help="fail instead of downloading if not mirrored (default: $PDSPARSE_DATA_DOWNLOAD=0, "
+        "as the workflow sets it from data.download)",
     )
     p.add_argument("--timeout", type=_positive_float, default=60.0, help="download timeout, s")
     p.add_argument("--quiet", action="store_true", help="no progress output")

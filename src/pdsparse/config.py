@@ -31,6 +31,7 @@ __all__ = [
     "FaceoffPlan",
     "Run",
     "Synthetic",
+    "coerce_by_schema",
     "data_availability",
     "figure2_cells",
     "format_l2",
@@ -110,6 +111,63 @@ def _copy(value: Any) -> Any:
     return value
 
 
+_COERCE_ON = ("type", "oneOf", "anyOf")
+
+
+def _scalar_from_text(text: str) -> Any:
+    """Read a string as the YAML 1.2 scalar it spells, or return it unchanged.
+
+    Two sources give strings where the schema wants numbers or booleans: ``snakemake
+    --config 'faceoff={max_epochs: 20}'`` parses nested values with YAML's BaseLoader (every
+    scalar a string), and PyYAML reads ``1e-10`` (no dot) as a string, unlike YAML 1.2.
+    """
+    t = text.strip()
+    low = t.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("null", "~"):
+        return None
+    for conv in (int, float):
+        try:
+            return conv(t)
+        except ValueError:
+            pass
+    return text
+
+
+def _set_at(config: dict, path: Iterable[Any], value: Any) -> None:
+    *parents, last = list(path)
+    node: Any = config
+    for part in parents:
+        node = node[part]
+    node[last] = value
+
+
+def coerce_by_schema(config: dict, validator: Any) -> list[str]:
+    """Convert strings that fail the schema only for their type into the scalar they spell.
+
+    Only a value the schema rejects as a string (a ``type``, ``oneOf`` or ``anyOf`` error)
+    is converted, so a string where a string is expected (``l2: "1/n"``, a data-set named
+    ``"123"``) is never touched. Returns the dotted paths that were converted.
+    """
+    converted: list[str] = []
+    for _ in range(10_000):  # one conversion per pass: paths stay valid after each change
+        for error in validator.iter_errors(config):
+            if error.validator not in _COERCE_ON or not isinstance(error.instance, str):
+                continue
+            if not error.absolute_path:
+                continue
+            value = _scalar_from_text(error.instance)
+            if isinstance(value, str):
+                continue
+            _set_at(config, error.absolute_path, value)
+            converted.append(_dotted(error.absolute_path))
+            break
+        else:
+            return converted
+    return converted
+
+
 def validate_config(
     config: dict, schema_path: str | os.PathLike, *, set_defaults: bool = True, source: str = ""
 ) -> dict:
@@ -137,11 +195,18 @@ def validate_config(
         Listing every violation, one per line, each naming the key by its dotted path
         (``unknown key 'data.mirorr' (did you mean 'mirror'?)``,
         ``faceoff.max_epochs: 'ten' is not of type 'integer'``).
+
+    Notes
+    -----
+    Strings that spell the number, boolean or null the schema expects are converted first
+    (:func:`coerce_by_schema`), so ``--config 'faceoff={max_epochs: 20}'`` and
+    ``tol: 1e-10`` work as written.
     """
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
     if not isinstance(config, dict):
         raise ConfigError(f"{source or 'config'}: the configuration must be a mapping")
     validator = _validator_class(set_defaults)(schema)
+    coerce_by_schema(config, validator)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.path])
     if errors:
         lines = []

@@ -53,7 +53,7 @@ def _alternatives(names):
 
 
 def _warn(text):
-    if workflow.is_main_process:
+    if text and workflow.is_main_process:
         print(text, file=sys.stderr, flush=True)
 
 
@@ -81,10 +81,78 @@ def setup_plan():
         L2TAG = pdcfg.l2_tag(FO["l2"])
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
+    _export_data_source()
     # raw file name in data/raw -> registry name (the fetch rule's output pattern)
     RAW_NAMES = {Path(raw_file(name)).name: name for name in REGISTRY}
     if PLAN.skipped:
         _warn(pdcfg.skipped_message(PLAN, REGISTRY, RAW_DIR))
+
+
+def _export_data_source():
+    """Hand the data source (mirror, download) to fetch jobs through the environment.
+
+    Not as params: Snakemake re-runs a job whose params changed and deletes its output
+    first, so a run without the mirror after one with it would delete verified raw files.
+    Where a raw file came from is no part of what it is (the registry's checksums are).
+    """
+    from pdsparse.data.fetch import DOWNLOAD_ENV, MIRROR_ENV
+
+    if MIRROR is not None:
+        os.environ[MIRROR_ENV] = str(MIRROR)
+    else:
+        os.environ.pop(MIRROR_ENV, None)
+    os.environ[DOWNLOAD_ENV] = "1" if DATA["download"] else "0"
+
+
+def keep_raw_files():
+    """Link raw files fetched by older versions into data/raw/.verified (see fetch.keep)."""
+    from pdsparse.data.fetch import keep, kept_path
+
+    for name, spec in REGISTRY.items():
+        raw = Path(raw_file(name))
+        if raw.is_file() and not kept_path(spec, RAW_DIR).exists():
+            keep(raw, spec, RAW_DIR)
+
+
+def stale_outputs():
+    """Existing outputs of paper items the plan dropped because their data is unavailable.
+
+    A figure or table whose data set is gone must not stay behind looking current; the
+    items still planned are redrawn by their rules (their inputs changed).
+    """
+    panels = FO["figure1"]["panels"]
+    stale = [aggregate_file(f"figure1{k}") for k in panels if k not in PLAN.panels]
+    if not PLAN.panels:
+        stale += [f"{FIGURES}/figure1.png", f"{FIGURES}/figure1.pdf"]
+    if not PLAN.table1:
+        stale += [f"{TABLES}/table1.csv", f"{TABLES}/table1.md"]
+    return [path for path in stale if os.path.exists(path)]
+
+
+def set_aside_stale_outputs():
+    """Move :func:`stale_outputs` to results/stale/ (kept, never deleted) and say so."""
+    moved = []
+    for path in stale_outputs():
+        dest = Path("results/stale") / Path(path).relative_to("results")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, dest)
+        moved.append(f"  {path} -> {dest}")
+    if moved:
+        _warn(
+            "pdsparse: outputs of skipped paper items were set aside (their data is not "
+            "available, so they are no longer current):\n" + "\n".join(moved)
+        )
+
+
+def skipped_summary():
+    """One short line on skipped paper items, repeated at the end of a run."""
+    if not PLAN.skipped:
+        return ""
+    items = ", ".join(f"{item} ({name})" for item, name in PLAN.skipped)
+    return (
+        f"pdsparse: skipped {len(PLAN.skipped)} paper item(s) for lack of data: {items}. "
+        "See README.md § Data for how to provide it."
+    )
 
 
 # ---------------------------------------------------------------------------------- paths

@@ -1,6 +1,9 @@
 # fetch: registry data set -> data/raw/<name>.<ext>, copied from the offline mirror or
 # downloaded (data.download: true); verified against the registry checksums and shape.
 # A local rule: compute nodes of a cluster often have no network.
+# The source (data.mirror, data.download) reaches the job through the environment
+# (_export_data_source), so changing it never re-runs, and so never deletes, a fetched file;
+# a re-run forced otherwise restores the file from its link in data/raw/.verified/.
 
 
 rule fetch:
@@ -11,8 +14,6 @@ rule fetch:
     params:
         registry=DATA["registry"],
         dataset=lambda wc: RAW_NAMES[wc.rawfile],
-        mirror=lambda wc: f"--mirror {shlex.quote(str(MIRROR))}" if MIRROR else "",
-        download="" if DATA["download"] else "--no-download",
     log:
         "logs/fetch/{rawfile}.log",
     threads: 1
@@ -23,4 +24,4 @@ rule fetch:
         "../envs/pdsparse.yaml"
     shell:
         "pdsparse fetch --registry {params.registry} --dataset {params.dataset}"
-        " --out {output} {params.mirror} {params.download} 2> {log}"
+        " --out {output} 2> {log}"

@@ -11,6 +11,9 @@ only after it has been verified:
 * the shape (n, d, nnz) is checked later, when :func:`pdsparse.data.prepare.prepare` parses
   the file.
 
+A verified raw file is never lost to a re-run: a hard link to it is kept in
+``raw_dir/.verified/`` (:func:`keep`), where the next fetch finds it first.
+
 On any failure the temporary file is removed, nothing is left in ``raw_dir`` and a
 :class:`~pdsparse.errors.DataError` says which data set, which URL or mirror path, and how to
 fix it.
@@ -31,12 +34,24 @@ import urllib.request
 from pathlib import Path
 
 from pdsparse.data.registry import DatasetSpec
-from pdsparse.errors import DataError
+from pdsparse.errors import ConfigError, DataError
 from pdsparse.io import atomic_path
 
-__all__ = ["MIRROR_ENV", "resolve_mirror", "raw_path", "verify_file", "fetch"]
+__all__ = [
+    "DOWNLOAD_ENV",
+    "MIRROR_ENV",
+    "download_allowed",
+    "fetch",
+    "keep",
+    "kept_path",
+    "raw_path",
+    "resolve_mirror",
+    "verify_file",
+]
 
 MIRROR_ENV = "PDSPARSE_DATA_MIRROR"
+DOWNLOAD_ENV = "PDSPARSE_DATA_DOWNLOAD"
+KEPT_DIR = ".verified"
 _CHUNK = 1 << 20
 
 
@@ -44,7 +59,9 @@ def _say(msg: str) -> None:
     print(f"[pdsparse.fetch] {msg}", file=sys.stderr, flush=True)
 
 
-def resolve_mirror(config_value: str | os.PathLike | None) -> Path | None:
+def resolve_mirror(
+    config_value: str | os.PathLike | None, *, must_exist: bool = True
+) -> Path | None:
     """Return the offline mirror directory to use, if any.
 
     Parameters
@@ -52,16 +69,38 @@ def resolve_mirror(config_value: str | os.PathLike | None) -> Path | None:
     config_value : str, PathLike or None
         ``data.mirror`` from the workflow config. A non-empty value wins; otherwise the
         environment variable ``PDSPARSE_DATA_MIRROR`` is used; otherwise there is no mirror.
+    must_exist : bool
+        Raise when the chosen directory does not exist. A mirror that was asked for but is
+        not there is a mistake (a typo, or a relative path read from another directory);
+        ignoring it would silently plan the run without the data.
 
     Returns
     -------
     Path or None
-        The mirror directory (``~`` and ``$VARS`` expanded). Its existence is not checked
-        here: :func:`fetch` reports a missing mirror file and falls back to downloading.
+        The absolute mirror directory (``~`` and ``$VARS`` expanded; a relative path is
+        taken from the current working directory).
+
+    Raises
+    ------
+    ConfigError
+        ``must_exist`` and the directory does not exist; the message names the setting it
+        came from, the value as written and the absolute path that was looked for.
     """
-    for value in (config_value, os.environ.get(MIRROR_ENV)):
-        if value is not None and str(value).strip():
-            return Path(os.path.expandvars(os.path.expanduser(str(value).strip())))
+    for source, value in (("data.mirror", config_value), (MIRROR_ENV, os.environ.get(MIRROR_ENV))):
+        if value is None or not str(value).strip():
+            continue
+        path = Path(os.path.expandvars(os.path.expanduser(str(value).strip()))).absolute()
+        if must_exist and not path.is_dir():
+            relative = "" if Path(str(value).strip()).is_absolute() else (
+                f" (a relative path is taken from the working directory {os.getcwd()})"
+            )
+            what = "is not a directory" if path.exists() else "does not exist"
+            raise ConfigError(
+                f"{source} = {str(value).strip()!r}: the data mirror {path} {what}{relative}. "
+                f"Point {source} at the directory holding the raw files (e.g. leu.bz2), "
+                "or unset it"
+            )
+        return path
     return None
 
 
@@ -245,6 +284,53 @@ def _download(spec: DatasetSpec, tmp: Path, timeout: float, progress: bool, why:
         _say(f"{spec.name}: downloaded {received / 1e6:.1f} MB in {time.perf_counter() - t0:.1f} s")
 
 
+def kept_path(spec: DatasetSpec, raw_dir: str | os.PathLike) -> Path:
+    """Where a second link to the raw file of ``spec`` is kept (``raw_dir/.verified/``).
+
+    Snakemake deletes a rule's output before it re-runs the rule (after a change of a
+    setting, of the rule's code, or ``--forcerun``). The raw file is linked here, outside
+    every rule's outputs, so such a re-run finds it again instead of losing it.
+    """
+    return Path(raw_dir) / KEPT_DIR / spec.raw_filename
+
+
+def keep(path: str | os.PathLike, spec: DatasetSpec, raw_dir: str | os.PathLike) -> Path | None:
+    """Hard-link the raw file ``path`` into :func:`kept_path` (no copy, no extra space).
+
+    Returns the kept path, or None when the file system has no hard links (nothing is
+    kept then; a copy would double the disk use of every data set).
+    """
+    kept = kept_path(spec, raw_dir)
+    src = Path(path)
+    try:
+        if kept.exists() and os.path.samefile(kept, src):
+            return kept
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(kept) as tmp:
+            tmp.unlink()
+            os.link(src, tmp)
+    except OSError as exc:
+        _say(f"{spec.name}: cannot keep a link to {src} in {kept.parent} ({exc})")
+        return None
+    return kept
+
+
+def download_allowed(default: bool = True) -> bool:
+    """Whether downloads are allowed: ``$PDSPARSE_DATA_DOWNLOAD`` (0/1) if set, else ``default``.
+
+    The workflow passes ``data.download`` to its fetch jobs this way rather than on the
+    command line, so that changing it does not re-run (and first delete) fetched files.
+    """
+    value = os.environ.get(DOWNLOAD_ENV, "").strip().lower()
+    if not value:
+        return default
+    if value in ("1", "true", "yes"):
+        return True
+    if value in ("0", "false", "no"):
+        return False
+    raise ConfigError(f"{DOWNLOAD_ENV} = {value!r}: expected 1 or 0")
+
+
 def fetch(
     spec: DatasetSpec,
     raw_dir: str | os.PathLike,
@@ -252,8 +338,13 @@ def fetch(
     timeout: float = 60.0,
     progress: bool = True,
     force: bool = False,
+    download: bool = True,
 ) -> Path:
     """Put the verified raw file of ``spec`` into ``raw_dir`` and return its path.
+
+    Sources, in order: the file already in ``raw_dir``; the link kept by an earlier fetch
+    (:func:`kept_path`); the mirror; the URL. Whatever the source, the file is verified
+    before it is put in place, and then linked into :func:`kept_path`.
 
     Parameters
     ----------
@@ -270,7 +361,10 @@ def fetch(
     progress : bool
         Print progress lines to stderr (notes about a mirror fallback are always printed).
     force : bool
-        Fetch again even if a verified file is already present.
+        Fetch again from the mirror or URL even if a verified file is already present.
+    download : bool
+        Allow downloading from ``spec.url``; when False and no other source has the file,
+        fail with a message saying how to provide it.
 
     Returns
     -------
@@ -280,10 +374,12 @@ def fetch(
     Raises
     ------
     DataError
-        Network/HTTP failure, truncated or corrupt file, or checksum mismatch. Nothing new is
-        left in ``raw_dir``; the message names the data set, the URL or mirror path and a fix.
+        Network/HTTP failure, truncated or corrupt file, checksum mismatch, or no source
+        (``download=False``). Nothing new is left in ``raw_dir``; the message names the data
+        set, the URL or mirror path and a fix.
     """
     target = raw_path(spec, raw_dir)
+    kept = kept_path(spec, raw_dir)
     if target.exists() and not force:
         try:
             verify_file(target, spec, origin="existing")
@@ -293,6 +389,19 @@ def fetch(
         else:
             if progress:
                 _say(f"{spec.name}: {target} already present and verified")
+            keep(target, spec, raw_dir)
+            return target
+    if kept.is_file() and not force:
+        try:
+            verify_file(kept, spec, origin="existing")
+        except DataError as exc:
+            _say(f"{spec.name}: kept copy {kept} fails verification ({exc}); removing it")
+            kept.unlink()
+        else:
+            with atomic_path(target) as tmp:
+                tmp.unlink()
+                os.link(kept, tmp)
+            _say(f"{spec.name}: restored the verified {target} from {kept}")
             return target
 
     why = ""
@@ -306,8 +415,19 @@ def fetch(
             why = f"mirror directory {mirror_dir} does not exist; "
         else:
             why = f"mirror {mirror_dir} has no {spec.filename}; "
-        if source is None:
+        if source is None and download:
             _say(f"{spec.name}: {why}falling back to download from {spec.url}")
+    if source is None and not download:
+        where = (
+            f"the mirror {mirror} has no {spec.filename}"
+            if mirror is not None
+            else f"no mirror is set (data.mirror / {MIRROR_ENV})"
+        )
+        raise DataError(
+            f"data set {spec.name!r}: {where} and downloading is disabled "
+            f"(data.download: false). Put {spec.filename} in a mirror directory and set "
+            f"data.mirror or {MIRROR_ENV}, or set data.download: true to fetch {spec.url}"
+        )
 
     with atomic_path(target) as tmp:
         if source is not None:
@@ -321,4 +441,5 @@ def fetch(
         else:
             _download(spec, tmp, timeout, progress, why)
             verify_file(tmp, spec, origin="download", describe=f"download of {spec.url}")
+    keep(target, spec, raw_dir)
     return target
