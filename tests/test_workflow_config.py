@@ -239,13 +239,13 @@ def test_strings_spelling_the_schema_type_are_converted():
     # snakemake --config parses nested values as strings; PyYAML reads 1e-10 as a string
     cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     cfg["faceoff"].update(max_epochs="20", tol="1e-10", seeds=["0", "3"], l2="0.5")
-    cfg["data"].update(download="true", mirror="null")
+    cfg["data"].update(download="true")
     cfg["faceoff"]["figure3"]["d_max"] = "~"
     validate_config(cfg, SCHEMA)
     fo = cfg["faceoff"]
     assert fo["max_epochs"] == 20 and isinstance(fo["max_epochs"], int)
     assert fo["tol"] == 1e-10 and fo["seeds"] == [0, 3] and fo["l2"] == 0.5
-    assert cfg["data"]["download"] is True and cfg["data"]["mirror"] is None
+    assert cfg["data"]["download"] is True
     assert fo["figure3"]["d_max"] is None
 
 
