@@ -349,3 +349,13 @@ def test_plain_rerun_after_ctrl_c_completes(tmp_path):
     assert res.returncode == 0, res.output[-4000:]
     assert "IncompleteFilesException" not in res.output
     assert (wd / "results/figures/faceoff/figure1.png").is_file()
+
+
+def test_failing_job_shows_its_error_in_the_console(tmp_path):
+    # Before: only "log: logs/fetch/leu.bz2.log (check log file(s) for error details)".
+    wd = workdir(tmp_path)
+    res = smk(wd, "data/raw/leu.bz2", "--cores", "1", "--config", "data={require_all: true}")
+    assert res.returncode != 0
+    assert "pdsparse fetch: error: data set 'leu'" in res.output
+    log = (wd / "logs" / "fetch" / "leu.bz2.log").read_text()
+    assert log.endswith("\n")
