@@ -94,6 +94,31 @@ def test_summarize_runs_clips_and_interpolates():
     np.testing.assert_allclose(c.low, [1.0, 1e-12, 1e-12])  # negative and zero clipped
 
 
+def test_summarize_runs_common_support_of_seeds():
+    """Seeds stopping at different epochs: the curve ends where the first seed stopped."""
+    df = pd.DataFrame(
+        {
+            "solver": "dual_rcd",
+            "sampling": "importance",
+            "dual_step": "fixed",
+            "seed": [0] * 4 + [1] * 5 + [2] * 6,
+            "epoch": [0.0, 1.0, 2.0, 3.0] + [0.0, 1.0, 2.0, 3.0, 4.0] + [0, 1, 2, 3, 4, 5.0],
+            "subopt": [1.0, 1e-1, 1e-2, 1e-3]
+            + [1.0, 1e-1, 1e-2, 1e-3, 1e-4]
+            + [1.0, 1e-2, 1e-4, 1e-6, 1e-8, 1e-2],  # seed 2 ends with an outlier
+        }
+    )
+    (c,) = plotting.summarize_runs(df)
+    np.testing.assert_allclose(c.epoch, [0.0, 1.0, 2.0, 3.0])  # min over seeds of last epoch
+    np.testing.assert_allclose(c.median, 10.0 ** -np.arange(4.0))
+    np.testing.assert_allclose(c.low, 10.0 ** (-2 * np.arange(4.0)))
+    np.testing.assert_allclose(c.high, 10.0 ** -np.arange(4.0))
+    # Later starts count too: the common support begins at the largest first epoch.
+    late = df.assign(epoch=np.where(df["seed"] == 0, df["epoch"] + 0.5, df["epoch"]))
+    (c,) = plotting.summarize_runs(late)
+    np.testing.assert_allclose(c.epoch, [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5])
+
+
 def test_styles_distinguish_primal_dual_and_sampling():
     primal = plotting.config_style(("primal_rcd", "importance", ""))
     dual = plotting.config_style(("dual_rcd", "importance", "fixed"))

@@ -172,9 +172,13 @@ def summarize_runs(df: pd.DataFrame, floor: float = SUBOPT_FLOOR) -> list[Curve]
     """Median and min–max band of the suboptimality over seeds, per configuration.
 
     Each seed's trace is clipped at ``floor`` and interpolated linearly in
-    ``(epoch, log10 subopt)`` onto the union of all seeds' epochs. Outside a seed's own epoch
-    range it does not contribute (e.g. after it stopped on convergence), so the median at
-    late epochs is over the seeds still running. Values are returned in linear scale.
+    ``(epoch, log10 subopt)`` onto the union of all seeds' epochs, restricted to the
+    **common support**: the epochs that every seed of the configuration reached, i.e. from
+    the largest first epoch to the smallest last epoch over seeds. Every point of a curve is
+    therefore a median over all its seeds; a seed that stopped earlier (on convergence, or
+    on a slightly different epoch count) truncates the curve instead of leaving a tail
+    summarised over fewer seeds. A configuration whose seeds share no epoch is left out.
+    Values are returned in linear scale.
     """
     curves = []
     df = df[np.isfinite(df["epoch"].astype(float)) & df["subopt"].notna()]
@@ -191,20 +195,20 @@ def summarize_runs(df: pd.DataFrame, floor: float = SUBOPT_FLOOR) -> list[Curve]
             x = run["epoch"].to_numpy(float)
             y = np.log10(np.maximum(run["subopt"].to_numpy(float), floor))
             traces.append((x, y))
+        start = max(x[0] for x, _ in traces)
+        stop = min(x[-1] for x, _ in traces)
         grid = np.unique(np.concatenate([x for x, _ in traces]))
-        values = np.full((len(traces), grid.size), np.nan)
-        for i, (x, y) in enumerate(traces):
-            inside = (grid >= x[0]) & (grid <= x[-1])
-            values[i, inside] = np.interp(grid[inside], x, y)
-        present = np.isfinite(values).any(axis=0)
-        grid, values = grid[present], values[:, present]
+        grid = grid[(grid >= start) & (grid <= stop)]
+        if grid.size == 0:
+            continue
+        values = np.vstack([np.interp(grid, x, y) for x, y in traces])
         curves.append(
             Curve(
                 key=key,
                 epoch=grid,
-                median=10.0 ** np.nanmedian(values, axis=0),
-                low=10.0 ** np.nanmin(values, axis=0),
-                high=10.0 ** np.nanmax(values, axis=0),
+                median=10.0 ** np.median(values, axis=0),
+                low=10.0 ** np.min(values, axis=0),
+                high=10.0 ** np.max(values, axis=0),
                 n_seeds=len(traces),
             )
         )
