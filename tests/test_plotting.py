@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.lines import Line2D
 
 from pdsparse import plotting
 from pdsparse.errors import DataError
@@ -119,6 +120,68 @@ def test_summarize_runs_common_support_of_seeds():
     np.testing.assert_allclose(c.epoch, [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5])
 
 
+def test_every_configuration_has_its_own_style():
+    """The default solvers (and Newton) differ in (colour, line style, marker) and marker."""
+    keys = [
+        ("primal_rcd", "importance", ""),
+        ("primal_rcd", "uniform", ""),
+        ("dual_rcd", "importance", "fixed"),
+        ("dual_rcd", "uniform", "fixed"),
+        ("dual_rcd", "importance", "printed"),
+        ("dual_rcd", "uniform", "printed"),
+        ("dual_rcd", "importance", "newton"),
+        ("dual_rcd", "uniform", "newton"),
+    ]
+    styles = [plotting.config_style(k) for k in keys]
+    markers = [st["marker"] for st in styles]
+    assert len(set(markers)) == len(keys), markers
+    assert all(st["marker"] not in ("", "none", None) for st in styles)
+    # Uniform sampling: open markers; importance: filled.
+    assert styles[1]["markerfacecolor"] == "white" and styles[0]["markerfacecolor"] != "white"
+    assert plotting.config_style(("primal_rcd", "permutation", ""))["marker"]
+
+
+def test_coinciding_groups():
+    epoch = np.arange(11.0)
+    flat = np.full(11, 0.35)
+
+    def curve(key, median, epochs=epoch):
+        return plotting.Curve(key, epochs, median, median, median, 1)
+
+    curves = [
+        curve(("primal_rcd", "importance", ""), 0.35 * 0.1**epoch),
+        curve(("dual_rcd", "importance", "fixed"), flat),
+        curve(("dual_rcd", "uniform", "fixed"), flat * 1.001),
+        curve(("dual_rcd", "importance", "printed"), flat[:6], epoch[:6]),  # stops early
+        curve(("primal_rcd", "uniform", ""), flat * 10.0 ** (-epoch / 50)),  # drifts away
+    ]
+    groups = plotting.coinciding_groups(curves, tol_decades=0.05)
+    assert groups == [
+        [
+            ("dual_rcd", "importance", "fixed"),
+            ("dual_rcd", "uniform", "fixed"),
+            ("dual_rcd", "importance", "printed"),
+        ]
+    ]
+    # Exactly equal medians coincide at any tolerance; 0.1% apart no longer at 1e-6 decades.
+    assert plotting.coinciding_groups(curves, tol_decades=1e-6) == [
+        [("dual_rcd", "importance", "fixed"), ("dual_rcd", "importance", "printed")]
+    ]
+
+
+def capture_figure(monkeypatch):
+    """Keep the Figure that plotting.save_figure would write (files are still written)."""
+    captured = []
+    save = plotting.save_figure
+
+    def keep(fig, png, pdf):
+        captured.append(fig)
+        save(fig, png, pdf)
+
+    monkeypatch.setattr(plotting, "save_figure", keep)
+    return captured
+
+
 def test_styles_distinguish_primal_dual_and_sampling():
     primal = plotting.config_style(("primal_rcd", "importance", ""))
     dual = plotting.config_style(("dual_rcd", "importance", "fixed"))
@@ -146,6 +209,41 @@ def test_figure1_files_and_skipped_panels(tmp_path):
     )
     assert status == {"a": "plotted", "b": "skipped", "c": "plotted", "d": "skipped"}
     assert_outputs(png, pdf)
+
+
+def test_figure1_coinciding_curves_stay_visible(tmp_path, monkeypatch):
+    """Dual curves on top of each other: own markers, interleaved, and a note in the panel."""
+    rates = {
+        ("primal_rcd", "importance", "fixed"): 0.1,
+        ("dual_rcd", "importance", "fixed"): 0.999,
+        ("dual_rcd", "uniform", "fixed"): 0.999,
+        ("dual_rcd", "importance", "printed"): 0.999,
+    }
+    path = tmp_path / "a.parquet"
+    fake_aggregate("wc", epochs=12, rates=rates).to_parquet(path)
+    captured = capture_figure(monkeypatch)
+    plotting.faceoff_figure1({"a": path}, tmp_path / "f.png", tmp_path / "f.pdf")
+    (fig,) = captured
+    ax = fig.axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    dual = [lab for lab in lines if lab.startswith("dual")]
+    assert len(dual) == 3
+    assert len({lines[lab].get_marker() for lab in lines}) == 4
+    # Sparse markers with a different offset per curve: coinciding curves interleave them.
+    everies = [lines[lab].get_markevery() for lab in dual]
+    assert all(isinstance(e, tuple) for e in everies)
+    assert len({e[0] for e in everies}) == 3
+    # The panel says which curves coincide: one note entry holding the three dual markers.
+    note = ax.get_legend()
+    assert note is not None
+    assert [t.get_text() for t in note.get_texts()] == ["coincide"]
+    note_markers = sorted(line.get_marker() for line in note.findobj(Line2D))
+    assert note_markers == sorted(lines[lab].get_marker() for lab in dual)
+    # The figure legend says what line and band are.
+    (legend,) = fig.legends
+    title = legend.get_title().get_text()
+    assert "median over 3 seeds" in title and "min–max over seeds" in title
+    assert "passes reached by every seed" in title
 
 
 def test_figure1_rejects_bad_input(tmp_path):

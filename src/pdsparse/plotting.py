@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
+from matplotlib.legend_handler import HandlerTuple
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
@@ -71,6 +72,29 @@ DUAL_COLORS = {"fixed": "#d62728", "newton": "#ff7f0e", "printed": "#9467bd"}
 _EXTRA_DUAL_COLORS = ("#8c564b", "#e377c2", "#bcbd22")
 SAMPLING_STYLES = {"importance": "-", "uniform": "--"}
 _EXTRA_STYLES = (":", "-.")
+#: One marker per configuration ``(family, sampling, dual_step)`` so that every curve can be
+#: told apart even where curves lie on top of each other; uniform sampling has open markers.
+MARKERS: dict[tuple[str, str, str], str] = {
+    ("primal", "importance", ""): "o",
+    ("primal", "uniform", ""): "s",
+    ("dual", "importance", "fixed"): "^",
+    ("dual", "uniform", "fixed"): "v",
+    ("dual", "importance", "printed"): "D",
+    ("dual", "uniform", "printed"): "d",
+    ("dual", "importance", "newton"): "P",
+    ("dual", "uniform", "newton"): "X",
+}
+_EXTRA_MARKERS = ("<", ">", "h", "p", "*", "H")
+MARKER_SIZE = 4.5
+#: Markers are spaced this fraction of the axes diagonal apart along each line; curve ``k``
+#: of ``K`` in a panel starts ``(k + 1/2) / K`` of a spacing further, so curves lying on top
+#: of each other show interleaved markers.
+MARKER_SPACING = 0.1
+#: Two medians "coincide" in a panel when they differ by at most this fraction of the
+#: panel's log10 y-range over their common epochs (indistinguishable by eye); the panel then
+#: says so in a small note.
+COINCIDE_FRACTION = 0.01
+BAND_ALPHA = 0.15
 
 #: Dataset naming convention of the synthetic binary data of Figure 2.
 BINARY_NAME_RE = re.compile(r"^bin_d(?P<d>\d+)_n(?P<n>\d+)_p(?P<p>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)$")
@@ -137,9 +161,15 @@ def config_label(key: tuple[str, str, str]) -> str:
 
 
 def config_style(key: tuple[str, str, str]) -> dict[str, object]:
-    """Colour by primal/dual (and dual step rule), line style by sampling."""
+    """Colour by primal/dual (and dual step rule), line style by sampling, one marker each.
+
+    Returns keyword arguments of :meth:`matplotlib.axes.Axes.plot`: ``color``,
+    ``linestyle``, ``marker`` (:data:`MARKERS`), ``markerfacecolor`` (white = open marker
+    for uniform sampling), ``markeredgecolor`` and ``markersize``.
+    """
     solver, sampling, step = key
-    if _family(solver) == "primal":
+    family = _family(solver)
+    if family == "primal":
         color = PRIMAL_COLOR
     else:
         color = DUAL_COLORS.get(
@@ -148,7 +178,18 @@ def config_style(key: tuple[str, str, str]) -> dict[str, object]:
     linestyle = SAMPLING_STYLES.get(
         sampling, _EXTRA_STYLES[sum(map(ord, sampling)) % len(_EXTRA_STYLES)]
     )
-    return {"color": color, "linestyle": linestyle}
+    marker = MARKERS.get(
+        (family, sampling, step),
+        _EXTRA_MARKERS[sum(map(ord, "".join(key))) % len(_EXTRA_MARKERS)],
+    )
+    return {
+        "color": color,
+        "linestyle": linestyle,
+        "marker": marker,
+        "markerfacecolor": "white" if sampling == "uniform" else color,
+        "markeredgecolor": color,
+        "markersize": MARKER_SIZE,
+    }
 
 
 def _sort_key(key: tuple[str, str, str]) -> tuple:
@@ -216,17 +257,96 @@ def summarize_runs(df: pd.DataFrame, floor: float = SUBOPT_FLOOR) -> list[Curve]
     return curves
 
 
+def coinciding_groups(
+    curves: Sequence[Curve], tol_decades: float
+) -> list[list[tuple[str, str, str]]]:
+    """Groups of configurations whose median curves lie on top of each other.
+
+    Two curves coincide when, over their common epochs (at least two distinct epochs), their
+    medians differ by at most ``tol_decades`` in ``log10``; groups are the connected
+    components of that relation, of two curves or more, in the order of ``curves``.
+    """
+    logs = [np.log10(np.maximum(c.median, SUBOPT_FLOOR)) for c in curves]
+    parent = list(range(len(curves)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(curves):
+        for j in range(i + 1, len(curves)):
+            b = curves[j]
+            lo, hi = max(a.epoch[0], b.epoch[0]), min(a.epoch[-1], b.epoch[-1])
+            if not hi > lo:
+                continue
+            grid = np.union1d(a.epoch, b.epoch)
+            grid = grid[(grid >= lo) & (grid <= hi)]
+            diff = np.interp(grid, a.epoch, logs[i]) - np.interp(grid, b.epoch, logs[j])
+            if np.max(np.abs(diff)) <= tol_decades:
+                parent[root(j)] = root(i)
+    groups: dict[int, list[tuple[str, str, str]]] = {}
+    for i, c in enumerate(curves):
+        groups.setdefault(root(i), []).append(c.key)
+    return [g for g in groups.values() if len(g) > 1]
+
+
 def _draw_curves(ax, curves: Sequence[Curve], handles: dict[str, Line2D]) -> None:
-    for curve in curves:
+    """Median lines (sparse markers, offset per curve) and min–max bands of ``curves``."""
+    count = max(len(curves), 1)
+    for k, curve in enumerate(curves):
         style = config_style(curve.key)
         label = config_label(curve.key)
-        (line,) = ax.plot(curve.epoch, curve.median, label=label, **style)
+        offset = MARKER_SPACING * (k + 0.5) / count
+        (line,) = ax.plot(
+            curve.epoch,
+            curve.median,
+            label=label,
+            markevery=(offset, MARKER_SPACING),
+            **style,
+        )
         if curve.n_seeds > 1:
             ax.fill_between(
-                curve.epoch, curve.low, curve.high, color=style["color"], alpha=0.15, lw=0
+                curve.epoch,
+                curve.low,
+                curve.high,
+                color=style["color"],
+                alpha=BAND_ALPHA,
+                lw=0,
             )
         handles.setdefault(label, line)
     ax.set_yscale("log")
+
+
+def _note_coinciding(ax, curves: Sequence[Curve]) -> list[list[tuple[str, str, str]]]:
+    """Mark curves that coincide in this panel (call once its y-range is final).
+
+    The note is a small in-panel legend, placed where it hides the least data: one entry per
+    group, its handle the group's markers side by side, reading "coincide".
+    """
+    ymin, ymax = ax.get_ylim()
+    span = math.log10(ymax / ymin) if ymin > 0 and ymax > ymin else 1.0
+    groups = coinciding_groups(curves, COINCIDE_FRACTION * span)
+    if not groups:
+        return groups
+    entries = []
+    for group in groups:
+        markers = []
+        for key in group:
+            style = dict(config_style(key), linestyle="none")
+            markers.append(Line2D([], [], **style))
+        entries.append(tuple(markers))
+    ax.legend(
+        entries,
+        ["coincide"] * len(entries),
+        handler_map={tuple: HandlerTuple(ndivide=None, pad=0.6)},
+        loc="best",
+        fontsize=7,
+        handlelength=1.2 * max(len(g) for g in groups),
+        framealpha=0.85,
+        borderpad=0.3,
+    )
+    return groups
 
 
 def _skip_panel(ax, title: str) -> None:
@@ -240,13 +360,29 @@ def _skip_panel(ax, title: str) -> None:
         color="0.4",
         fontstyle="italic",
     )
-    ax.set_xticks([])
-    ax.set_yticks([])
+    # tick_params, not set_[xy]ticks([]): the latter would empty shared siblings' ticks too.
+    ax.tick_params(left=False, bottom=False, labelleft=False, labelbottom=False)
     ax.grid(False)
     ax.set_title(title)
 
 
-def _legend(fig: Figure, handles: dict[str, Line2D], ncols: int) -> None:
+def band_note(curves: Sequence[Curve]) -> str:
+    """What lines, bands and markers mean: the legend title of Figures 1 and 2."""
+    seeds = sorted({c.n_seeds for c in curves})
+    if not seeds:
+        return ""
+    counts = "/".join(map(str, seeds))
+    if seeds[-1] > 1:
+        first = (
+            f"line: median over {counts} seeds, shaded band: min–max over seeds "
+            "(both on the passes reached by every seed)"
+        )
+    else:
+        first = "line: one seed"
+    return first + "\nmarkers only tell the curves apart; a panel note marks curves that coincide"
+
+
+def _legend(fig: Figure, handles: dict[str, Line2D], ncols: int, title: str = "") -> None:
     if not handles:
         return
     ordered = sorted(handles.items(), key=lambda kv: _label_order(kv[0]))
@@ -256,6 +392,8 @@ def _legend(fig: Figure, handles: dict[str, Line2D], ncols: int) -> None:
         loc="outside lower center",
         ncols=min(ncols, len(ordered)),
         frameon=False,
+        title=title or None,
+        title_fontsize=STYLE["legend.fontsize"],
     )
 
 
@@ -295,11 +433,16 @@ def faceoff_figure1(
 
     Notes
     -----
-    One line per ``(solver, sampling, dual_step)``: median over seeds, shaded min–max band
-    when there are several seeds (see :func:`summarize_runs`). Primal is blue, dual red
-    (fixed step) / orange (Newton step) / purple (step as printed); importance sampling solid,
-    uniform dashed.
-    ``subopt`` is clipped at :data:`SUBOPT_FLOOR` for the log axis.
+    One line per ``(solver, sampling, dual_step)`` found in the aggregates: median over
+    seeds, shaded min–max band when there are several seeds, both on the passes every seed
+    reached (see :func:`summarize_runs`); the legend title says so. Primal is blue, dual red
+    (fixed step) / orange (Newton step) / purple (step as printed); importance sampling
+    solid with filled markers, uniform dashed with open markers; each configuration has its
+    own marker (:data:`MARKERS`), drawn sparsely and offset per curve so that curves lying on
+    top of each other show interleaved markers. Curves that coincide to within
+    :data:`COINCIDE_FRACTION` of the panel's height are named in a small note in the panel
+    (their markers, "coincide"). ``subopt`` is clipped at :data:`SUBOPT_FLOOR` for the log
+    axis.
     """
     unknown = sorted(set(aggregate_paths) - set(FIGURE1_PANELS))
     if unknown:
@@ -309,6 +452,7 @@ def faceoff_figure1(
     axes = fig.subplots(2, 2)
     handles: dict[str, Line2D] = {}
     status: dict[str, str] = {}
+    drawn: list[tuple[object, list[Curve]]] = []
     for key, ax in zip(FIGURE1_PANELS, axes.ravel(), strict=True):
         path = aggregate_paths.get(key)
         df = _read_aggregate(path) if path is not None else None
@@ -322,11 +466,14 @@ def faceoff_figure1(
             status[key] = "skipped"
             continue
         _draw_curves(ax, curves, handles)
+        drawn.append((ax, curves))
         ax.set_title(title)
         ax.set_xlabel("passes over data")
         ax.set_ylabel("P(w) − P*")
         status[key] = "plotted"
-    _legend(fig, handles, ncols=3)
+    for ax, curves in drawn:
+        _note_coinciding(ax, curves)
+    _legend(fig, handles, ncols=3, title=band_note([c for _, cs in drawn for c in cs]))
     save_figure(fig, out_png, out_pdf)
     return status
 
@@ -381,6 +528,8 @@ def faceoff_figure2(
     nnz_fractions
         One subplot column per value (fraction of nonzeros, compared to the name's ``frac``
         with a relative tolerance of 1e-6), in this order.
+    Curves are drawn as in :func:`faceoff_figure1` (median over seeds on the passes every
+    seed reached, min–max band, per-configuration markers, a note where curves coincide).
 
     Returns
     -------
@@ -404,6 +553,7 @@ def faceoff_figure2(
     axes = np.atleast_2d(fig.subplots(nrows, ncols, squeeze=False))
     handles: dict[str, Line2D] = {}
     status: dict[tuple[int, float], str] = {}
+    drawn: list[tuple[object, list[Curve]]] = []
     all_d: set[int] = set()
     for i, n in enumerate(n_values):
         for j, frac in enumerate(nnz_fractions):
@@ -427,15 +577,18 @@ def faceoff_figure2(
                 status[(int(n), float(frac))] = "skipped"
                 continue
             _draw_curves(ax, curves, handles)
+            drawn.append((ax, curves))
             ax.set_title(title)
             if i == nrows - 1:
                 ax.set_xlabel("passes over data")
             if j == 0:
                 ax.set_ylabel("P(w) − P*")
             status[(int(n), float(frac))] = "plotted"
+    for ax, curves in drawn:
+        _note_coinciding(ax, curves)
     if all_d:
         fig.suptitle("Worst-case binary data, d = " + ", ".join(map(str, sorted(all_d))))
-    _legend(fig, handles, ncols=3)
+    _legend(fig, handles, ncols=3, title=band_note([c for _, cs in drawn for c in cs]))
     save_figure(fig, out_png, out_pdf)
     return status
 
