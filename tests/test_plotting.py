@@ -303,6 +303,31 @@ def test_figure2_grid(tmp_path):
     assert_outputs(png, pdf)
 
 
+@pytest.mark.parametrize("sharey", [True, False])
+def test_figure2_shared_y_range(tmp_path, monkeypatch, sharey):
+    agg = pd.concat(
+        [
+            fake_aggregate("bin_d100_n100_p0.01", seeds=(0, 1)),
+            fake_aggregate("bin_d100_n100_p1", seeds=(0,), rates={("primal_rcd", "x", ""): 0.9}),
+        ]
+    )
+    path = tmp_path / "figure2.parquet"
+    agg.to_parquet(path)
+    captured = capture_figure(monkeypatch)
+    kwargs = {} if sharey else {"sharey": False}  # shared is the default
+    status = plotting.faceoff_figure2(
+        path, tmp_path / "f.png", tmp_path / "f.pdf", [100], [0.01, 1, 0.5], **kwargs
+    )
+    assert status[(100, 0.5)] == "skipped"
+    (fig,) = captured
+    a, b, skipped = fig.axes[:3]
+    assert (a.get_ylim() == b.get_ylim()) is sharey
+    assert skipped.get_ylim() == a.get_ylim() if sharey else True
+    # Inner cells of a shared row keep their ticks but hide the labels.
+    assert b.yaxis.get_tick_params()["labelleft"] is not sharey
+    assert len(a.get_yticks()) > 0
+
+
 def test_figure2_rejects_unparsable_names(tmp_path):
     path = tmp_path / "figure2.parquet"
     fake_aggregate("leu").to_parquet(path)

@@ -511,6 +511,7 @@ def faceoff_figure2(
     out_pdf: PathLike,
     n_values: Sequence[int],
     nnz_fractions: Sequence[float],
+    sharey: bool = True,
 ) -> dict[tuple[int, float], str]:
     """Figure 2 of Face-Off: worst-case binary data, rows = ``n``, columns = sparsity.
 
@@ -528,6 +529,14 @@ def faceoff_figure2(
     nnz_fractions
         One subplot column per value (fraction of nonzeros, compared to the name's ``frac``
         with a relative tolerance of 1e-6), in this order.
+    sharey
+        One y-range for all cells (default), tick labels on the left column only. Every cell
+        plots the same quantity from a similar start (``P(0) - P*`` of the logistic loss at
+        ``w = 0``) down to the same relative stopping tolerance, so on a shared axis the
+        depths reached and the slopes (rates per pass) can be compared across ``n`` and
+        sparsity by eye; per-cell ranges would stretch a cell that barely moves to the same
+        height as one that converged. ``False``: each cell its own range.
+
     Curves are drawn as in :func:`faceoff_figure1` (median over seeds on the passes every
     seed reached, min–max band, per-configuration markers, a note where curves coincide).
 
@@ -550,7 +559,7 @@ def faceoff_figure2(
     parsed = {name: parse_binary_dataset_name(name) for name in pd.unique(df["dataset"])}
     nrows, ncols = len(n_values), len(nnz_fractions)
     fig = _new_figure((max(2.6 * ncols + 0.6, 8.0), 2.1 * nrows + 1.0))
-    axes = np.atleast_2d(fig.subplots(nrows, ncols, squeeze=False))
+    axes = np.atleast_2d(fig.subplots(nrows, ncols, squeeze=False, sharey=bool(sharey)))
     handles: dict[str, Line2D] = {}
     status: dict[tuple[int, float], str] = {}
     drawn: list[tuple[object, list[Curve]]] = []
@@ -584,7 +593,7 @@ def faceoff_figure2(
             if j == 0:
                 ax.set_ylabel("P(w) − P*")
             status[(int(n), float(frac))] = "plotted"
-    for ax, curves in drawn:
+    for ax, curves in drawn:  # after all cells: a shared y-range is final only now
         _note_coinciding(ax, curves)
     if all_d:
         fig.suptitle("Worst-case binary data, d = " + ", ".join(map(str, sorted(all_d))))

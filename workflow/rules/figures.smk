@@ -2,6 +2,9 @@
 # Figure 1: one aggregate per panel (a, b: Theorem 3 worst cases; c: news20.binary; d: leu);
 # panels without data are drawn as "skipped". Figure 2: the Theorem 9 grid. Figure 3:
 # R(alpha, d, n), computed from the formulas alone.
+# The captions workflow/report/figure{1,2}.rst are Jinja templates that list the curves from
+# faceoff.solvers, so they cannot drift from the config. Figure 2 shares one y-range across
+# cells (pdsparse.plotting.faceoff_figure2, sharey=True).
 
 
 rule figure1:
