@@ -33,6 +33,7 @@ SUBCOMMANDS = [
     "aggregate",
     "figure",
     "table",
+    "advise",
 ]
 
 
@@ -381,7 +382,9 @@ def test_figures_and_table(pipeline, tmp_path, capsys):
     )  # fmt: skip
     assert code == 0, err
     assert "tiny test" in (tmp_path / "t.md").read_text()
-    assert pd.read_csv(tmp_path / "t.csv")["dataset"].tolist() == ["tiny"]
+    table = pd.read_csv(tmp_path / "t.csv")  # the configured row, then the --variant row
+    assert table["dataset"].tolist() == ["tiny", "tiny"]
+    assert table["setting"].tolist() == ["configured", "variant"]
 
 
 def test_figure1_missing_aggregate(tmp_path, capsys):
@@ -413,3 +416,110 @@ def test_run_choices_come_from_the_library():
                          capture_output=True, text=True, check=True).stdout
     for name in (*SAMPLINGS, *METHODS, *DUAL_STEPS, *LOSSES):
         assert name in out
+
+
+def test_choices_equal_the_library_constants():
+    """The choice lists read from source (no heavy import) are exactly the library's."""
+    from pdsparse.data.normalize import METHODS as NORMALIZATIONS
+    from pdsparse.data.synthetic import GENERATORS
+    from pdsparse.losses import LOSSES
+    from pdsparse.solvers import DUAL_STEPS, METHODS, SAMPLINGS
+
+    assert cli._choices() == {
+        "losses": tuple(LOSSES),
+        "normalizations": tuple(NORMALIZATIONS),
+        "methods": tuple(METHODS),
+        "samplings": tuple(SAMPLINGS),
+        "dual_steps": tuple(DUAL_STEPS),
+        "synthetic_kinds": tuple(GENERATORS),
+    }
+
+
+def test_choices_fall_back_to_importing(monkeypatch):
+    from pdsparse.solvers import SAMPLINGS
+
+    monkeypatch.setattr(cli, "_source_literals", lambda module: {})
+    assert cli._library_names("pdsparse.solvers", "SAMPLINGS") == tuple(SAMPLINGS)
+
+
+def test_importing_the_cli_is_light():
+    """``pdsparse --version`` / ``--help`` must not wait for pandas, SciPy or matplotlib."""
+    code = (
+        "import sys, pdsparse.cli\n"
+        "pdsparse.cli.build_parser()\n"
+        "heavy = {'pandas', 'scipy', 'matplotlib', 'sklearn', 'pyarrow'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout  # fmt: skip
+    assert out.strip() == "[]"
+
+
+# ------------------------------------------------------------------------------ stats output
+
+STATS_COLUMNS = [
+    "dataset", "n", "d", "nnz", "density", "frob2", "C_P", "C_D", "C_P_over_C_D",
+    "T_P_uniform", "T_D_uniform", "T_P_importance", "T_D_importance", "T_P_over_T_D",
+    "normalization", "l2", "l2_spec", "beta",
+]  # fmt: skip
+
+
+def test_stats_parquet_columns_unchanged(pipeline):
+    """The workflow's ``--out results/stats/x.parquet`` keeps exactly these columns."""
+    assert list(pd.read_parquet(pipeline["tmp"] / "stats" / "tiny.parquet").columns) == (
+        STATS_COLUMNS
+    )
+
+
+@pytest.mark.parametrize("out", [None, "-"])
+def test_stats_prints_a_summary_and_writes_nothing(pipeline, tmp_path, monkeypatch, capsys, out):
+    monkeypatch.chdir(tmp_path)
+    argv = ["stats", "--data", pipeline["npz"], "--l2", "1/n", "--beta", "0.25"]
+    code, text, err = run_main(argv + (["--out", out] if out else []), capsys)
+    assert code == 0, err
+    assert list(tmp_path.iterdir()) == []  # in particular no file named "-"
+    row = pd.read_parquet(pipeline["tmp"] / "stats" / "tiny.parquet").iloc[0]
+    assert text.startswith("tiny: n = 30, d = 8, nnz = 80, density = ")
+    assert f"C_P = {row['C_P']:.4g}, C_D = {row['C_D']:.4g}" in text
+    assert f"T_P/T_D = {row['T_P_over_T_D']:.4g} (importance sampling" in text
+    assert "normalization avg_example_norm" in text
+
+
+def test_stats_with_out_also_prints(pipeline, tmp_path, capsys):
+    out = tmp_path / "s.parquet"
+    code, text, _ = run_main(["stats", "--data", pipeline["npz"], "--out", out], capsys)
+    assert code == 0
+    assert "C_P = " in text and out.is_file()
+    assert list(pd.read_parquet(out).columns) == STATS_COLUMNS
+
+
+@pytest.mark.parametrize("name", ["raw.txt", "raw.bz2"])
+def test_stats_on_a_raw_libsvm_file(tmp_path, capsys, name):
+    raw = tmp_path / name
+    raw.write_bytes(bz2.compress(TOY_TEXT) if name.endswith(".bz2") else TOY_TEXT)
+    code, out, err = run_main(["stats", "--data", raw], capsys)
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pdsparse stats: error: ")
+    msg = lines[0]
+    assert str(raw) in msg and "pickle" not in msg
+    assert "LIBSVM" in msg and "pdsparse prepare" in msg and f"pdsparse advise {raw}" in msg
+    if name.endswith(".bz2"):
+        assert "bz2" in msg
+
+
+def test_load_dataset_names_a_raw_file(tmp_path):
+    from pdsparse.data.store import load_dataset
+    from pdsparse.errors import DataError
+
+    raw = tmp_path / "leu.bz2"
+    raw.write_bytes(bz2.compress(TOY_TEXT))
+    with pytest.raises(DataError, match=r"leu\.bz2.*bz2-compressed.*pdsparse prepare"):
+        load_dataset(raw)
+    empty = tmp_path / "empty.npz"
+    empty.write_bytes(b"")
+    with pytest.raises(DataError, match="empty"):
+        load_dataset(empty)
+    from pdsparse.data.store import file_kind
+
+    assert file_kind(raw) == "bz2" and file_kind(empty) == "empty"

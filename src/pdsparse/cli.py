@@ -19,6 +19,10 @@ so every step of the Snakemake workflow can also be run (and debugged) by hand::
                              --out-png f.png --out-pdf f.pdf
     pdsparse table faceoff1 --stats results/stats/leu.parquet --out-csv t.csv --out-md t.md
 
+Outside the workflow, ``pdsparse advise FILE [--race SECONDS]`` answers the paper's question
+(primal or dual RCD?) for any LIBSVM file, and ``pdsparse stats --data X.npz`` prints the
+statistics of a processed data set.
+
 Errors of the package (:class:`pdsparse.errors.PdsparseError`: bad data, bad settings) are
 printed as ``pdsparse <command>: error: <message>`` and exit with status 2, without a traceback.
 """
@@ -26,6 +30,7 @@ printed as ``pdsparse <command>: error: <message>`` and exit with status 2, with
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import re
@@ -37,18 +42,11 @@ from pathlib import Path
 from typing import Any
 
 from pdsparse import __version__
-from pdsparse.data.normalize import METHODS as NORMALIZATION_METHODS
 from pdsparse.errors import ConfigError, DataError, PdsparseError
 from pdsparse.io import read_parquet
-from pdsparse.losses import LOSSES as LOSS_REGISTRY
-from pdsparse.solvers import DUAL_STEPS, METHODS, SAMPLINGS
 
 __all__ = ["aggregate", "build_parser", "main"]
 
-# choices come from their one home, so a new loss, sampling or normalization reaches the CLI
-LOSSES = tuple(LOSS_REGISTRY)
-NORMALIZATIONS = NORMALIZATION_METHODS
-SYNTHETIC_KINDS = ("worst_case_general", "worst_case_binary_dual", "dense_gaussian", "zipf_bow")
 EXIT_ERROR = 2
 _PER_N = re.compile(r"^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?/n$")
 
@@ -56,6 +54,81 @@ _PER_N = re.compile(r"^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?/n$")
 # --------------------------------------------------------------------------------------------
 # Small helpers
 # --------------------------------------------------------------------------------------------
+
+
+def _library_names(module: str, name: str) -> tuple[str, ...]:
+    """The names the library module ``module`` defines in its constant ``name``, not imported.
+
+    Choice lists come from their one home (``pdsparse.solvers.METHODS``, ``SAMPLINGS``,
+    ``DUAL_STEPS``, the keys of ``pdsparse.losses.LOSSES``, ...), so a new loss or sampling
+    reaches the CLI by itself. Importing those modules would pull in NumPy, SciPy and pandas
+    (0.5-1 s) before ``--version`` or ``--help`` can answer, so the constant is read from the
+    module's source: the last top-level ``name = <literal tuple/list of str>`` or ``name =
+    {"key": ..., ...}`` (the dict's keys). If the source is not at hand or the constant is not
+    such a literal, the module is imported after all (slow, still right). tests/test_cli.py
+    checks every list against the imported constant.
+    """
+    import importlib
+
+    found = _source_literals(module).get(name)
+    if found is None:
+        found = tuple(getattr(importlib.import_module(module), name))
+    return found
+
+
+@functools.cache
+def _source_literals(module: str) -> dict[str, tuple[str, ...]]:
+    """Top-level constants of ``module``'s source that are literal sequences of strings or
+    dicts with literal string keys (keys only); {} if the source cannot be read."""
+    import ast
+    import importlib.util
+
+    out: dict[str, tuple[str, ...]] = {}
+    try:
+        spec = importlib.util.find_spec(module)
+        origin = spec.origin if spec is not None else None
+        if not (origin and origin.endswith(".py")):
+            return out
+        tree = ast.parse(Path(origin).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, ImportError):
+        return out
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            if not isinstance(target, ast.Name):
+                continue
+            out.pop(target.id, None)  # a later non-literal assignment hides an earlier one
+            try:
+                if isinstance(value, ast.Dict):
+                    if any(k is None for k in value.keys):
+                        continue
+                    names = tuple(ast.literal_eval(k) for k in value.keys)
+                elif isinstance(value, ast.Tuple | ast.List):
+                    names = tuple(ast.literal_eval(value))
+                else:
+                    continue
+            except ValueError:
+                continue
+            if names and all(isinstance(x, str) for x in names):
+                out[target.id] = names
+    return out
+
+
+def _choices() -> dict[str, tuple[str, ...]]:
+    """Every choice list of the parser, each from its one home in the library."""
+    return {
+        "losses": _library_names("pdsparse.losses", "LOSSES"),
+        "normalizations": _library_names("pdsparse.data.normalize", "METHODS"),
+        "methods": _library_names("pdsparse.solvers", "METHODS"),
+        "samplings": _library_names("pdsparse.solvers", "SAMPLINGS"),
+        "dual_steps": _library_names("pdsparse.solvers", "DUAL_STEPS"),
+        "synthetic_kinds": _library_names("pdsparse.data.synthetic", "GENERATORS"),
+    }
 
 
 def _l2_arg(text: str) -> str | float:
@@ -286,7 +359,50 @@ def cmd_stats(args: argparse.Namespace) -> None:
         l2_spec=str(args.l2),
         beta=float(args.beta),
     )
-    _write_parquet(pd.DataFrame([row]), args.out, _provenance(args))
+    print(_stats_summary(row))
+    if args.out not in (None, "-"):
+        _write_parquet(pd.DataFrame([row]), args.out, _provenance(args))
+        print(f"-> {args.out}", file=sys.stderr)
+
+
+def _stats_summary(row: dict) -> str:
+    """A few lines of ``pdsparse stats`` output for a person (the Parquet file has it all)."""
+
+    def g(x: float) -> str:
+        return f"{x:.4g}"
+
+    return "\n".join(
+        [
+            f"{row['dataset']}: n = {row['n']}, d = {row['d']}, nnz = {row['nnz']}, "
+            f"density = {row['density']:.3g}",
+            f"  C_P = {g(row['C_P'])}, C_D = {g(row['C_D'])} (eq. 16), "
+            f"C_P/C_D = {g(row['C_P_over_C_D'])}",
+            f"  T_P/T_D = {g(row['T_P_over_T_D'])} (importance sampling, eq. 15), "
+            f"{g(row['T_P_uniform'] / row['T_D_uniform'] if row['T_D_uniform'] else math.nan)}"
+            " (uniform)",
+            f"  normalization {row['normalization']}, l2 = {row['l2_spec']} = {g(row['l2'])}, "
+            f"beta = {g(row['beta'])}",
+        ]
+    )
+
+
+def cmd_advise(args: argparse.Namespace) -> None:
+    from pdsparse.advise import advise, format_advice
+
+    adv = advise(
+        args.file,
+        normalization=args.normalization,
+        loss=args.loss,
+        l2=args.l2,
+        beta=args.beta,
+        race_seconds=args.race,
+        positive_class=None if args.positive_class is None else _scalar(args.positive_class),
+        seed=args.seed,
+    )
+    if args.json:
+        print(json.dumps(adv.to_dict(), allow_nan=False))
+    else:
+        print(format_advice(adv))
 
 
 def cmd_reference(args: argparse.Namespace) -> None:
@@ -534,12 +650,12 @@ def _sub(subparsers, name: str, help_: str, description: str = "") -> argparse.A
     )
 
 
-def _problem_args(p: argparse.ArgumentParser, loss: bool = True) -> None:
+def _problem_args(p: argparse.ArgumentParser, losses: Sequence[str] | None) -> None:
     """The arguments that name a problem: data file, recorded name, loss and L2 strength."""
     p.add_argument("--data", required=True, help="processed .npz")
     p.add_argument("--dataset", help="name to record (default: the name stored in the file)")
-    if loss:
-        p.add_argument("--loss", choices=LOSSES, default="logistic", help="loss function")
+    if losses is not None:
+        p.add_argument("--loss", choices=losses, default="logistic", help="loss function")
     p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
 
 
@@ -551,13 +667,15 @@ def build_parser() -> argparse.ArgumentParser:
             "Primal vs dual randomized coordinate descent for sparse L2-regularized ERM "
             "(Csiba & Richtarik, 'Coordinate Descent Face-Off: Primal or Dual?').\n"
             "Each subcommand is one step of the Snakemake workflow: "
-            "fetch -> prepare/synth -> stats/reference/run -> aggregate -> figure/table."
+            "fetch -> prepare/synth -> stats/reference/run -> aggregate -> figure/table.\n"
+            "'pdsparse advise FILE' predicts primal vs dual for any LIBSVM file."
         ),
         epilog="Run 'pdsparse <command> --help' for the options of a command. "
         "Errors exit with status 2 and a one-line message.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"pdsparse {__version__}")
+    choices = _choices()
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     # fetch
@@ -600,7 +718,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--raw", required=True, help="raw file from 'pdsparse fetch'")
     p.add_argument(
         "--normalization",
-        choices=NORMALIZATIONS,
+        choices=choices["normalizations"],
         default="avg_example_norm",
         help="avg_example_norm = divide by the mean example norm (Face-Off Sec. 7)",
     )
@@ -618,7 +736,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(Face-Off Thm 3, params d, n[, a, b, c]), worst_case_binary_dual (Thm 9, params d, n, "
         "alpha), dense_gaussian (n, d), zipf_bow (n, d, mean_nnz_per_row, exponent).",
     )
-    p.add_argument("--kind", required=True, choices=SYNTHETIC_KINDS, help="generator")
+    p.add_argument("--kind", required=True, choices=choices["synthetic_kinds"], help="generator")
     p.add_argument(
         "--param",
         action="append",
@@ -630,7 +748,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="data-set name stored in the file (default: file stem)")
     p.add_argument(
         "--normalization",
-        choices=NORMALIZATIONS,
+        choices=choices["normalizations"],
         default="avg_example_norm",
         help="applied after generation, as for real data",
     )
@@ -642,22 +760,67 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "stats",
         "data statistics of Face-Off Table 1 (C_P, C_D, T_P, T_D, ...)",
-        "One-row Parquet with pdsparse.stats.data_stats(A, l2, beta) plus dataset, "
-        "normalization, l2 and beta.",
+        "Print a summary of pdsparse.stats.data_stats(A, l2, beta) of a processed .npz and, "
+        "with --out FILE, write it as a one-row Parquet (plus dataset, normalization, l2 and "
+        "beta). For a raw LIBSVM file use 'pdsparse advise FILE'.",
     )
-    _problem_args(p, loss=False)
+    _problem_args(p, None)
     p.add_argument(
         "--beta", type=_positive_float, default=0.25, help="loss smoothness (logistic: 1/4)"
     )
     p.add_argument(
         "--normalization",
-        choices=NORMALIZATIONS,
+        choices=choices["normalizations"],
         default=None,
         help="compute the statistics under this normalization instead of the stored one "
         "(undoes the stored single-scale normalization first)",
     )
-    p.add_argument("--out", required=True, help="output .parquet")
+    p.add_argument(
+        "--out", help="output .parquet ('-' or none: print the summary only, write no file)"
+    )
     p.set_defaults(func=cmd_stats)
+
+    # advise
+    p = _sub(
+        sub,
+        "advise",
+        "primal or dual RCD for a LIBSVM file? Face-Off's prediction (and an optional race)",
+        "Read a LIBSVM text file (plain, .bz2 or .gz; no registry entry needed), normalize it "
+        "and compute n, d, nnz, density, C_P, C_D (Face-Off eq. 16) and the total complexities "
+        "T_P, T_D (eqs. 12-15) for uniform and importance sampling; the verdict compares the "
+        "best sampling of each side (Sec. 8). With --race SECONDS, also run primal RCD and dual "
+        "RCD (fixed step), each with its better sampling, for SECONDS of kernel time each and "
+        "say whether the prediction held.",
+    )
+    p.add_argument("file", metavar="FILE", help="LIBSVM file (plain, .bz2 or .gz)")
+    p.add_argument(
+        "--normalization",
+        choices=choices["normalizations"],
+        default="avg_example_norm",
+        help="avg_example_norm = divide by the mean example norm (Face-Off Sec. 7)",
+    )
+    p.add_argument("--loss", choices=choices["losses"], default="logistic", help="loss function")
+    p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
+    p.add_argument(
+        "--beta",
+        type=_positive_float,
+        default=None,
+        help="smoothness in eqs. (12)-(15) (default: the loss's, logistic 1/4)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.add_argument(
+        "--race",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="also run both methods for this much kernel time each",
+    )
+    p.add_argument(
+        "--positive-class",
+        metavar="LABEL",
+        help="one-vs-rest: this label becomes +1, the others -1 (needed to race multiclass data)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the race's coordinate sampling")
+    p.set_defaults(func=cmd_advise)
 
     # reference
     p = _sub(
@@ -667,7 +830,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Solve the problem to a certified relative duality gap <= rtol with "
         "pdsparse.reference.reference_solution and record P*, D*, the gap and the shape.",
     )
-    _problem_args(p)
+    _problem_args(p, choices["losses"])
     p.add_argument("--rtol", type=_positive_float, default=1e-10, help="relative gap to certify")
     p.add_argument(
         "--max-epochs", type=_positive_float, default=20000.0, help="epoch budget of the solver"
@@ -687,24 +850,24 @@ def build_parser() -> argparse.ArgumentParser:
         "set and write its trace (iteration, epoch, time_s, primal, dual, gap, ...) with the "
         "run keys as columns and provenance (version, git commit, arguments, P*) as metadata.",
     )
-    _problem_args(p)
+    _problem_args(p, choices["losses"])
     p.add_argument("--reference", required=True, help="reference .parquet (P* of the problem)")
     p.add_argument("--experiment", required=True, help="experiment name, e.g. figure1a")
     p.add_argument(
         "--method",
         required=True,
-        choices=METHODS,
+        choices=choices["methods"],
         help="primal_rcd = Algorithm 1 (RCD on P), dual_rcd = Algorithm 2 (SDCA)",
     )
     p.add_argument(
         "--sampling",
-        choices=SAMPLINGS,
+        choices=choices["samplings"],
         default="importance",
         help="importance = eq. (14); permutation = a fresh random order every epoch",
     )
     p.add_argument(
         "--dual-step",
-        choices=(*DUAL_STEPS, "none"),
+        choices=(*choices["dual_steps"], "none"),
         default="none",
         help="dual_rcd: fixed (Sec. 7 step with Quartz's 1/q_j; the default), newton (exact), "
         "printed (Sec. 7 step as printed); primal_rcd: none",

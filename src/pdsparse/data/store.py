@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from pdsparse.errors import DataError
 from pdsparse.io import atomic_path
 
-__all__ = ["Dataset", "save_dataset", "load_dataset", "FORMAT_VERSION"]
+__all__ = ["Dataset", "save_dataset", "load_dataset", "file_kind", "FORMAT_VERSION"]
 
 FORMAT_VERSION = 1
 _KEYS = ("format", "data", "indices", "indptr", "shape", "b", "meta")
@@ -121,6 +121,44 @@ def save_dataset(path: str | os.PathLike, A: sp.spmatrix, b: np.ndarray, meta: d
             )
 
 
+def file_kind(path: str | os.PathLike) -> str:
+    """What a file looks like from its first bytes (no parsing).
+
+    Returns ``"npz"`` (a zip archive, as written by :func:`save_dataset`), ``"npy"``, ``"bz2"``,
+    ``"gzip"``, ``"empty"``, ``"text"`` (no NUL byte in the first 4 KiB, e.g. LIBSVM text) or
+    ``"binary"``.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    if not head:
+        return "empty"
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return "npz"
+    if head.startswith(b"\x93NUMPY"):
+        return "npy"
+    if head.startswith(b"BZh"):
+        return "bz2"
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    return "binary" if b"\x00" in head else "text"
+
+
+def _not_npz_error(path: Path, kind: str) -> DataError:
+    what = {
+        "empty": "is empty",
+        "npy": "is a single .npy array",
+        "bz2": "is bz2-compressed (a raw LIBSVM file?)",
+        "gzip": "is gzip-compressed (a raw LIBSVM file?)",
+        "text": "looks like a raw LIBSVM text file",
+        "binary": "is not a .npz archive",
+    }[kind]
+    return DataError(
+        f"{path}: not a processed pdsparse data set (.npz): the file {what}. Convert a raw "
+        f"LIBSVM file with 'pdsparse prepare' (or 'pdsparse synth' for synthetic data), or get "
+        f"its primal-vs-dual statistics directly with 'pdsparse advise {path}'"
+    )
+
+
 def load_dataset(path: str | os.PathLike) -> Dataset:
     """Read and validate a data set written by :func:`save_dataset`.
 
@@ -137,13 +175,20 @@ def load_dataset(path: str | os.PathLike) -> Dataset:
     Raises
     ------
     DataError
-        Missing or unreadable file, missing parts, wrong format version, an inconsistent CSR
-        structure, wrong label length, non-finite values or bad metadata. The message names
-        the file.
+        Missing or unreadable file, a file that is not a ``.npz`` archive (e.g. a raw LIBSVM
+        file: the message suggests ``pdsparse prepare`` / ``pdsparse advise``), missing parts,
+        wrong format version, an inconsistent CSR structure, wrong label length, non-finite
+        values or bad metadata. The message names the file.
     """
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: processed data file not found")
+    try:
+        kind = file_kind(path)
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read data set ({exc})") from exc
+    if kind != "npz":
+        raise _not_npz_error(path, kind)
     try:
         with np.load(path, allow_pickle=False) as npz:
             missing = [k for k in _KEYS if k not in npz.files]
