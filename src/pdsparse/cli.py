@@ -30,7 +30,6 @@ printed as ``pdsparse <command>: error: <message>`` and exit with status 2, with
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import math
 import re
@@ -56,78 +55,17 @@ _PER_N = re.compile(r"^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?/n$")
 # --------------------------------------------------------------------------------------------
 
 
-def _library_names(module: str, name: str) -> tuple[str, ...]:
-    """The names the library module ``module`` defines in its constant ``name``, not imported.
-
-    Choice lists come from their one home (``pdsparse.solvers.METHODS``, ``SAMPLINGS``,
-    ``DUAL_STEPS``, the keys of ``pdsparse.losses.LOSSES``, ...), so a new loss or sampling
-    reaches the CLI by itself. Importing those modules would pull in NumPy, SciPy and pandas
-    (0.5-1 s) before ``--version`` or ``--help`` can answer, so the constant is read from the
-    module's source: the last top-level ``name = <literal tuple/list of str>`` or ``name =
-    {"key": ..., ...}`` (the dict's keys). If the source is not at hand or the constant is not
-    such a literal, the module is imported after all (slow, still right). tests/test_cli.py
-    checks every list against the imported constant.
-    """
-    import importlib
-
-    found = _source_literals(module).get(name)
-    if found is None:
-        found = tuple(getattr(importlib.import_module(module), name))
-    return found
-
-
-@functools.cache
-def _source_literals(module: str) -> dict[str, tuple[str, ...]]:
-    """Top-level constants of ``module``'s source that are literal sequences of strings or
-    dicts with literal string keys (keys only); {} if the source cannot be read."""
-    import ast
-    import importlib.util
-
-    out: dict[str, tuple[str, ...]] = {}
-    try:
-        spec = importlib.util.find_spec(module)
-        origin = spec.origin if spec is not None else None
-        if not (origin and origin.endswith(".py")):
-            return out
-        tree = ast.parse(Path(origin).read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError, ImportError):
-        return out
-    for node in tree.body:
-        if isinstance(node, ast.Assign):
-            targets, value = node.targets, node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets, value = [node.target], node.value
-        else:
-            continue
-        for target in targets:
-            if not isinstance(target, ast.Name):
-                continue
-            out.pop(target.id, None)  # a later non-literal assignment hides an earlier one
-            try:
-                if isinstance(value, ast.Dict):
-                    if any(k is None for k in value.keys):
-                        continue
-                    names = tuple(ast.literal_eval(k) for k in value.keys)
-                elif isinstance(value, ast.Tuple | ast.List):
-                    names = tuple(ast.literal_eval(value))
-                else:
-                    continue
-            except ValueError:
-                continue
-            if names and all(isinstance(x, str) for x in names):
-                out[target.id] = names
-    return out
-
-
 def _choices() -> dict[str, tuple[str, ...]]:
-    """Every choice list of the parser, each from its one home in the library."""
+    """Every choice list of the parser, from :mod:`pdsparse.names` (no numerics imported)."""
+    from pdsparse import names
+
     return {
-        "losses": _library_names("pdsparse.losses", "LOSSES"),
-        "normalizations": _library_names("pdsparse.data.normalize", "METHODS"),
-        "methods": _library_names("pdsparse.solvers", "METHODS"),
-        "samplings": _library_names("pdsparse.solvers", "SAMPLINGS"),
-        "dual_steps": _library_names("pdsparse.solvers", "DUAL_STEPS"),
-        "synthetic_kinds": _library_names("pdsparse.data.synthetic", "GENERATORS"),
+        "losses": names.LOSSES,
+        "normalizations": names.NORMALIZATIONS,
+        "methods": names.METHODS,
+        "samplings": names.SAMPLINGS,
+        "dual_steps": names.DUAL_STEPS,
+        "synthetic_kinds": names.SYNTHETIC_KINDS,
     }
 
 
@@ -590,7 +528,12 @@ def cmd_figure_faceoff2(args: argparse.Namespace) -> None:
 
     _require_file(args.aggregate, "aggregate file")
     status = faceoff_figure2(
-        args.aggregate, args.out_png, args.out_pdf, n_values=args.n, nnz_fractions=args.nnz_fraction
+        args.aggregate,
+        args.out_png,
+        args.out_pdf,
+        n_values=args.n,
+        nnz_fractions=args.nnz_fraction,
+        sharey=args.sharey,
     )
     skipped = sorted(k for k, v in status.items() if v != "plotted")
     if skipped:
@@ -926,6 +869,12 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument(
         "--nnz-fraction", type=float, nargs="+", required=True, help="column nnz fractions"
     )
+    f.add_argument(
+        "--sharey",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="one y-range for all cells; --no-sharey: one per cell",
+    )
     f.add_argument("--out-png", required=True, help="output png file")
     f.add_argument("--out-pdf", required=True, help="output pdf file")
     f.set_defaults(func=cmd_figure_faceoff2)
@@ -968,6 +917,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"pdsparse {command}: interrupted", file=sys.stderr)
         return 130
+    written = [
+        str(path)
+        for key in ("out", "out_png", "out_pdf", "out_csv", "out_md")
+        if (path := getattr(args, key, None)) and str(path) != "-" and Path(path).is_file()
+    ]
+    if written:  # every job log says what it made (and none is left empty)
+        print(f"pdsparse {command}: wrote {', '.join(written)}", file=sys.stderr)
     return 0
 
 

@@ -17,12 +17,10 @@ import pandas as pd
 from pdsparse import _rcd, objective
 from pdsparse._sampling import build_alias, seed_state
 from pdsparse.errors import ConfigError
+from pdsparse.names import DUAL_STEPS, METHODS, SAMPLINGS
 from pdsparse.problem import Problem
 
-METHODS = ("primal_rcd", "dual_rcd")
-SAMPLINGS = ("uniform", "importance", "permutation")
 _MODES = {"uniform": 0, "importance": 1, "permutation": 2}
-DUAL_STEPS = ("fixed", "newton", "printed")
 
 TRACE_COLUMNS = ["iteration", "epoch", "time_s", "primal", "dual", "gap",
                  "nnz_primal", "nnz_dual", "status"]

@@ -46,6 +46,7 @@ rule figure2:
     params:
         n=" ".join(str(n) for n in FO["figure2"]["n"]),
         fractions=" ".join(repr(float(f)) for f in FO["figure2"]["nnz_fraction"]),
+        sharey="--sharey" if FO["figure2"]["sharey"] else "--no-sharey",
     log:
         "logs/figures/faceoff/figure2.log",
     threads: 1
@@ -56,8 +57,8 @@ rule figure2:
         "../envs/pdsparse.yaml"
     shell:
         "pdsparse figure faceoff2 --aggregate {input} --n {params.n}"
-        " --nnz-fraction {params.fractions} --out-png {output.png} --out-pdf {output.pdf}"
-        " 2> {log}"
+        " --nnz-fraction {params.fractions} {params.sharey}"
+        " --out-png {output.png} --out-pdf {output.pdf} 2> {log}"
 
 
 rule figure3:

@@ -21,10 +21,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from pdsparse.errors import ConfigError, DataError
+from pdsparse.names import NORMALIZATIONS
 
 __all__ = ["METHODS", "normalize", "row_norms"]
 
-METHODS = ("avg_example_norm", "unit_rows", "none")
+METHODS = NORMALIZATIONS
 
 
 def row_norms(A: sp.spmatrix) -> np.ndarray:

@@ -1,0 +1,16 @@
+"""The names the library's choices go by, in one import-light place.
+
+The command line offers these as choices without importing NumPy, SciPy or pandas (its
+start would take ten times longer). Each numerical module takes its names from here —
+``pdsparse.solvers`` its methods, samplings and dual steps, ``pdsparse.data.normalize``
+its normalizations — and ``tests/test_cli.py`` checks that the loss registry
+(``pdsparse.losses.LOSSES``) and the generators (``pdsparse.data.synthetic.GENERATORS``)
+define exactly the names listed here.
+"""
+
+LOSSES = ("logistic", "squared", "smooth_hinge")
+NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
+METHODS = ("primal_rcd", "dual_rcd")
+SAMPLINGS = ("uniform", "importance", "permutation")
+DUAL_STEPS = ("fixed", "newton", "printed")
+SYNTHETIC_KINDS = ("worst_case_general", "worst_case_binary_dual", "dense_gaussian", "zipf_bow")
