@@ -331,6 +331,19 @@ def download_allowed(default: bool = True) -> bool:
     raise ConfigError(f"{DOWNLOAD_ENV} = {value!r}: expected 1 or 0")
 
 
+def _still_good(path: Path, spec: DatasetSpec, what: str) -> bool:
+    """True if ``path`` exists and verifies; a file that fails is removed (said on stderr)."""
+    if not path.is_file():
+        return False
+    try:
+        verify_file(path, spec, origin="existing")
+    except DataError as exc:
+        _say(f"{spec.name}: {what} {path} fails verification ({exc}); removing it")
+        path.unlink()
+        return False
+    return True
+
+
 def fetch(
     spec: DatasetSpec,
     raw_dir: str | os.PathLike,
@@ -380,29 +393,17 @@ def fetch(
     """
     target = raw_path(spec, raw_dir)
     kept = kept_path(spec, raw_dir)
-    if target.exists() and not force:
-        try:
-            verify_file(target, spec, origin="existing")
-        except DataError as exc:
-            _say(f"{spec.name}: existing {target} fails verification ({exc}); fetching again")
-            target.unlink()
-        else:
-            if progress:
-                _say(f"{spec.name}: {target} already present and verified")
-            keep(target, spec, raw_dir)
-            return target
-    if kept.is_file() and not force:
-        try:
-            verify_file(kept, spec, origin="existing")
-        except DataError as exc:
-            _say(f"{spec.name}: kept copy {kept} fails verification ({exc}); removing it")
-            kept.unlink()
-        else:
-            with atomic_path(target) as tmp:
-                tmp.unlink()
-                os.link(kept, tmp)
-            _say(f"{spec.name}: restored the verified {target} from {kept}")
-            return target
+    if not force and _still_good(target, spec, "existing"):
+        if progress:
+            _say(f"{spec.name}: {target} already present and verified")
+        keep(target, spec, raw_dir)
+        return target
+    if not force and _still_good(kept, spec, "kept copy"):
+        with atomic_path(target) as tmp:
+            tmp.unlink()
+            os.link(kept, tmp)
+        _say(f"{spec.name}: restored the verified {target} from {kept}")
+        return target
 
     why = ""
     source: Path | None = None
