@@ -33,18 +33,15 @@ import argparse
 import json
 import math
 import re
-import shlex
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pdsparse import __version__
 from pdsparse.errors import ConfigError, DataError, PdsparseError
-from pdsparse.io import read_parquet
 
-__all__ = ["aggregate", "build_parser", "main"]
+__all__ = ["build_parser", "main"]
 
 EXIT_ERROR = 2
 _PER_N = re.compile(r"^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?/n$")
@@ -147,38 +144,15 @@ def _normalization_method(meta: dict) -> str:
 
 
 def _write_parquet(df, path: str | Path, metadata: dict | None = None) -> None:
-    """Write a DataFrame to Parquet atomically, with optional JSON file metadata."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    from pdsparse.traces import write_frame
 
-    from pdsparse.io import atomic_path
-
-    table = pa.Table.from_pandas(df, preserve_index=False)
-    if metadata is not None:
-        existing = table.schema.metadata or {}
-        table = table.replace_schema_metadata(
-            {**existing, b"pdsparse": json.dumps(metadata, default=str).encode()}
-        )
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
+    write_frame(df, path, metadata)
 
 
 def _provenance(args: argparse.Namespace) -> dict:
-    from pdsparse.trace import git_commit
+    from pdsparse.traces import provenance
 
-    resolved = {
-        k: (str(v) if isinstance(v, Path) else v)
-        for k, v in vars(args).items()
-        if k not in ("func", "command")
-    }
-    return {
-        "package": "pdsparse",
-        "version": __version__,
-        "commit": git_commit(),
-        "command": " ".join(shlex.quote(a) for a in sys.argv),
-        "arguments": resolved,
-        "created_unix": time.time(),
-    }
+    return provenance({k: v for k, v in vars(args).items() if k not in ("func", "command")})
 
 
 # --------------------------------------------------------------------------------------------
@@ -376,128 +350,40 @@ def cmd_reference(args: argparse.Namespace) -> None:
     )
 
 
-def _read_reference(path: str | Path, dataset: str, loss: str, l2: float) -> dict:
-
-    path = _require_file(path, "reference file")
-    ref = read_parquet(path, "reference file")
-    if len(ref) != 1 or "p_star" not in ref.columns:
-        raise DataError(f"reference file {path}: expected one row with column p_star")
-    row = ref.iloc[0].to_dict()
-    if str(row.get("dataset")) != dataset or str(row.get("loss")) != loss:
-        raise DataError(
-            f"reference file {path} is for dataset {row.get('dataset')!r}, loss "
-            f"{row.get('loss')!r}; the run is for {dataset!r}, {loss!r}"
-        )
-    if not math.isclose(float(row.get("l2", math.nan)), l2, rel_tol=1e-12):
-        raise DataError(f"reference file {path} has l2={row.get('l2')}, the run uses l2={l2}")
-    return row
-
-
 def cmd_run(args: argparse.Namespace) -> None:
-    from pdsparse.problem import Problem
-    from pdsparse.solvers import solve
-    from pdsparse.trace import write_trace
+    from pdsparse.run import RunSpec, execute
 
-    ds = _load_dataset(args.data)
-    dataset = args.dataset or ds.name
-    problem = Problem.from_dataset(ds, args.loss, args.l2)
-    ref = _read_reference(args.reference, dataset, args.loss, problem.l2)
-    if args.method == "primal_rcd":
-        if args.dual_step not in ("none", None):
-            raise ConfigError("--dual-step applies to dual_rcd only; use 'none' for primal_rcd")
-        dual_step = "none"
-    else:
-        dual_step = args.dual_step if args.dual_step not in ("none", None) else "fixed"
-    result = solve(
-        problem,
-        args.method,
+    _require_file(args.reference, "reference file")
+    spec = RunSpec(
+        experiment=args.experiment,
+        dataset=args.dataset or _load_dataset(args.data).name,
+        solver=args.method,
         sampling=args.sampling,
-        dual_step=dual_step if args.method == "dual_rcd" else "fixed",
+        dual_step=args.dual_step,
         seed=args.seed,
+        loss=args.loss,
+        l2=args.l2,
         max_epochs=args.max_epochs,
         max_seconds=args.max_seconds,
         tol=args.tol,
         eval_every=args.eval_every,
     )
-    keys = {
-        "experiment": args.experiment,
-        "dataset": dataset,
-        "solver": args.method,
-        "loss": args.loss,
-        "l2": float(problem.l2),
-        "l1": float(problem.l1),
-        "sampling": args.sampling,
-        "dual_step": dual_step,
-        "seed": int(args.seed),
-    }
-    metadata = _provenance(args)
-    metadata.update(
-        keys=keys,
-        l2_spec=str(args.l2),
-        p_star=float(ref["p_star"]),
-        reference_gap=float(ref.get("gap", math.nan)),
-        setup_s=float(getattr(result, "setup_s", math.nan)),
-        status=str(result.status),
-        data_meta=ds.meta,
-    )
-    write_trace(result.trace, args.out, keys, metadata)
+    result = execute(spec, _require_file(args.data, "data file"), args.reference, args.out,
+                     _provenance(args))
     last = result.trace.iloc[-1]
     print(
-        f"{dataset} {args.method} {args.sampling}/{dual_step} seed={args.seed}: "
+        f"{spec.dataset} {spec.solver} {spec.sampling}/{spec.dual_step} seed={spec.seed}: "
         f"{result.status} after {last['epoch']:.3g} epochs, "
-        f"P - P* = {float(last['primal']) - float(ref['p_star']):.3e}, gap {last['gap']:.3e}",
+        f"P - P* = {float(last['primal']) - result.p_star:.3e}, gap {last['gap']:.3e}",
         file=sys.stderr,
     )
 
 
-def aggregate(run_paths: Sequence[str | Path], reference_paths: Sequence[str | Path]):
-    """Concatenate run traces and attach ``p_star``, ``subopt = primal - p_star``, ``rel_subopt``.
-
-    The reference columns ``n``, ``d``, ``nnz`` and ``rel_gap`` (as ``p_star_rel_gap``) are
-    attached too. ``subopt`` keeps its sign (plots clip); ``rel_subopt = subopt / |p_star|``.
-
-    Raises
-    ------
-    DataError
-        If a run has no matching reference (same dataset, loss and l2).
-    """
-    import numpy as np
-    import pandas as pd
-
-    from pdsparse.trace import read_traces
-
-    runs = read_traces([_require_file(p, "run trace") for p in run_paths])
-    refs = []
-    for p in reference_paths:
-        refs.append(read_parquet(_require_file(p, "reference file"), "reference file"))
-    if not refs:
-        raise DataError("aggregate: no reference files given")
-    ref = pd.concat(refs, ignore_index=True)
-    ref = ref[["dataset", "loss", "l2", "p_star", "rel_gap", "n", "d", "nnz"]].rename(
-        columns={"l2": "ref_l2", "rel_gap": "p_star_rel_gap"}
-    )
-    dup = ref.duplicated(["dataset", "loss"], keep=False)
-    if dup.any():
-        raise DataError(
-            f"aggregate: several reference files for {sorted(set(ref.loc[dup, 'dataset']))}"
-        )
-    out = runs.merge(ref, on=["dataset", "loss"], how="left", validate="many_to_one")
-    missing = sorted(set(out.loc[out["p_star"].isna(), "dataset"]))
-    if missing:
-        raise DataError(f"aggregate: no reference file for data set(s) {missing}")
-    bad = ~np.isclose(out["l2"].to_numpy(float), out["ref_l2"].to_numpy(float), rtol=1e-12)
-    if bad.any():
-        raise DataError(
-            f"aggregate: l2 of runs and reference differ for {sorted(set(out.loc[bad, 'dataset']))}"
-        )
-    out = out.drop(columns=["ref_l2"])
-    out["subopt"] = out["primal"] - out["p_star"]
-    scale = np.maximum(np.abs(out["p_star"].to_numpy(float)), np.finfo(float).tiny)
-    out["rel_subopt"] = out["subopt"].to_numpy(float) / scale
-    return out
-
-
 def cmd_aggregate(args: argparse.Namespace) -> None:
+    from pdsparse.traces import aggregate
+
+    for path in [*args.runs, *args.references]:
+        _require_file(path, "input file")
     df = aggregate(args.runs, args.references)
     _write_parquet(df, args.out, _provenance(args))
     print(f"{len(args.runs)} runs, {len(df)} rows -> {args.out}", file=sys.stderr)

@@ -82,6 +82,7 @@ def setup_plan():
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
     _export_data_source()
+    _export_commit()
     # raw file name in data/raw -> registry name (the fetch rule's output pattern)
     RAW_NAMES = {Path(raw_file(name)).name: name for name in REGISTRY}
     if PLAN.skipped:
@@ -102,6 +103,14 @@ def _export_data_source():
     else:
         os.environ.pop(MIRROR_ENV, None)
     os.environ[DOWNLOAD_ENV] = "1" if DATA["download"] else "0"
+
+
+def _export_commit():
+    """Read the code's git commit once per workflow run; jobs find it in the environment
+    (pdsparse.traces.git_commit) instead of each starting git."""
+    from pdsparse.traces import COMMIT_ENV, git_commit
+
+    os.environ.setdefault(COMMIT_ENV, git_commit(workflow.basedir))
 
 
 def keep_raw_files():

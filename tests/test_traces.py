@@ -8,7 +8,7 @@ from conftest import make_data
 from pdsparse.errors import DataError
 from pdsparse.problem import Problem
 from pdsparse.solvers import solve
-from pdsparse.trace import read_metadata, read_traces, write_trace
+from pdsparse.traces import read_metadata, read_traces, write_trace
 
 
 def test_round_trip(tmp_path):
@@ -37,3 +37,17 @@ def test_bad_files_are_named(tmp_path):
     bad.write_text("not parquet")
     with pytest.raises(DataError, match="bad.parquet"):
         read_traces([bad])
+
+
+def test_commit_read_once_from_the_environment(monkeypatch, tmp_path):
+    from pdsparse import traces
+
+    traces.git_commit.cache_clear()
+    monkeypatch.setenv(traces.COMMIT_ENV, "abc123")
+    try:
+        assert traces.git_commit() == "abc123"
+        path = tmp_path / "t.parquet"
+        write_trace(pd.DataFrame({"x": [1.0]}), path, {"seed": 0}, {})
+        assert read_metadata(path)["commit"] == "abc123"
+    finally:
+        traces.git_commit.cache_clear()

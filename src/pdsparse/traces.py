@@ -1,0 +1,157 @@
+"""Parquet traces and tables: the trace schema, provenance, and the one Parquet writer.
+
+A trace is one run: its keys (what was run, on which problem) as constant columns, then one
+row per evaluation (``TRACE_COLUMNS`` of :mod:`pdsparse.solvers`), with ``status`` on the
+last row. The file metadata (key ``pdsparse``) holds the package version, the git commit
+and the resolved settings. An aggregate is the traces of an experiment joined with the
+certified optimal values of their problems (:func:`aggregate`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pdsparse import __version__
+from pdsparse.errors import DataError
+from pdsparse.io import atomic_path, read_parquet
+
+__all__ = [
+    "COMMIT_ENV",
+    "KEY_COLUMNS",
+    "METADATA_KEY",
+    "aggregate",
+    "git_commit",
+    "provenance",
+    "read_metadata",
+    "read_traces",
+    "write_frame",
+    "write_trace",
+]
+
+METADATA_KEY = b"pdsparse"
+COMMIT_ENV = "PDSPARSE_GIT_COMMIT"
+# Run keys, in column order: the experiment, the problem, the solver and its options, the seed.
+KEY_COLUMNS = ("experiment", "dataset", "solver", "loss", "l2", "l1", "sampling", "dual_step",
+               "seed")
+
+
+@functools.cache
+def git_commit(cwd: str | Path | None = None) -> str:
+    """HEAD of the checkout: ``$PDSPARSE_GIT_COMMIT`` if set, else ``git rev-parse HEAD``.
+
+    The workflow reads the commit once and hands it to its jobs in the environment, so that
+    no job starts git; outside a work tree the answer is ``"unknown"``.
+    """
+    if os.environ.get(COMMIT_ENV):
+        return os.environ[COMMIT_ENV]
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True,
+                             text=True, timeout=10, check=True)
+        return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def provenance(arguments: Mapping | None = None) -> dict:
+    """Where a result came from: package, version, commit, command line, arguments, time."""
+    return {
+        "package": "pdsparse",
+        "version": __version__,
+        "commit": git_commit(),
+        "command": " ".join(shlex.quote(a) for a in sys.argv),
+        "arguments": {k: (str(v) if isinstance(v, Path) else v)
+                      for k, v in (arguments or {}).items()},
+        "created_unix": time.time(),
+    }
+
+
+def write_frame(df: pd.DataFrame, path: str | Path, metadata: dict | None = None) -> None:
+    """Write ``df`` to Parquet atomically, with ``metadata`` as JSON under key ``pdsparse``."""
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    if metadata is not None:
+        existing = table.schema.metadata or {}
+        table = table.replace_schema_metadata(
+            {**existing, METADATA_KEY: json.dumps(metadata, default=str).encode()})
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+
+
+def write_trace(df: pd.DataFrame, path: str | Path, keys: dict, metadata: dict) -> None:
+    """Write a run's trace with its ``keys`` prepended as constant columns, atomically.
+
+    ``metadata`` (the resolved run configuration) is stored with the package version and
+    the commit.
+    """
+    out = df.copy()
+    for i, (k, v) in enumerate(keys.items()):
+        out.insert(i, k, v)
+    write_frame(out, path, {"version": __version__, "commit": git_commit(), **metadata})
+
+
+def read_metadata(path: str | Path) -> dict:
+    """The ``pdsparse`` metadata of a trace file."""
+    meta = pq.read_schema(path).metadata or {}
+    if METADATA_KEY not in meta:
+        raise DataError(f"{path}: not a pdsparse trace (no '{METADATA_KEY.decode()}' metadata)")
+    return json.loads(meta[METADATA_KEY])
+
+
+def read_traces(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """Concatenate trace files into one tidy table."""
+    frames = [read_parquet(p, "trace") for p in paths]
+    if not frames:
+        raise DataError("no trace files given")
+    return pd.concat(frames, ignore_index=True)
+
+
+def aggregate(run_paths: Iterable[str | Path], reference_paths: Iterable[str | Path]):
+    """Concatenate run traces and attach ``p_star``, ``subopt = primal - p_star``, ``rel_subopt``.
+
+    The reference columns ``n``, ``d``, ``nnz`` and ``rel_gap`` (as ``p_star_rel_gap``) are
+    attached too. ``subopt`` keeps its sign (plots clip); ``rel_subopt = subopt / |p_star|``.
+
+    Raises
+    ------
+    DataError
+        If a run has no matching reference (same dataset, loss and l2).
+    """
+    runs = read_traces(run_paths)
+    refs = [read_parquet(p, "reference file") for p in reference_paths]
+    if not refs:
+        raise DataError("aggregate: no reference files given")
+    ref = pd.concat(refs, ignore_index=True)
+    ref = ref[["dataset", "loss", "l2", "p_star", "rel_gap", "n", "d", "nnz"]].rename(
+        columns={"l2": "ref_l2", "rel_gap": "p_star_rel_gap"}
+    )
+    dup = ref.duplicated(["dataset", "loss"], keep=False)
+    if dup.any():
+        raise DataError(
+            f"aggregate: several reference files for {sorted(set(ref.loc[dup, 'dataset']))}"
+        )
+    out = runs.merge(ref, on=["dataset", "loss"], how="left", validate="many_to_one")
+    missing = sorted(set(out.loc[out["p_star"].isna(), "dataset"]))
+    if missing:
+        raise DataError(f"aggregate: no reference file for data set(s) {missing}")
+    bad = ~np.isclose(out["l2"].to_numpy(float), out["ref_l2"].to_numpy(float), rtol=1e-12)
+    if bad.any():
+        raise DataError(
+            f"aggregate: l2 of runs and reference differ for {sorted(set(out.loc[bad, 'dataset']))}"
+        )
+    out = out.drop(columns=["ref_l2"])
+    out["subopt"] = out["primal"] - out["p_star"]
+    scale = np.maximum(np.abs(out["p_star"].to_numpy(float)), np.finfo(float).tiny)
+    out["rel_subopt"] = out["subopt"].to_numpy(float) / scale
+    return out
