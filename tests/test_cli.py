@@ -534,3 +534,21 @@ def test_figure2_sharey_flag():
             "--nnz-fraction", "0.5", "--out-png", "x.png", "--out-pdf", "x.pdf"]
     assert parser.parse_args(base).sharey is True
     assert parser.parse_args([*base, "--no-sharey"]).sharey is False
+
+
+def test_run_several_seeds_in_one_call_equals_one_call_per_seed(pipeline, tmp_path):
+    """The workflow's run job covers every seed: each trace must be what a run of that seed
+    alone writes (timings aside)."""
+    import pandas as pd
+
+    data, ref = pipeline["npz"], pipeline["ref"]
+    base = ["run", "--data", str(data), "--reference", str(ref), "--experiment", "e",
+            "--method", "dual_rcd", "--dual-step", "fixed", "--max-epochs", "3"]
+    both = [tmp_path / "s0.parquet", tmp_path / "s1.parquet"]
+    assert main([*base, "--seed", "0", "1", "--out", *map(str, both)]) == 0
+    for seed, path in enumerate(both):
+        alone = tmp_path / f"alone{seed}.parquet"
+        assert main([*base, "--seed", str(seed), "--out", str(alone)]) == 0
+        a, b = pd.read_parquet(path), pd.read_parquet(alone)
+        pd.testing.assert_frame_equal(a.drop(columns="time_s"), b.drop(columns="time_s"))
+    assert main([*base, "--seed", "0", "1", "--out", str(both[0])]) == 2

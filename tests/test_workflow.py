@@ -199,7 +199,7 @@ def test_tiny_workflow_end_to_end(tmp_path):
         "results/figures/faceoff/figure3.png",
         "results/tables/faceoff/table1.csv",
         "results/tables/faceoff/table1.md",
-        "logs/run/faceoff/figure1a/tiny_wc/dual_rcd/importance-fixed-seed0.log",
+        "logs/run/faceoff/figure1a/tiny_wc/dual_rcd/importance-fixed.log",
     ]:
         assert (wd / rel).is_file(), rel
     agg = pd.read_parquet(wd / "results" / "faceoff" / "figure2.parquet")

@@ -351,7 +351,7 @@ def cmd_reference(args: argparse.Namespace) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> None:
-    from pdsparse.run import RunSpec, execute
+    from pdsparse.run import RunSpec, execute_seeds
 
     _require_file(args.reference, "reference file")
     spec = RunSpec(
@@ -360,7 +360,7 @@ def cmd_run(args: argparse.Namespace) -> None:
         solver=args.method,
         sampling=args.sampling,
         dual_step=args.dual_step,
-        seed=args.seed,
+        seed=args.seed[0],
         loss=args.loss,
         l2=args.l2,
         max_epochs=args.max_epochs,
@@ -368,15 +368,16 @@ def cmd_run(args: argparse.Namespace) -> None:
         tol=args.tol,
         eval_every=args.eval_every,
     )
-    result = execute(spec, _require_file(args.data, "data file"), args.reference, args.out,
-                     _provenance(args))
-    last = result.trace.iloc[-1]
-    print(
-        f"{spec.dataset} {spec.solver} {spec.sampling}/{spec.dual_step} seed={spec.seed}: "
-        f"{result.status} after {last['epoch']:.3g} epochs, "
-        f"P - P* = {float(last['primal']) - result.p_star:.3e}, gap {last['gap']:.3e}",
-        file=sys.stderr,
-    )
+    results = execute_seeds(spec, args.seed, _require_file(args.data, "data file"),
+                            args.reference, args.out, _provenance(args))
+    for seed, result in zip(args.seed, results, strict=True):
+        last = result.trace.iloc[-1]
+        print(
+            f"{spec.dataset} {spec.solver} {spec.sampling}/{spec.dual_step} seed={seed}: "
+            f"{result.status} after {last['epoch']:.3g} epochs, "
+            f"P - P* = {float(last['primal']) - result.p_star:.3e}, gap {last['gap']:.3e}",
+            file=sys.stderr,
+        )
 
 
 def cmd_aggregate(args: argparse.Namespace) -> None:
@@ -701,14 +702,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="dual_rcd: fixed (Sec. 7 step with Quartz's 1/q_j; the default), newton (exact), "
         "printed (Sec. 7 step as printed); primal_rcd: none",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the coordinate sampling")
+    p.add_argument(
+        "--seed", type=int, nargs="+", default=[0],
+        help="seed(s) of the coordinate sampling: one run, and one --out file, per seed",
+    )
     p.add_argument("--max-epochs", type=_nonneg_float, default=30.0, help="passes over nnz(A)")
     p.add_argument("--max-seconds", type=_positive_float, default=600.0, help="kernel time cap")
     p.add_argument(
         "--tol", type=_nonneg_float, default=1e-10, help="stop at gap <= tol*|P| (0: never)"
     )
     p.add_argument("--eval-every", type=_positive_float, default=1.0, help="epochs per row")
-    p.add_argument("--out", required=True, help="output .parquet trace")
+    p.add_argument("--out", nargs="+", required=True, help="output .parquet trace(s), one per seed")
     p.set_defaults(func=cmd_run)
 
     # aggregate
@@ -786,6 +790,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _as_list(value) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pdsparse`` console script; returns the exit status."""
     parser = build_parser()
@@ -806,7 +816,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     written = [
         str(path)
         for key in ("out", "out_png", "out_pdf", "out_csv", "out_md")
-        if (path := getattr(args, key, None)) and str(path) != "-" and Path(path).is_file()
+        for path in _as_list(getattr(args, key, None))
+        if str(path) != "-" and Path(path).is_file()
     ]
     if written:  # every job log says what it made (and none is left empty)
         print(f"pdsparse {command}: wrote {', '.join(written)}", file=sys.stderr)

@@ -16,7 +16,7 @@ from pathlib import Path
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.io import read_parquet
 
-__all__ = ["RunSpec", "execute", "read_reference"]
+__all__ = ["RunSpec", "execute", "execute_seeds", "read_reference"]
 
 
 @dataclass(frozen=True)
@@ -68,17 +68,42 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
             provenance: dict | None = None):
     """Solve ``spec`` on the prepared data set ``data`` and write its trace to ``out``.
 
-    Returns the :class:`pdsparse.solvers.Result`; the trace's metadata holds the spec, P*
-    and its certified gap, the setup time and the data set's own metadata.
+    Returns the :class:`pdsparse.solvers.Result` (with ``p_star`` attached); the trace's
+    metadata holds the spec, P* and its certified gap, the setup time and the data set's
+    own metadata.
     """
+    return execute_seeds(spec, [spec.seed], data, reference, [out], provenance)[0]
+
+
+def execute_seeds(spec: RunSpec, seeds, data: str | Path, reference: str | Path, outs,
+                  provenance: dict | None = None) -> list:
+    """:func:`execute` for several seeds of one spec: the data set is read and the problem
+    (with its CSR/CSC copies) built once, then each seed's trace is written to its file.
+
+    One workflow job per solver configuration instead of one per seed: fewer Python starts,
+    and on a cluster fewer queued jobs.
+    """
+    from dataclasses import replace
+
     from pdsparse.data.store import load_dataset
     from pdsparse.problem import Problem
-    from pdsparse.solvers import solve
-    from pdsparse.traces import write_trace
 
+    seeds, outs = list(seeds), list(outs)
+    if len(seeds) != len(outs) or not seeds:
+        raise ConfigError(f"{len(seeds)} seeds for {len(outs)} output files: give one per seed")
+    if len(set(seeds)) != len(seeds):
+        raise ConfigError(f"seeds repeat: {seeds}")
     ds = load_dataset(data)
     problem = Problem.from_dataset(ds, spec.loss, spec.l2)
     ref = read_reference(reference, spec.dataset, spec.loss, problem.l2)
+    return [_solve_one(replace(spec, seed=int(seed)), problem, ds, ref, out, provenance)
+            for seed, out in zip(seeds, outs, strict=True)]
+
+
+def _solve_one(spec: RunSpec, problem, ds, ref: dict, out: str | Path, provenance):
+    from pdsparse.solvers import solve
+    from pdsparse.traces import write_trace
+
     result = solve(
         problem,
         spec.solver,

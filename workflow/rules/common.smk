@@ -59,12 +59,13 @@ def _warn(text):
 
 def setup_plan():
     """Load the registry, decide data availability and build the Face-Off plan (globals)."""
-    global DATA, FO, RAW_DIR, PROCESSED_DIR, REGISTRY, MIRROR, PLAN, L2TAG, RAW_NAMES
+    global DATA, FO, RAW_DIR, PROCESSED_DIR, REGISTRY, MIRROR, PLAN, L2TAG, RAW_NAMES, SEEDS
     from pdsparse.data.fetch import resolve_mirror
     from pdsparse.data.registry import load_registry
 
     DATA = config["data"]
     FO = config["faceoff"]
+    SEEDS = [int(s) for s in FO["seeds"]]
     RAW_DIR = os.path.normpath(DATA["raw_dir"])
     PROCESSED_DIR = os.path.normpath(DATA["processed_dir"])
     try:
