@@ -193,44 +193,37 @@ def cmd_fetch(args: argparse.Namespace) -> None:
 
 
 def cmd_prepare(args: argparse.Namespace) -> None:
-    from pdsparse.data.prepare import prepare
+    from pdsparse.data.prepare import prepare, prepare_synthetic
 
-    spec = _registry_spec(args.registry, args.dataset)
-    raw = _require_file(args.raw, "raw file")
-    kwargs: dict[str, Any] = {}
-    if args.positive_class is not None:
-        kwargs["positive_class"] = _scalar(args.positive_class)
-    ds = prepare(raw, spec, args.normalization, args.out, **kwargs)
+    if (args.raw is None) == (args.generator is None):
+        raise ConfigError("give either --raw FILE (a registry data set) or --generator KIND")
+    if args.generator is not None:
+        ds = prepare_synthetic(args.dataset, args.generator, _params(args.param), args.seed,
+                               args.normalization, args.out)
+    else:
+        spec = _registry_spec(args.registry, args.dataset)
+        raw = _require_file(args.raw, "raw file")
+        positive = None if args.positive_class is None else _scalar(args.positive_class)
+        ds = prepare(raw, spec, args.normalization, args.out, positive_class=positive)
     print(f"{ds.name}: n={ds.n} d={ds.d} nnz={ds.nnz} -> {args.out}", file=sys.stderr)
 
 
-def cmd_synth(args: argparse.Namespace) -> None:
-    from pdsparse.data.normalize import normalize
-    from pdsparse.data.store import save_dataset
-    from pdsparse.data.synthetic import generate
-
+def _params(pairs) -> dict[str, Any]:
     params: dict[str, Any] = {}
-    for key, value in args.param or []:
+    for key, value in pairs or []:
         if key in params:
             raise ConfigError(f"--param {key} given twice")
         params[key] = _scalar(value)
-    A, b = generate(args.kind, params, args.seed)
-    A, info = normalize(A, args.normalization)
+    return params
+
+
+def cmd_synth(args: argparse.Namespace) -> None:
+    from pdsparse.data.prepare import prepare_synthetic
+
     name = args.name or Path(args.out).stem
-    meta = {
-        "name": name,
-        "source": "synthetic",
-        "kind": args.kind,
-        "params": params,
-        "seed": args.seed,
-        "normalization": info,
-        "n": int(A.shape[0]),
-        "d": int(A.shape[1]),
-        "nnz": int(A.nnz),
-        "pdsparse_version": __version__,
-    }
-    save_dataset(args.out, A, b, meta)
-    print(f"{name}: n={A.shape[0]} d={A.shape[1]} nnz={A.nnz} -> {args.out}", file=sys.stderr)
+    ds = prepare_synthetic(name, args.kind, _params(args.param), args.seed, args.normalization,
+                           args.out)
+    print(f"{name}: n={ds.n} d={ds.d} nnz={ds.nnz} -> {args.out}", file=sys.stderr)
 
 
 def _renormalize(ds, method: str):
@@ -541,11 +534,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = _sub(
         sub,
         "prepare",
-        "parse, check, binarize and normalize a raw LIBSVM file into a .npz data set",
+        "prepare a data set by its recipe into a .npz: a raw LIBSVM file or a generator",
+        "Real data (--raw): parse, check against the registry, binarize. Synthetic data "
+        "(--generator KIND --param k=v --seed S): generate. Both are then normalized and "
+        "saved atomically.",
     )
     p.add_argument("--registry", default="config/datasets.yaml", help="data-set registry YAML")
-    p.add_argument("--dataset", required=True, help="registry name, e.g. leu")
-    p.add_argument("--raw", required=True, help="raw file from 'pdsparse fetch'")
+    p.add_argument("--dataset", required=True, help="data-set name, e.g. leu")
+    p.add_argument("--raw", help="raw file from 'pdsparse fetch' (a registry data set)")
+    p.add_argument("--generator", choices=choices["synthetic_kinds"], help="synthetic generator")
+    p.add_argument(
+        "--param",
+        action="append",
+        type=_key_value,
+        metavar="KEY=VALUE",
+        help="generator parameter (repeatable)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="generator seed")
     p.add_argument(
         "--normalization",
         choices=choices["normalizations"],

@@ -1,17 +1,26 @@
-"""Turn a verified raw LIBSVM file into a processed data set (``data/processed/<name>.npz``).
+"""Prepare a data set by its recipe: ``data/processed/<name>__<recipe tag>.npz``.
 
-Steps: parse (:func:`~pdsparse.data.libsvm.read_libsvm`, with ``n_features = spec.d``), check
-n, d, nnz and label counts against the registry, map labels to ±1 for a binary task (or
-one-vs-rest with ``positive_class``), normalize (:mod:`pdsparse.data.normalize`; Face-Off
-Sec. 7 uses ``avg_example_norm``), and save atomically with metadata
-(:func:`~pdsparse.data.store.save_dataset`).
+One path for real and synthetic data: :func:`prepare` reads a verified raw LIBSVM file,
+:func:`prepare_synthetic` runs a seeded generator; both then apply the same
+:class:`Recipe` and save atomically. Two papers that prepare one raw file differently name
+two recipes and get two files.
+
+Steps for a raw file: parse (:func:`~pdsparse.data.libsvm.read_libsvm`, with
+``n_features = spec.d``), check n, d, nnz and label counts against the registry, map
+labels to ±1 for a binary task (or one-vs-rest with ``positive_class``), normalize
+(:mod:`pdsparse.data.normalize`; Face-Off Sec. 7 uses ``avg_example_norm``), and save
+atomically with metadata (:func:`~pdsparse.data.store.save_dataset`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -19,9 +28,42 @@ from pdsparse.data.libsvm import binarize_labels, label_counts, read_libsvm
 from pdsparse.data.normalize import normalize
 from pdsparse.data.registry import DatasetSpec
 from pdsparse.data.store import Dataset, save_dataset
-from pdsparse.errors import DataError
+from pdsparse.errors import ConfigError, DataError
+from pdsparse.names import NORMALIZATIONS
 
-__all__ = ["prepare", "check_shape"]
+__all__ = ["Recipe", "check_shape", "prepare", "prepare_synthetic"]
+
+_SAFE = re.compile(r"^[A-Za-z0-9.+-]+$")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a data set is prepared, named in config; :meth:`tag` names the processed file.
+
+    normalization : {"avg_example_norm", "unit_rows", "none"}
+        :func:`pdsparse.data.normalize.normalize` (Face-Off Sec. 7: ``avg_example_norm``).
+    positive_class : str, optional
+        One-vs-rest: this raw label becomes +1, every other -1.
+    """
+
+    normalization: str = "avg_example_norm"
+    positive_class: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.normalization not in NORMALIZATIONS:
+            raise ConfigError(
+                f"recipe: unknown normalization {self.normalization!r}; "
+                f"choose one of {', '.join(NORMALIZATIONS)}"
+            )
+        if self.positive_class is not None and not _SAFE.match(str(self.positive_class)):
+            raise ConfigError(f"recipe: positive_class {self.positive_class!r} is not a label")
+
+    def tag(self) -> str:
+        """``avg_example_norm``, ``none-pos3``: safe in file names, distinct per recipe."""
+        parts = [self.normalization]
+        if self.positive_class is not None:
+            parts.append(f"pos{self.positive_class}")
+        return "-".join(parts)
 
 
 def _sha256(path: Path) -> str:
@@ -147,3 +189,34 @@ def prepare(
     }
     save_dataset(out_path, A, b, meta)
     return Dataset(name=spec.name, A=A, b=b, meta=meta)
+
+
+def prepare_synthetic(
+    name: str,
+    kind: str,
+    params: Mapping[str, Any],
+    seed: int,
+    normalization: str,
+    out_path: str | os.PathLike,
+) -> Dataset:
+    """Generate a seeded synthetic data set (:func:`pdsparse.data.synthetic.generate`),
+    normalize it like real data and save it; ``meta`` records the generator and its seed."""
+    from pdsparse import __version__
+    from pdsparse.data.synthetic import generate
+
+    A, b = generate(kind, dict(params), seed)
+    A, info = normalize(A, normalization)
+    meta = {
+        "name": name,
+        "source": "synthetic",
+        "kind": kind,
+        "params": dict(params),
+        "seed": seed,
+        "normalization": info,
+        "n": int(A.shape[0]),
+        "d": int(A.shape[1]),
+        "nnz": int(A.nnz),
+        "pdsparse_version": __version__,
+    }
+    save_dataset(out_path, A, b, meta)
+    return Dataset(name=name, A=A, b=b, meta=meta)
