@@ -27,7 +27,7 @@ include: "workflow/rules/common.smk"
 
 validate_workflow_config(config)
 validate(config, "workflow/schemas/config.schema.yaml")
-setup_plan()
+setup_plans()
 
 
 include: "workflow/rules/fetch.smk"

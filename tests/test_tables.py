@@ -1,4 +1,5 @@
-"""Tests of Table 1 (pdsparse.tables) and the paper's printed values (pdsparse.paper_values)."""
+"""Tests of Table 1 (pdsparse.tables) and the paper's printed values
+(pdsparse.papers.faceoff_values)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pandas as pd
 import pytest
 
 from pdsparse.errors import DataError
-from pdsparse.paper_values import TABLE1, TABLE1_COLUMNS, TABLE1_PRECISION, Precision
+from pdsparse.papers.faceoff_values import TABLE1, TABLE1_COLUMNS, TABLE1_PRECISION, Precision
 from pdsparse.tables import TABLE1_CSV_COLUMNS, build_table1, faceoff_table1
 
 EXPECTED_COLUMNS = [
@@ -77,7 +78,7 @@ def write_stats(tmp_path, rows):
     return paths
 
 
-# ----------------------------------------------------------------- paper_values
+# ----------------------------------------------------------------- faceoff_values
 
 
 def test_paper_table1_rows():

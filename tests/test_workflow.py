@@ -75,12 +75,14 @@ def test_dry_run_default_config_plans_everything_offline(tmp_path):
         "results/faceoff/figure1a.parquet",
         "results/faceoff/figure1b.parquet",
         "results/faceoff/figure2.parquet",
-        "data/processed/wc_general_square.npz",
-        "data/processed/bin_d100_n1000_p0.1.npz",
-        "results/stats/bin_d100_n10000_p1.parquet",
-        "results/reference/wc_general_tall__logistic__l2-1_n.parquet",
-        "results/runs/faceoff/figure1a/wc_general_square/primal_rcd/importance-none-seed0.parquet",
-        "results/runs/faceoff/figure2/bin_d100_n100_p0.01/dual_rcd/importance-fixed-seed0.parquet",
+        "data/processed/wc_general_square__avg_example_norm.npz",
+        "data/processed/bin_d100_n1000_p0.1__avg_example_norm.npz",
+        "results/stats/bin_d100_n10000_p1__avg_example_norm__l2-1_n__beta-0.25.parquet",
+        "results/reference/wc_general_tall__avg_example_norm__logistic__l2-1_n.parquet",
+        "results/runs/faceoff/figure1a/wc_general_square__avg_example_norm__logistic__l2-1_n/"
+        "primal_rcd/importance-none.parquet",
+        "results/runs/faceoff/figure2/bin_d100_n100_p0.01__avg_example_norm__logistic__l2-1_n/"
+        "dual_rcd/importance-fixed.parquet",
     ]:
         assert target in out, target
     # no real data offline: the real-data items are dropped, with one clear message
@@ -102,10 +104,10 @@ def test_dry_run_with_mirror_adds_real_items(tmp_path):
     out = res.output
     for target in [
         "data/raw/leu.bz2",
-        "data/processed/leu.npz",
+        "data/processed/leu__avg_example_norm.npz",
         "results/faceoff/figure1d.parquet",
         "results/tables/faceoff/table1.md",
-        "results/stats/variants/leu__none__beta-0.25.parquet",
+        "results/stats/leu__avg_example_norm__l2-1_n__beta-0.25__as-none.parquet",
     ]:
         assert target in out, target
     assert "Figure 1c: news20.binary" in res.stderr
@@ -118,7 +120,7 @@ def test_dry_run_with_mirror_adds_real_items(tmp_path):
 
 def test_dry_run_paper_config_requires_all_data(tmp_path):
     wd = workdir(tmp_path)
-    res = smk(wd, "-n", "--configfile", "config/paper.yaml")
+    res = smk(wd, "-n", "-p", "--configfile", "config/paper.yaml")
     assert res.returncode == 0, res.output
     out = res.output
     for target in [
@@ -126,7 +128,7 @@ def test_dry_run_paper_config_requires_all_data(tmp_path):
         "data/raw/leu.bz2",
         "results/faceoff/figure1c.parquet",
         "results/tables/faceoff/table1.csv",
-        "seed2.parquet",
+        "--seed 0 1 2",
     ]:
         assert target in out, target
     assert "skipping these paper items" not in out
@@ -199,7 +201,8 @@ def test_tiny_workflow_end_to_end(tmp_path):
         "results/figures/faceoff/figure3.png",
         "results/tables/faceoff/table1.csv",
         "results/tables/faceoff/table1.md",
-        "logs/run/faceoff/figure1a/tiny_wc/dual_rcd/importance-fixed.log",
+        "logs/run/faceoff/figure1a/tiny_wc__avg_example_norm__logistic__l2-1_n/dual_rcd/"
+        "importance-fixed.log",
     ]:
         assert (wd / rel).is_file(), rel
     agg = pd.read_parquet(wd / "results" / "faceoff" / "figure2.parquet")
@@ -310,11 +313,11 @@ def test_config_overrides_set_numbers_and_booleans(tmp_path):
     # decide what they are. Before: "'20' is not of type 'integer'".
     wd = workdir(tmp_path)
     res = smk(
-        wd, "-n", "--config", "faceoff={max_epochs: 20, tol: 1e-8, seeds: [0, 4]}",
+        wd, "-n", "-p", "--config", "faceoff={max_epochs: 20, tol: 1e-8, seeds: [0, 4]}",
         "data={download: true}",
     )
     assert res.returncode == 0, res.output[-3000:]
-    assert "seed4.parquet" in res.output
+    assert "--seed 0 4" in res.output
     # the real data is now planned (download allowed): no skipped items
     assert "skipping these paper items" not in res.output
     # a YAML file with 1e-10 (PyYAML reads it as a string)

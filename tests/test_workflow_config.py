@@ -11,10 +11,8 @@ import yaml
 
 from pdsparse.config import (
     data_availability,
-    figure2_cells,
     l2_tag,
     load_config,
-    plan_faceoff,
     skipped_message,
     validate_config,
 )
@@ -132,96 +130,6 @@ def test_l2_tag():
         l2_tag(-1.0)
 
 
-def test_figure2_cells_names_and_range():
-    cells = figure2_cells({"d": 100, "n": [100, 1000, 10000], "nnz_fraction": [0.01, 0.1, 1.0]})
-    assert len(cells) == 9
-    names = [c.name for c in cells]
-    assert names[0] == "bin_d100_n100_p0.01"
-    assert "bin_d100_n10000_p1" in names
-    for c in cells:
-        assert max(c.d, c.n) <= c.alpha <= c.d * c.n
-    # alpha below max(d, n) is dropped: 0.001 * 100 * 100 = 10 < 100
-    assert figure2_cells({"d": 100, "n": [100], "nnz_fraction": [0.001]}) == []
-
-
-def test_plan_offline_drops_real_items(config):
-    plan = plan_faceoff(config, REGISTRY, available=lambda name: False)
-    assert plan.real == []
-    assert sorted(plan.panels) == ["a", "b"]
-    assert set(plan.experiments) == {"figure1a", "figure1b", "figure2"}
-    assert plan.table1 == []
-    assert ("Figure 1c", "news20.binary") in plan.skipped
-    assert ("Table 1 row", "leu") in plan.skipped
-    # 2 panels + 9 cells, every configured solver, every seed
-    n_solvers = len(config["faceoff"]["solvers"])
-    assert len(plan.runs) == (2 + 9) * n_solvers * len(config["faceoff"]["seeds"])
-    msg = skipped_message(plan, REGISTRY, "data/raw")
-    assert "Figure 1d: leu" in msg and "PDSPARSE_DATA_MIRROR" in msg
-    assert "leu.bz2" in msg and "data.download: true" in msg
-
-
-def test_plan_with_leu_available(config):
-    plan = plan_faceoff(config, REGISTRY, available=lambda name: name == "leu")
-    assert plan.real == ["leu"]
-    assert plan.panels["d"] == {
-        "dataset": "leu",
-        "title": config["faceoff"]["figure1"]["panels"]["d"]["title"],
-        "experiment": "figure1d",
-    }
-    assert plan.table1 == ["leu"]
-    assert ("leu", "none", 0.25) in plan.table1_variants
-    assert [s for s in plan.skipped if s[1] == "leu"] == []
-    assert "leu" in plan.datasets
-
-
-def test_plan_require_all_keeps_everything(config):
-    config["data"]["require_all"] = True
-    plan = plan_faceoff(config, REGISTRY, available=lambda name: False)
-    assert plan.skipped == []
-    assert plan.real == ["news20.binary", "leu"]
-    assert skipped_message(plan, REGISTRY, "data/raw") == ""
-
-
-def test_plan_runs_and_paths(config):
-    config["faceoff"]["seeds"] = [0, 3]
-    config["faceoff"]["figure1"]["panels"]["a"]["max_epochs"] = 99
-    plan = plan_faceoff(config, REGISTRY, available=lambda name: False)
-    run = plan.runs_of("figure1a")[0]
-    assert run.path == (
-        "results/runs/faceoff/figure1a/wc_general_square/primal_rcd/importance-none-seed0.parquet"
-    )
-    dual = [r for r in plan.runs_of("figure2") if r.method == "dual_rcd"]
-    assert {r.dual_step for r in dual} == {
-        s.get("dual_step", "fixed") for s in config["faceoff"]["solvers"]
-        if s["method"] == "dual_rcd"}
-    assert {r.seed for r in dual} == {0, 3}
-    assert plan.max_epochs[("figure1a", "wc_general_square")] == 99
-    # precedence: panel > synthetic data set > faceoff.max_epochs
-    tall = config["faceoff"]["synthetic"]["wc_general_tall"].get("max_epochs")
-    assert plan.max_epochs[("figure1b", "wc_general_tall")] == (
-        tall or config["faceoff"]["max_epochs"]
-    )
-    assert plan.max_epochs[("figure2", "bin_d100_n100_p1")] == config["faceoff"]["max_epochs"]
-    syn = plan.synthetic["bin_d100_n1000_p0.1"]
-    assert syn.kind == "worst_case_binary_dual"
-    assert syn.params == {"d": 100, "n": 1000, "alpha": 10000}
-
-
-def test_plan_errors(config):
-    bad = copy.deepcopy(config)
-    bad["faceoff"]["figure1"]["panels"]["c"]["dataset"] = "news21"
-    with pytest.raises(ConfigError, match="news21"):
-        plan_faceoff(bad, REGISTRY, available=lambda name: True)
-    bad = copy.deepcopy(config)
-    bad["faceoff"]["synthetic"]["leu"] = {"kind": "dense_gaussian", "params": {}}
-    with pytest.raises(ConfigError, match="faceoff.synthetic.leu"):
-        plan_faceoff(bad, REGISTRY, available=lambda name: True)
-    bad = copy.deepcopy(config)
-    bad["faceoff"]["solvers"].append(dict(bad["faceoff"]["solvers"][0]))
-    with pytest.raises(ConfigError, match="duplicate"):
-        plan_faceoff(bad, REGISTRY, available=lambda name: True)
-
-
 def test_data_availability(tmp_path):
     s = spec("leu")
     raw, mirror = tmp_path / "raw", tmp_path / "mirror"
@@ -261,3 +169,10 @@ def test_strings_that_are_valid_strings_are_left_alone():
     cfg["faceoff"]["max_epochs"] = "ten"
     with pytest.raises(ConfigError, match="faceoff.max_epochs: 'ten' is not of type"):
         validate_config(cfg, SCHEMA)
+
+
+def test_skipped_message():
+    msg = skipped_message([("Figure 1d", "leu")], {"leu": spec("leu")}, "data/raw")
+    assert "Figure 1d: leu" in msg and "PDSPARSE_DATA_MIRROR" in msg
+    assert "leu.bz2" in msg and "data.download: true" in msg
+    assert skipped_message([], {}, "data/raw") == ""

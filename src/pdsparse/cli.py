@@ -344,7 +344,7 @@ def cmd_reference(args: argparse.Namespace) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> None:
-    from pdsparse.run import RunSpec, execute_seeds
+    from pdsparse.run import RunSpec, execute
 
     _require_file(args.reference, "reference file")
     spec = RunSpec(
@@ -361,8 +361,8 @@ def cmd_run(args: argparse.Namespace) -> None:
         tol=args.tol,
         eval_every=args.eval_every,
     )
-    results = execute_seeds(spec, args.seed, _require_file(args.data, "data file"),
-                            args.reference, args.out, _provenance(args))
+    results = execute(spec, _require_file(args.data, "data file"), args.reference, args.out,
+                      _provenance(args), seeds=args.seed)
     for seed, result in zip(args.seed, results, strict=True):
         last = result.trace.iloc[-1]
         print(
@@ -709,7 +709,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--seed", type=int, nargs="+", default=[0],
-        help="seed(s) of the coordinate sampling: one run, and one --out file, per seed",
+        help="seed(s) of the coordinate sampling: one run per seed, all in one trace file",
     )
     p.add_argument("--max-epochs", type=_nonneg_float, default=30.0, help="passes over nnz(A)")
     p.add_argument("--max-seconds", type=_positive_float, default=600.0, help="kernel time cap")
@@ -717,7 +717,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--tol", type=_nonneg_float, default=1e-10, help="stop at gap <= tol*|P| (0: never)"
     )
     p.add_argument("--eval-every", type=_positive_float, default=1.0, help="epochs per row")
-    p.add_argument("--out", nargs="+", required=True, help="output .parquet trace(s), one per seed")
+    p.add_argument("--out", required=True, help="output .parquet trace (a row block per seed)")
     p.set_defaults(func=cmd_run)
 
     # aggregate

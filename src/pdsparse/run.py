@@ -3,8 +3,9 @@
 This is what ``pdsparse run`` and the workflow's ``run`` rule do, as a library call::
 
     spec = RunSpec("figure1d", "leu", "dual_rcd", sampling="importance", dual_step="fixed")
-    result = execute(spec, "data/processed/leu.npz", "results/reference/leu__....parquet",
-                     "results/runs/faceoff/figure1d/leu/dual_rcd/importance-fixed-seed0.parquet")
+    results = execute(spec, "data/processed/leu__avg_example_norm.npz",
+                      "results/reference/leu__avg_example_norm__logistic__l2-1_n.parquet",
+                      "trace.parquet", seeds=[0, 1, 2])
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.io import read_parquet
 
-__all__ = ["RunSpec", "execute", "execute_seeds", "read_reference"]
+__all__ = ["RunSpec", "execute", "read_reference"]
 
 
 @dataclass(frozen=True)
@@ -65,46 +66,67 @@ def read_reference(path: str | Path, dataset: str, loss: str, l2: float) -> dict
 
 
 def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | Path,
-            provenance: dict | None = None):
-    """Solve ``spec`` on the prepared data set ``data`` and write its trace to ``out``.
+            provenance: dict | None = None, seeds=None) -> list:
+    """Solve ``spec`` on the prepared data set ``data`` for each of ``seeds`` (default: the
+    spec's own seed) and write the traces to ``out``, one file with a ``seed`` column.
 
-    Returns the :class:`pdsparse.solvers.Result` (with ``p_star`` attached); the trace's
-    metadata holds the spec, P* and its certified gap, the setup time and the data set's
-    own metadata.
-    """
-    return execute_seeds(spec, [spec.seed], data, reference, [out], provenance)[0]
-
-
-def execute_seeds(spec: RunSpec, seeds, data: str | Path, reference: str | Path, outs,
-                  provenance: dict | None = None) -> list:
-    """:func:`execute` for several seeds of one spec: the data set is read and the problem
-    (with its CSR/CSC copies) built once, then each seed's trace is written to its file.
-
-    One workflow job per solver configuration instead of one per seed: fewer Python starts,
-    and on a cluster fewer queued jobs.
+    The data set is read and the problem (with its CSR/CSC copies) built once for all
+    seeds: one workflow job per solver configuration instead of one per seed. Returns the
+    :class:`pdsparse.solvers.Result` of each seed (with ``p_star`` attached); the file's
+    metadata holds the spec, P* and its certified gap, each seed's status and setup time,
+    and the data set's own metadata.
     """
     from dataclasses import replace
 
+    import pandas as pd
+
     from pdsparse.data.store import load_dataset
     from pdsparse.problem import Problem
+    from pdsparse.traces import write_trace
 
-    seeds, outs = list(seeds), list(outs)
-    if len(seeds) != len(outs) or not seeds:
-        raise ConfigError(f"{len(seeds)} seeds for {len(outs)} output files: give one per seed")
-    if len(set(seeds)) != len(seeds):
-        raise ConfigError(f"seeds repeat: {seeds}")
+    seeds = [spec.seed] if seeds is None else [int(s) for s in seeds]
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ConfigError(f"seeds must be distinct and at least one, got {seeds}")
     ds = load_dataset(data)
     problem = Problem.from_dataset(ds, spec.loss, spec.l2)
     ref = read_reference(reference, spec.dataset, spec.loss, problem.l2)
-    return [_solve_one(replace(spec, seed=int(seed)), problem, ds, ref, out, provenance)
-            for seed, out in zip(seeds, outs, strict=True)]
+    results, frames = [], []
+    for seed in seeds:
+        result = _solve_one(replace(spec, seed=seed), problem)
+        result.p_star = float(ref["p_star"])
+        results.append(result)
+        frames.append(result.trace.assign(seed=seed))
+    keys = {
+        "experiment": spec.experiment,
+        "dataset": spec.dataset,
+        "solver": spec.solver,
+        "loss": spec.loss,
+        "l2": float(problem.l2),
+        "l1": float(problem.l1),
+        "sampling": spec.sampling,
+        "dual_step": spec.dual_step,
+    }
+    trace = pd.concat(frames, ignore_index=True)
+    trace.insert(0, "seed", trace.pop("seed"))
+    metadata = dict(provenance or {})
+    metadata.update(
+        keys={**keys, "seeds": seeds},
+        spec={k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items()},
+        l2_spec=str(spec.l2),
+        p_star=float(ref["p_star"]),
+        reference_gap=float(ref.get("gap", math.nan)),
+        runs=[{"seed": s, "status": str(r.status), "setup_s": float(r.setup_s)}
+              for s, r in zip(seeds, results, strict=True)],
+        data_meta=ds.meta,
+    )
+    write_trace(trace, out, keys, metadata)
+    return results
 
 
-def _solve_one(spec: RunSpec, problem, ds, ref: dict, out: str | Path, provenance):
+def _solve_one(spec: RunSpec, problem):
     from pdsparse.solvers import solve
-    from pdsparse.traces import write_trace
 
-    result = solve(
+    return solve(
         problem,
         spec.solver,
         sampling=spec.sampling,
@@ -115,28 +137,3 @@ def _solve_one(spec: RunSpec, problem, ds, ref: dict, out: str | Path, provenanc
         tol=spec.tol,
         eval_every=spec.eval_every,
     )
-    keys = {
-        "experiment": spec.experiment,
-        "dataset": spec.dataset,
-        "solver": spec.solver,
-        "loss": spec.loss,
-        "l2": float(problem.l2),
-        "l1": float(problem.l1),
-        "sampling": spec.sampling,
-        "dual_step": spec.dual_step,
-        "seed": int(spec.seed),
-    }
-    metadata = dict(provenance or {})
-    metadata.update(
-        keys=keys,
-        spec={k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items()},
-        l2_spec=str(spec.l2),
-        p_star=float(ref["p_star"]),
-        reference_gap=float(ref.get("gap", math.nan)),
-        setup_s=float(result.setup_s),
-        status=str(result.status),
-        data_meta=ds.meta,
-    )
-    write_trace(result.trace, out, keys, metadata)
-    result.p_star = float(ref["p_star"])
-    return result

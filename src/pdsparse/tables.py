@@ -4,7 +4,7 @@ Table 1 of the paper ("Details on the datasets used in the experiments") lists, 
 ``d``, ``n``, density, ``||X||_0``, ``C_P``, ``C_D`` (eq. (16)) and ``T_P/T_D`` (eq. (15),
 importance sampling). The paper's ``X`` is ``d x n``; our ``A = X^T`` is ``n x d``. Our values
 come from the stats files ``results/stats/<dataset>.parquet`` written by
-:func:`pdsparse.stats.data_stats`; the paper's from :mod:`pdsparse.paper_values`.
+:func:`pdsparse.stats.data_stats`; the paper's from :mod:`pdsparse.papers.faceoff_values`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pandas as pd
 
 from pdsparse.errors import DataError
 from pdsparse.io import atomic_path, read_parquet
-from pdsparse.paper_values import TABLE1, TABLE1_COLUMNS, TABLE1_NOTE, TABLE1_PRECISION
+from pdsparse.papers.faceoff_values import TABLE1, TABLE1_COLUMNS, TABLE1_NOTE, TABLE1_PRECISION
 
 PathLike = str | os.PathLike
 
@@ -124,7 +124,7 @@ def build_table1(stats: pd.DataFrame, variants: pd.DataFrame | None = None) -> p
     ----------
     stats
         The configured setting, one row per dataset: columns ``dataset`` and
-        :data:`pdsparse.paper_values.TABLE1_COLUMNS` at least, ``normalization``, ``beta``
+        :data:`pdsparse.papers.faceoff_values.TABLE1_COLUMNS` at least, ``normalization``, ``beta``
         and ``l2`` if known.
     variants
         Optional rows for the same datasets under other settings (normalization / beta).

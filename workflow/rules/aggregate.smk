@@ -1,17 +1,20 @@
-# aggregate: all runs of an experiment + the references of its data sets
-#   -> results/faceoff/<experiment>.parquet (traces, p_star, subopt = primal - p_star).
+# aggregate: the runs of an experiment + the references of its problems
+#   -> results/<paper>/<experiment>.parquet (traces, p_star, subopt = primal - p_star).
 
 
 rule aggregate:
     input:
-        runs=lambda wc: [run.path for run in PLAN.runs_of(wc.experiment)],
-        references=lambda wc: [reference_file(n) for n in PLAN.experiments[wc.experiment]],
+        runs=lambda wc: [r.path for r in PLANS[wc.paper].runs_of(wc.experiment)],
+        references=lambda wc: [
+            reference_file(tag) for tag in PLANS[wc.paper].experiments[wc.experiment]
+        ],
     output:
-        "results/faceoff/{experiment}.parquet",
+        "results/{paper}/{experiment}.parquet",
     wildcard_constraints:
-        experiment=_alternatives(PLAN.experiments),
+        paper=_alternatives(PLANS),
+        experiment=_alternatives({key[1] for key in RUNS}),
     log:
-        "logs/aggregate/faceoff/{experiment}.log",
+        "logs/aggregate/{paper}/{experiment}.log",
     threads: 1
     resources:
         mem_mb=2000,

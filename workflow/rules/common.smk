@@ -1,5 +1,6 @@
-# Shared helpers: config validation, the plan (which data sets, runs and paper items), path
-# and parameter functions. No rules here; the decisions live in pdsparse.config (unit-tested).
+# Shared helpers: config validation, the papers' plans (which data sets, problems, runs,
+# figures and tables), and the lookups the generic rules make by the file they build. No
+# rules here; the decisions live in pdsparse.papers (unit-tested).
 
 import os
 import re
@@ -57,15 +58,15 @@ def _warn(text):
         print(text, file=sys.stderr, flush=True)
 
 
-def setup_plan():
-    """Load the registry, decide data availability and build the Face-Off plan (globals)."""
-    global DATA, FO, RAW_DIR, PROCESSED_DIR, REGISTRY, MIRROR, PLAN, L2TAG, RAW_NAMES, SEEDS
+def setup_plans():
+    """Load the registry, decide data availability and build every paper's plan (globals)."""
+    global DATA, RAW_DIR, PROCESSED_DIR, REGISTRY, MIRROR, PLANS, RAW_NAMES
+    global DATASETS, PROBLEMS, STATS, RUNS, OUTPUTS, REFERENCE
     from pdsparse.data.fetch import resolve_mirror
     from pdsparse.data.registry import load_registry
+    from pdsparse.papers import plans
 
     DATA = config["data"]
-    FO = config["faceoff"]
-    SEEDS = [int(s) for s in FO["seeds"]]
     RAW_DIR = os.path.normpath(DATA["raw_dir"])
     PROCESSED_DIR = os.path.normpath(DATA["processed_dir"])
     try:
@@ -78,16 +79,29 @@ def setup_plan():
             )
             return status is not None
 
-        PLAN = pdcfg.plan_faceoff(config, REGISTRY, available)
-        L2TAG = pdcfg.l2_tag(FO["l2"])
+        PLANS = plans(config, REGISTRY, available)
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
+    # the lookups of the generic rules, by the key in the file name
+    DATASETS, PROBLEMS, STATS, RUNS, OUTPUTS, REFERENCE = {}, {}, {}, {}, {}, {}
+    for plan in PLANS.values():
+        DATASETS.update(plan.data)
+        PROBLEMS.update(plan.problems)
+        STATS.update(plan.stats)
+        RUNS.update({run.key: run for run in plan.runs})
+        OUTPUTS.update({(o.paper, o.name): o for o in plan.outputs})
+        for tag in plan.problems:  # a problem shared by papers gets the strictest settings
+            ref = REFERENCE.setdefault(tag, dict(plan.reference))
+            ref["rtol"] = min(ref["rtol"], plan.reference["rtol"])
+            for key in ("max_epochs", "max_seconds"):
+                ref[key] = max(ref[key], plan.reference[key])
     _export_data_source()
     _export_commit()
     # raw file name in data/raw -> registry name (the fetch rule's output pattern)
     RAW_NAMES = {Path(raw_file(name)).name: name for name in REGISTRY}
-    if PLAN.skipped:
-        _warn(pdcfg.skipped_message(PLAN, REGISTRY, RAW_DIR))
+    skipped = [s for plan in PLANS.values() for s in plan.skipped]
+    if skipped:
+        _warn(pdcfg.skipped_message(skipped, REGISTRY, RAW_DIR))
 
 
 def _export_data_source():
@@ -124,25 +138,14 @@ def keep_raw_files():
             keep(raw, spec, RAW_DIR)
 
 
-def stale_outputs():
-    """Existing outputs of paper items the plan dropped because their data is unavailable.
-
-    A figure or table whose data set is gone must not stay behind looking current; the
-    items still planned are redrawn by their rules (their inputs changed).
-    """
-    panels = FO["figure1"]["panels"]
-    stale = [aggregate_file(f"figure1{k}") for k in panels if k not in PLAN.panels]
-    if not PLAN.panels:
-        stale += [f"{FIGURES}/figure1.png", f"{FIGURES}/figure1.pdf"]
-    if not PLAN.table1:
-        stale += [f"{TABLES}/table1.csv", f"{TABLES}/table1.md"]
-    return [path for path in stale if os.path.exists(path)]
-
-
 def set_aside_stale_outputs():
-    """Move :func:`stale_outputs` to results/stale/ (kept, never deleted) and say so."""
+    """Move the outputs of paper items dropped for lack of data to results/stale/.
+
+    A figure or table whose data set is gone must not stay behind looking current; it is
+    kept, never deleted. Items still planned are redrawn by their rules (inputs changed).
+    """
     moved = []
-    for path in stale_outputs():
+    for path in [p for plan in PLANS.values() for p in plan.existing_stale()]:
         dest = Path("results/stale") / Path(path).relative_to("results")
         dest.parent.mkdir(parents=True, exist_ok=True)
         os.replace(path, dest)
@@ -156,11 +159,12 @@ def set_aside_stale_outputs():
 
 def skipped_summary():
     """One short line on skipped paper items, repeated at the end of a run."""
-    if not PLAN.skipped:
+    skipped = [s for plan in PLANS.values() for s in plan.skipped]
+    if not skipped:
         return ""
-    items = ", ".join(f"{item} ({name})" for item, name in PLAN.skipped)
+    items = ", ".join(f"{item} ({name})" for item, name in skipped)
     return (
-        f"pdsparse: skipped {len(PLAN.skipped)} paper item(s) for lack of data: {items}. "
+        f"pdsparse: skipped {len(skipped)} paper item(s) for lack of data: {items}. "
         "See README.md § Data for how to provide it."
     )
 
@@ -174,94 +178,133 @@ def raw_file(name):
     return str(raw_path(REGISTRY[name], RAW_DIR))
 
 
-def processed_file(name):
-    return f"{PROCESSED_DIR}/{name}.npz"
+def processed_file(data):
+    """The prepared file of a DataSpec (or of its key)."""
+    key = data if isinstance(data, str) else data.key
+    return f"{PROCESSED_DIR}/{key}.npz"
 
 
-def stats_file(name):
-    return f"results/stats/{name}.parquet"
-
-
-def stats_variant_file(name, normalization, beta):
-    return f"results/stats/variants/{name}__{normalization}__beta-{beta:g}.parquet"
-
-
-def problem_name(name):
-    return f"{name}__{FO['loss']}__l2-{L2TAG}"
-
-
-def reference_file(name):
-    return f"results/reference/{problem_name(name)}.parquet"
-
-
-def aggregate_file(experiment):
-    return f"results/faceoff/{experiment}.parquet"
-
-
-FIGURES = "results/figures/faceoff"
-TABLES = "results/tables/faceoff"
+def reference_file(tag):
+    return f"results/reference/{tag}.parquet"
 
 
 def all_targets():
-    """Everything `snakemake` builds by default: figures, tables, aggregates, stats."""
-    targets = []
-    if PLAN.panels:
-        targets += [f"{FIGURES}/figure1.png", f"{FIGURES}/figure1.pdf"]
-    if PLAN.figure2:
-        targets += [f"{FIGURES}/figure2.png", f"{FIGURES}/figure2.pdf"]
-    targets += [f"{FIGURES}/figure3.png", f"{FIGURES}/figure3.pdf"]
-    if PLAN.table1:
-        targets += [f"{TABLES}/table1.csv", f"{TABLES}/table1.md"]
-    targets += [aggregate_file(e) for e in PLAN.experiments]
-    targets += [stats_file(name) for name in PLAN.datasets]
-    return targets
+    """Everything `snakemake` builds by default: every paper's figures, tables, aggregates
+    and statistics."""
+    return [t for plan in PLANS.values() for t in plan.targets()]
+
+
+def _q(value):
+    return shlex.quote(str(value))
+
+
+def prepare_args(data):
+    """`pdsparse prepare` arguments of a DataSpec (registry file or generator, recipe)."""
+    if data.real:
+        args = [f"--registry {_q(DATA['registry'])}", f"--raw {_q(raw_file(data.name))}"]
+    else:
+        gen = data.generator
+        args = [f"--generator {gen.kind}", f"--seed {gen.seed}"]
+        args += [f"--param {_q(f'{k}={v}')}" for k, v in gen.params]
+    args += [f"--dataset {_q(data.name)}", f"--normalization {data.recipe.normalization}"]
+    if data.recipe.positive_class is not None:
+        args.append(f"--positive-class {_q(data.recipe.positive_class)}")
+    return " ".join(args)
+
+
+def stats_args(spec):
+    args = [f"--dataset {_q(spec.data.name)}", f"--l2 {_q(pdcfg.format_l2(spec.l2))}",
+            f"--beta {spec.beta!r}"]
+    if spec.normalization:
+        args.append(f"--normalization {spec.normalization}")
+    return " ".join(args)
+
+
+def reference_args(tag):
+    problem, ref = PROBLEMS[tag], REFERENCE[tag]
+    return (
+        f"--dataset {_q(problem.data.name)} --loss {problem.loss}"
+        f" --l2 {_q(pdcfg.format_l2(problem.l2))} --rtol {ref['rtol']!r}"
+        f" --max-epochs {ref['max_epochs']!r} --max-seconds {ref['max_seconds']!r}"
+    )
+
+
+def run_args(run):
+    options = " ".join(f"--{k.replace('_', '-')} {_q(v)}" for k, v in run.options)
+    return (
+        f"--experiment {_q(run.experiment)} --dataset {_q(run.problem.data.name)}"
+        f" --method {run.solver} {options} --seed {' '.join(map(str, run.seeds))}"
+        f" --loss {run.problem.loss} --l2 {_q(pdcfg.format_l2(run.problem.l2))}"
+        f" --max-epochs {run.max_epochs!r} --max-seconds {run.max_seconds!r}"
+        f" --tol {run.tol!r} --eval-every {run.eval_every!r}"
+    )
+
+
+def caption(wildcards):
+    """The caption of a figure or table, rendered from workflow/report/<caption file>."""
+    import jinja2
+    from types import SimpleNamespace
+
+    out = OUTPUTS[(wildcards.paper, wildcards.name)]
+    if not out.caption:
+        return ""
+    text = (Path(workflow.basedir) / "workflow" / "report" / out.caption).read_text()
+    return jinja2.Template(text).render(snakemake=SimpleNamespace(config=config))
 
 
 # ------------------------------------------------------------------------------ resources
 
 
-def dataset_nnz(name):
-    """Approximate nnz(A) of a data set, for memory estimates (registry or generator)."""
-    if name in REGISTRY:
-        spec = REGISTRY[name]
+def dataset_nnz(data):
+    """Approximate nnz(A) of a DataSpec, for memory estimates (registry or generator)."""
+    if data.real:
+        spec = REGISTRY[data.name]
         if spec.nnz:
             return int(spec.nnz)
         return int((spec.n or 10**5) * min(spec.d or 10**3, 10**3))
-    syn = PLAN.synthetic.get(name)
-    if syn is None:
-        return 10**6
-    p = syn.params
+    p = dict(data.generator.params)
     n, d = int(p.get("n", 1000)), int(p.get("d", 1000))
-    if syn.kind == "worst_case_binary_dual":
+    if data.generator.kind == "worst_case_binary_dual":
         return int(p.get("alpha", n * d))
-    if syn.kind == "worst_case_general":
+    if data.generator.kind == "worst_case_general":
         return n + d
-    if syn.kind == "zipf_bow":
+    if data.generator.kind == "zipf_bow":
         return int(n * float(p.get("mean_nnz_per_row", 100)))
     return n * d
+
+
+def _data_of(wildcards):
+    """The DataSpec a job works on, whatever its wildcards name (data, stats, problem, run)."""
+    if "data" in wildcards.keys():
+        return DATASETS[wildcards.data]
+    if "stats" in wildcards.keys():
+        return STATS[wildcards.stats].data
+    if "problem" in wildcards.keys():
+        return PROBLEMS[wildcards.problem].data
+    if "rawfile" in wildcards.keys():
+        return DATASETS.get(RAW_NAMES[wildcards.rawfile])
+    return None
 
 
 def mem_mb(bytes_per_nnz, base=1000):
     """Resource function: base MB plus ``bytes_per_nnz`` per stored nonzero of the data set."""
 
     def mem(wildcards, attempt=1):
-        name = wildcards.get("dataset") or RAW_NAMES.get(wildcards.get("rawfile", ""), "")
-        return int(attempt * (base + bytes_per_nnz * dataset_nnz(name) / 1e6))
+        data = _data_of(wildcards)
+        nnz = dataset_nnz(data) if data is not None else 10**6
+        return int(attempt * (base + bytes_per_nnz * nnz / 1e6))
 
     return mem
 
 
-def run_max_epochs(wildcards):
-    return PLAN.max_epochs.get(
-        (wildcards.experiment, wildcards.dataset), int(FO["max_epochs"])
-    )
+def run_of(wildcards):
+    return RUNS[
+        (wildcards.paper, wildcards.experiment, wildcards.problem, wildcards.solver,
+         wildcards.options)
+    ]
 
 
-# Data set, solver and experiment names never contain "/"; experiment and dataset wildcards
-# are restricted to what the plan knows so that rules cannot match stray paths.
+# Names never contain "/"; every wildcard is restricted to what the plans know, so that a
+# rule cannot match a stray path.
 wildcard_constraints:
-    dataset=r"[A-Za-z0-9][A-Za-z0-9._-]*",
-    seed=r"\d+",
-    method=r"primal_rcd|dual_rcd",
-    sampling=r"uniform|importance|permutation",
-    dual_step=r"fixed|newton|printed|none",
+    paper=r"[a-z][a-z0-9_]*",

@@ -1,21 +1,20 @@
-# prepare: data/raw/<file> -> data/processed/<dataset>.npz (parse, check shape and labels,
-# binarize, normalize with faceoff.normalization).
-# synth: seeded generator -> data/processed/<dataset>.npz (same normalization), for the
-# Theorem 3 worst cases of Figure 1 and the Theorem 9 binary worst cases of Figure 2.
+# prepare: the one path for real and synthetic data, by recipe
+#   registry data set: data/raw/<file> -> data/processed/<name>__<recipe>.npz
+#   generator:                         -> data/processed/<name>__<recipe>.npz
+# (parse, check shape and labels, binarize / generate; then normalize as the recipe says).
 
 
 rule prepare:
     input:
-        lambda wc: raw_file(wc.dataset),
+        lambda wc: [raw_file(DATASETS[wc.data].name)] if DATASETS[wc.data].real else [],
     output:
-        f"{PROCESSED_DIR}/{{dataset}}.npz",
+        f"{PROCESSED_DIR}/{{data}}.npz",
     wildcard_constraints:
-        dataset=_alternatives(REGISTRY),
+        data=_alternatives(DATASETS),
     params:
-        registry=DATA["registry"],
-        normalization=FO["normalization"],
+        args=lambda wc: prepare_args(DATASETS[wc.data]),
     log:
-        "logs/prepare/{dataset}.log",
+        "logs/prepare/{data}.log",
     threads: 1
     resources:
         mem_mb=mem_mb(250),
@@ -23,31 +22,4 @@ rule prepare:
     conda:
         "../envs/pdsparse.yaml"
     shell:
-        "pdsparse prepare --registry {params.registry} --dataset {wildcards.dataset}"
-        " --raw {input} --normalization {params.normalization} --out {output} 2> {log}"
-
-
-rule synth:
-    output:
-        f"{PROCESSED_DIR}/{{dataset}}.npz",
-    wildcard_constraints:
-        dataset=_alternatives(PLAN.synthetic),
-    params:
-        kind=lambda wc: PLAN.synthetic[wc.dataset].kind,
-        params=lambda wc: " ".join(
-            f"--param {shlex.quote(f'{k}={v}')}"
-            for k, v in PLAN.synthetic[wc.dataset].params.items()
-        ),
-        seed=lambda wc: PLAN.synthetic[wc.dataset].seed,
-        normalization=FO["normalization"],
-    log:
-        "logs/synth/{dataset}.log",
-    threads: 1
-    resources:
-        mem_mb=mem_mb(100),
-        runtime=15,
-    conda:
-        "../envs/pdsparse.yaml"
-    shell:
-        "pdsparse synth --name {wildcards.dataset} --kind {params.kind} {params.params}"
-        " --seed {params.seed} --normalization {params.normalization} --out {output} 2> {log}"
+        "pdsparse prepare {params.args} --out {output} 2> {log}"

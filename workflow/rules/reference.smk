@@ -1,31 +1,24 @@
-# reference: data/processed/<dataset>.npz -> results/reference/<dataset>__<loss>__l2-<tag>.parquet
-# P* of the problem, certified by a relative duality gap <= faceoff.reference.rtol; the
-# suboptimality axis of Figures 1 and 2 is P(w) - P*.
+# reference: data/processed/<data>.npz -> results/reference/<problem>.parquet
+# P* of the problem, certified by a relative duality gap <= <paper>.reference.rtol; the
+# suboptimality axes of the figures are P(w) - P*.
 
 
 rule reference:
     input:
-        lambda wc: processed_file(wc.dataset),
+        lambda wc: processed_file(PROBLEMS[wc.problem].data),
     output:
-        "results/reference/{dataset}__{loss}__l2-{l2tag}.parquet",
+        "results/reference/{problem}.parquet",
     wildcard_constraints:
-        loss=re.escape(FO["loss"]),
-        l2tag=re.escape(L2TAG),
+        problem=_alternatives(PROBLEMS),
     params:
-        l2=FO["l2"],
-        rtol=FO["reference"]["rtol"],
-        max_epochs=FO["reference"]["max_epochs"],
-        max_seconds=FO["reference"]["max_seconds"],
+        args=lambda wc: reference_args(wc.problem),
     log:
-        "logs/reference/{dataset}__{loss}__l2-{l2tag}.log",
+        "logs/reference/{problem}.log",
     threads: 1
     resources:
         mem_mb=mem_mb(150),
-        runtime=lambda wc: int(FO["reference"]["max_seconds"] / 60) + 15,
+        runtime=lambda wc: int(REFERENCE[wc.problem]["max_seconds"] / 60) + 15,
     conda:
         "../envs/pdsparse.yaml"
     shell:
-        "pdsparse reference --data {input} --dataset {wildcards.dataset}"
-        " --loss {wildcards.loss} --l2 {params.l2} --rtol {params.rtol}"
-        " --max-epochs {params.max_epochs} --max-seconds {params.max_seconds}"
-        " --out {output} 2> {log}"
+        "pdsparse reference --data {input} {params.args} --out {output} 2> {log}"

@@ -1,28 +1,25 @@
-# tables: results/stats/<dataset>.parquet of the Table 1 data sets
-#   -> results/tables/faceoff/table1.{csv,md} (ours beside the paper's printed values; both
-#   hold every row: the configured setting and the faceoff.table1.variants).
+# tables: statistics -> results/tables/<paper>/<name>.{csv,md} (ours beside the paper's
+# printed values), as each paper's plan describes them.
 
 
-rule table1:
+rule table:
     input:
-        stats=lambda wc: [stats_file(name) for name in PLAN.table1],
-        variants=lambda wc: [stats_variant_file(*v) for v in PLAN.table1_variants],
+        lambda wc: OUTPUTS[(wc.paper, wc.name)].inputs,
     output:
-        csv=report(f"{TABLES}/table1.csv", caption="../report/table1.rst", category="Face-Off"),
-        md=f"{TABLES}/table1.md",
+        csv=report(
+            "results/tables/{paper}/{name}.csv",
+            caption="../report/caption.rst",
+            category="{paper}",
+        ),
+        md="results/tables/{paper}/{name}.md",
+    wildcard_constraints:
+        paper=_alternatives(PLANS),
+        name=_alternatives({n for (_, n), o in OUTPUTS.items() if o.kind == "table"}),
     params:
-        variants=lambda wc, input: (
-            f"--variant {' '.join(input.variants)}" if input.variants else ""
-        ),
-        caption=lambda wc: shlex.quote(
-            f"Our values: {FO['normalization']} normalization, l2 = {FO['l2']}, "
-            f"beta = {FO['beta']} (T_P/T_D with importance sampling, eq. (15)). "
-            "The paper's X is d x n; our A = X^T. The paper does not say under which scaling "
-            "and beta it computed Table 1: for leu its printed C_P and C_D match the unscaled "
-            "data and its T_P/T_D the scaled data with beta = 1 (see Variants)."
-        ),
+        command=lambda wc: " ".join(OUTPUTS[(wc.paper, wc.name)].command),
+        caption=caption,
     log:
-        "logs/tables/faceoff/table1.log",
+        "logs/tables/{paper}/{name}.log",
     threads: 1
     resources:
         mem_mb=1000,
@@ -30,6 +27,4 @@ rule table1:
     conda:
         "../envs/pdsparse.yaml"
     shell:
-        "pdsparse table faceoff1 --stats {input.stats} {params.variants}"
-        " --caption {params.caption}"
-        " --out-csv {output.csv} --out-md {output.md} 2> {log}"
+        "pdsparse table {params.command} --out-csv {output.csv} --out-md {output.md} 2> {log}"

@@ -1,0 +1,215 @@
+"""What the workflow builds for a paper: a :class:`Plan` of data, problems, runs, figures, tables.
+
+A paper module (``pdsparse.papers.<paper>``) turns the validated config into one ``Plan``;
+the workflow's rules are generic and look every job up in the plans by the file it makes.
+Each name below is also a file name, so every object has a ``key`` (or ``tag``) that is safe
+in paths, stable, and distinct for distinct contents:
+
+=====================  ==============================================================
+``DataSpec.key``       ``data/processed/<name>__<recipe tag>.npz``
+``ProblemSpec.tag``    ``results/reference/<data key>__<loss>__l2-<l2 tag>.parquet``
+``StatsSpec.tag``      ``results/stats/<data key>__l2-<l2 tag>__beta-<beta>[__as-<norm>]``
+``RunGroup.path``      ``results/runs/<paper>/<experiment>/<problem tag>/<solver>/<options>``
+aggregate              ``results/<paper>/<experiment>.parquet``
+``Output`` (figure)    ``results/figures/<paper>/<name>.{png,pdf}``
+``Output`` (table)     ``results/tables/<paper>/<name>.{csv,md}``
+=====================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pdsparse.config import l2_tag
+from pdsparse.data.prepare import Recipe
+from pdsparse.errors import ConfigError
+
+__all__ = [
+    "DataSpec",
+    "Generator",
+    "Output",
+    "Plan",
+    "ProblemSpec",
+    "RunGroup",
+    "StatsSpec",
+    "aggregate_path",
+    "run_path",
+]
+
+@dataclass(frozen=True)
+class Generator:
+    """A seeded synthetic source: ``pdsparse.data.synthetic.generate(kind, params, seed)``."""
+
+    kind: str
+    params: tuple[tuple[str, Any], ...]
+    seed: int = 0
+
+    @classmethod
+    def of(cls, kind: str, params: Mapping[str, Any], seed: int = 0) -> Generator:
+        return cls(kind, tuple(sorted(params.items())), int(seed))
+
+
+@dataclass(frozen=True)
+class DataSpec:
+    """A data set as prepared: a registry name (``generator=None``) or a generator, plus a
+    recipe. :attr:`key` names the processed file."""
+
+    name: str
+    recipe: Recipe
+    generator: Generator | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}__{self.recipe.tag()}"
+
+    @property
+    def real(self) -> bool:
+        return self.generator is None
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    """A problem: prepared data, loss and regularization. Its :attr:`tag` names the
+    reference file and joins traces to their P*."""
+
+    data: DataSpec
+    loss: str
+    l2: float | str
+
+    @property
+    def tag(self) -> str:
+        return f"{self.data.key}__{self.loss}__l2-{l2_tag(self.l2)}"
+
+
+@dataclass(frozen=True)
+class StatsSpec:
+    """Face-Off's data statistics of a prepared data set at (l2, beta), optionally recomputed
+    under another normalization (undoing the stored single-scale one)."""
+
+    data: DataSpec
+    l2: float | str
+    beta: float
+    normalization: str | None = None
+
+    @property
+    def tag(self) -> str:
+        tag = f"{self.data.key}__l2-{l2_tag(self.l2)}__beta-{self.beta:g}"
+        return tag + (f"__as-{self.normalization}" if self.normalization else "")
+
+
+@dataclass(frozen=True)
+class RunGroup:
+    """One solver configuration on one problem in one experiment, every seed: one job and
+    one trace file (a ``seed`` column tells the runs apart)."""
+
+    paper: str
+    experiment: str
+    problem: ProblemSpec
+    solver: str
+    options: tuple[tuple[str, str], ...]
+    options_tag: str
+    seeds: tuple[int, ...]
+    max_epochs: float
+    max_seconds: float
+    tol: float
+    eval_every: float
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str]:
+        return (self.paper, self.experiment, self.problem.tag, self.solver, self.options_tag)
+
+    @property
+    def path(self) -> str:
+        return run_path(*self.key)
+
+
+def run_path(paper: str, experiment: str, problem: str, solver: str, options: str) -> str:
+    return f"results/runs/{paper}/{experiment}/{problem}/{solver}/{options}.parquet"
+
+
+def aggregate_path(paper: str, experiment: str) -> str:
+    return f"results/{paper}/{experiment}.parquet"
+
+
+@dataclass(frozen=True)
+class Output:
+    """A figure or table: the ``pdsparse figure|table`` arguments that make it (outputs
+    aside), the aggregates / stats files it reads, and its caption template."""
+
+    paper: str
+    name: str
+    kind: str  # "figure" or "table"
+    command: tuple[str, ...]
+    inputs: tuple[str, ...] = ()
+    caption: str = ""
+
+    @property
+    def files(self) -> tuple[str, str]:
+        if self.kind == "figure":
+            stem = f"results/figures/{self.paper}/{self.name}"
+            return f"{stem}.png", f"{stem}.pdf"
+        stem = f"results/tables/{self.paper}/{self.name}"
+        return f"{stem}.csv", f"{stem}.md"
+
+
+@dataclass
+class Plan:
+    """Everything one paper asks the workflow to build, after dropping items whose data is
+    unavailable (listed in :attr:`skipped` as (item, data set), e.g. ("Figure 1c", "news20"))."""
+
+    paper: str
+    data: dict[str, DataSpec] = field(default_factory=dict)
+    problems: dict[str, ProblemSpec] = field(default_factory=dict)
+    stats: dict[str, StatsSpec] = field(default_factory=dict)
+    runs: list[RunGroup] = field(default_factory=list)
+    experiments: dict[str, list[str]] = field(default_factory=dict)
+    outputs: list[Output] = field(default_factory=list)
+    reference: dict = field(default_factory=dict)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+
+    def add_data(self, spec: DataSpec) -> DataSpec:
+        old = self.data.setdefault(spec.key, spec)
+        if old != spec:
+            raise ConfigError(f"{self.paper}: two data sets are both named {spec.key!r}")
+        return spec
+
+    def add_problem(self, spec: ProblemSpec) -> ProblemSpec:
+        self.add_data(spec.data)
+        self.problems.setdefault(spec.tag, spec)
+        return spec
+
+    def add_stats(self, spec: StatsSpec) -> StatsSpec:
+        self.add_data(spec.data)
+        self.stats.setdefault(spec.tag, spec)
+        return spec
+
+    def add_run(self, group: RunGroup) -> None:
+        if any(r.key == group.key for r in self.runs):
+            raise ConfigError(
+                f"{self.paper}: two solver entries give the same run {group.path}; "
+                "remove the duplicate"
+            )
+        self.add_problem(group.problem)
+        self.experiments.setdefault(group.experiment, [])
+        if group.problem.tag not in self.experiments[group.experiment]:
+            self.experiments[group.experiment].append(group.problem.tag)
+        self.runs.append(group)
+
+    def runs_of(self, experiment: str) -> list[RunGroup]:
+        return [r for r in self.runs if r.experiment == experiment]
+
+    def targets(self) -> list[str]:
+        """Every file ``snakemake`` builds for this paper by default."""
+        out: list[str] = []
+        for o in self.outputs:
+            out += o.files
+        out += [aggregate_path(self.paper, e) for e in self.experiments]
+        out += [f"results/stats/{tag}.parquet" for tag in self.stats]
+        return out
+
+    def existing_stale(self) -> list[str]:
+        return [p for p in self.stale if os.path.exists(p)]
