@@ -32,3 +32,19 @@ def test_reference_on_badly_scaled_worst_case():
     p = Problem(A, b, loss="logistic", l2=1.0 / 400)
     ref = reference_solution(p, rtol=1e-10)
     assert ref.rel_gap <= 1e-10
+
+
+def test_route_by_penalty():
+    """Pure l2 keeps the dual-RCD route; other penalties take the first-order route (and
+    record it), whose answer for l1 -> 0 meets the pure-l2 one."""
+    from pdsparse.penalties import ElasticNet, L1Ball
+
+    A, b = make_data(n=60, d=30, loss="logistic", seed=2)
+    ridge = reference_solution(Problem(A, b, loss="logistic", l2=1.0 / 60))
+    assert ridge.method in ("dual_rcd_newton", "trust_ncg")
+    tiny_l1 = reference_solution(Problem(A, b, "logistic", ElasticNet(1.0 / 60, 1e-12)))
+    assert tiny_l1.method in ("apg_restart", "newton_support")
+    assert tiny_l1.p_star == pytest.approx(ridge.p_star, rel=1e-9)
+    ball = reference_solution(Problem(A, b, "logistic", L1Ball(1.0, 1.0 / 60)))
+    assert ball.method in ("apg_restart", "newton_support") and ball.rel_gap <= 1e-10
+    assert ball.p_star > ridge.p_star

@@ -1,12 +1,35 @@
 """Primal, dual and duality gap: the one place objectives are evaluated.
 
-P(w) = 1/n sum_j phi_j(a_j^T w) + g(w),  g(w) = l2/2 ||w||^2 + l1 ||w||_1,
-D(alpha) = -1/n sum_j phi_j^*(-alpha_j) - g^*(A^T alpha / n)     (Face-Off eq. 3),
-with g^*(v) = ||soft(v, l1)||^2 / (2 l2) and w(alpha) = grad g^*(A^T alpha / n)
-= soft(A^T alpha / n, l1) / l2. For l1 = 0 this is Face-Off's
-D(alpha) = -||X alpha||^2 / (2 lambda n^2) - 1/n sum phi_j^*(-alpha_j).
-Weak duality P(w) >= D(alpha) holds for every w and every alpha, so
-P(w) - D(alpha) certifies the suboptimality of w.
+For every loss phi (:mod:`pdsparse.losses`, through its array wrappers: no second copy of a
+loss) and penalty g (:mod:`pdsparse.penalties`), with a vector variable w (d,) and labels b
+(n,) or a matrix variable W (d, k) and a label matrix B (n, k), the loss summed over the k
+columns:
+
+    P(W)     = 1/n sum_{i,c} phi((A W)_{ic}, B_{ic}) + g(W),
+    D(alpha) = -1/n sum_{i,c} phi^*(-alpha_{ic}; B_{ic}) - g^*(A^T alpha / n)  (Face-Off eq. 3),
+    W(alpha) = grad g^*(A^T alpha / n),        alpha(W) = -phi'(A W).
+
+For the elastic net g^*(v) = ||soft(v, l1)||^2 / (2 l2) and W(alpha) = soft(A^T alpha / n, l1)
+/ l2; for l1 = 0 this is Face-Off's D(alpha) = -||X alpha||^2 / (2 lambda n^2) - 1/n sum
+phi_j^*(-alpha_j). For the elastic net the floating-point operations are exactly those this
+module always did (Face-Off traces stay bit-identical; ``tests/test_penalties.py`` checks it).
+Weak duality P(W) >= D(alpha) holds for every W and every alpha, so P(W) - D(alpha) certifies
+the suboptimality of W.
+
+**The gap at alpha = alpha(W) is a Frank-Wolfe gap.** Write f(W) = 1/n sum phi((AW), B) and
+V = A^T alpha(W) / n = -grad f(W). The loss's Fenchel-Young equality phi^*(phi'(z)) =
+z phi'(z) - phi(z) gives -1/n sum phi^*(-alpha) = f(W) + <V, W>, so
+
+    P(W) - D(alpha(W)) = g(W) - <V, W> + g^*(V)
+                       = max_S { <grad f(W), W - S> + g(W) - g(S) },
+
+the generalized conditional-gradient gap (Bach, SIAM J. Optim. 2015; Nesterov 2018). For a
+ball C with l2 = 0 (g = indicator of C, W in C) g^*(V) = max_{S in C} <V, S> =
+-<grad f(W), lmo(grad f(W))>, and the gap is exactly the Frank-Wolfe gap
+<grad f(W), W - lmo(grad f(W))> (:func:`fw_gap`). With l2 = mu > 0, Frank-Wolfe linearizes
+F = f + mu/2 ||.||^2 instead, and its gap is larger: with W# = grad g^*(V),
+fw_gap(W) >= P(W) - D(alpha(W)) + mu/2 ||W - W#||^2 (expand both and use S = W# in the max
+of the former); both certify P(W) - P*.
 """
 
 from __future__ import annotations
@@ -14,48 +37,97 @@ from __future__ import annotations
 import numpy as np
 
 from pdsparse import losses
+from pdsparse.errors import ConfigError
 from pdsparse.problem import Problem
 
 
-def _soft(v: np.ndarray, t: float) -> np.ndarray:
-    if t == 0.0:
-        return v
-    return np.sign(v) * np.maximum(np.abs(v) - t, 0.0)
+def _check(problem: Problem, X: np.ndarray, shape: tuple[int, ...], what: str) -> np.ndarray:
+    X = np.ascontiguousarray(X, dtype=np.float64)  # the same array when it already is
+    if X.shape != shape:
+        raise ValueError(f"{what} of shape {X.shape} for problem {problem.name!r}, "
+                         f"expected {shape}")
+    return X
+
+
+def _flat(X: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(X).reshape(-1)
 
 
 def primal(problem: Problem, w: np.ndarray) -> float:
-    """P(w), Face-Off eq. (1) (plus l1 ||w||_1 when l1 > 0)."""
-    w = np.asarray(w, dtype=np.float64)
+    """P(w), Face-Off eq. (1) with any penalty (+inf outside a ball)."""
+    w = _check(problem, w, problem.var_shape, "primal variable")
     z = problem.csr @ w
-    val = losses.values(problem.loss_id, z, problem.b).mean()
-    val += 0.5 * problem.l2 * float(w @ w)
-    if problem.l1:
-        val += problem.l1 * float(np.abs(w).sum())
+    if w.ndim == 1:
+        val = losses.values(problem.loss_id, z, problem.b).mean()
+    else:
+        val = losses.values(problem.loss_id, _flat(z), _flat(problem.b)).sum() / problem.n
+    val = problem.penalty.add_value(val, w)
     return float(val)
 
 
 def w_of_alpha(problem: Problem, alpha: np.ndarray) -> np.ndarray:
-    """The primal point paired with ``alpha``: soft(A^T alpha / n, l1) / l2."""
-    v = problem.csr.T @ np.asarray(alpha, dtype=np.float64) / problem.n
-    return _soft(v, problem.l1) / problem.l2
+    """The primal point paired with ``alpha``: grad g^*(A^T alpha / n) (elastic net:
+    soft(A^T alpha / n, l1) / l2; a ball with l2 = 0: a vertex)."""
+    alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
+    v = problem.csr.T @ alpha / problem.n
+    return problem.penalty.grad_conjugate(v)
 
 
 def dual(problem: Problem, alpha: np.ndarray) -> float:
     """D(alpha), Face-Off eq. (3); -inf when some alpha_j leaves the conjugate's domain."""
-    alpha = np.asarray(alpha, dtype=np.float64)
-    conj = losses.conj_neg(problem.loss_id, alpha, problem.b)
+    alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
+    if alpha.ndim == 1:
+        conj = losses.conj_neg(problem.loss_id, alpha, problem.b)
+    else:
+        conj = losses.conj_neg(problem.loss_id, _flat(alpha), _flat(problem.b))
     if not np.all(np.isfinite(conj)):
         return -np.inf
-    v = _soft(problem.csr.T @ alpha / problem.n, problem.l1)
-    return float(-conj.mean() - float(v @ v) / (2.0 * problem.l2))
+    v = problem.csr.T @ alpha / problem.n
+    if alpha.ndim == 1:
+        return float(-conj.mean() - problem.penalty.conjugate(v))
+    return float(-(conj.sum() / problem.n) - problem.penalty.conjugate(v))
 
 
 def alpha_of_w(problem: Problem, w: np.ndarray) -> np.ndarray:
     """The dual point paired with ``w``: alpha_j = -phi_j'(a_j^T w) (optimal when w is)."""
-    z = problem.csr @ np.asarray(w, dtype=np.float64)
-    return -losses.derivs(problem.loss_id, z, problem.b)
+    w = _check(problem, w, problem.var_shape, "primal variable")
+    z = problem.csr @ w
+    if w.ndim == 1:
+        return -losses.derivs(problem.loss_id, z, problem.b)
+    return -losses.derivs(problem.loss_id, _flat(z), _flat(problem.b)).reshape(z.shape)
 
 
 def duality_gap(problem: Problem, w: np.ndarray, alpha: np.ndarray) -> float:
     """P(w) - D(alpha) >= P(w) - P* >= 0."""
     return primal(problem, w) - dual(problem, alpha)
+
+
+def evaluate(problem: Problem, w: np.ndarray,
+             alpha: np.ndarray | None = None) -> tuple[float, float, float]:
+    """(P(w), D(alpha), gap), with alpha = alpha(w) when not given."""
+    if alpha is None:
+        alpha = alpha_of_w(problem, w)
+    p_val, d_val = primal(problem, w), dual(problem, alpha)
+    return p_val, d_val, p_val - d_val
+
+
+def loss_gradient(problem: Problem, w: np.ndarray) -> np.ndarray:
+    """grad f(w) = A^T phi'(A w) / n, the gradient of the loss part of P (no penalty)."""
+    return problem.csr.T @ (-alpha_of_w(problem, w)) / problem.n
+
+
+def fw_gap(problem: Problem, w: np.ndarray) -> float:
+    """Frank-Wolfe gap <G, w - lmo(G)>, G = grad f(w) + l2 w, of a ball-constrained problem.
+
+    Equals P(w) - D(alpha(w)) when l2 = 0, and exceeds it when l2 > 0 (see the module
+    docstring). Ball penalties only (the elastic net has no LMO).
+    """
+    if not problem.penalty.bounded:
+        raise ConfigError(f"fw_gap needs a ball penalty, problem {problem.name!r} has "
+                          f"{problem.penalty!r}")
+    w = _check(problem, w, problem.var_shape, "primal variable")
+    G = loss_gradient(problem, w)
+    if problem.l2:
+        G = G + problem.l2 * w
+    S = problem.penalty.lmo(G)
+    return float(_flat(G) @ _flat(w - S))

@@ -1,98 +1,210 @@
-"""The problem description shared by every solver, objective and reference."""
+"""The problem description shared by every solver, objective and reference.
+
+min_W P(W) = 1/n sum_i sum_c phi(a_i^T W_{:,c}, B_{i,c}) + g(W): data ``A`` (n x d), labels
+``b`` (n,) with a vector variable w (d,), or a label matrix ``B`` (n, k) with a matrix variable
+W (d, k), a loss from :mod:`pdsparse.losses` and a penalty g from :mod:`pdsparse.penalties`.
+:class:`ProblemKey` names a problem (reference files, trace keys, the aggregate join).
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.losses import LossInfo, get_loss
+from pdsparse.penalties import (
+    PENALTY_PARAMS,
+    ElasticNet,
+    Penalty,
+    check_params,
+    penalty_class,
+    resolve_penalty,
+    resolve_value,
+)
 
-_PER_N = re.compile(r"^\s*([0-9.eE+-]+)\s*/\s*n\s*$")
+_UNSET: Any = object()
 
 
 def resolve_l2(spec: float | int | str, n: int) -> float:
     """Turn a regularization setting into a number: ``0.01`` or ``"1/n"``, ``"0.1/n"``."""
-    if isinstance(spec, bool):
-        raise ConfigError(f"regularization must be a number or 'c/n', got {spec!r}")
-    if isinstance(spec, int | float):
-        value = float(spec)
-    else:
-        m = _PER_N.match(str(spec))
-        if not m:
-            raise ConfigError(
-                f"regularization must be a number or 'c/n' (e.g. '1/n'), got {spec!r}")
-        try:
-            value = float(m.group(1)) / n
-        except ValueError:
-            raise ConfigError(f"cannot read the constant in {spec!r}") from None
-    if not np.isfinite(value) or value < 0:
-        raise ConfigError(f"regularization must be finite and >= 0, got {spec!r} -> {value}")
-    return value
+    return resolve_value(spec, n, "regularization")
 
 
-@dataclass(eq=False)
 class Problem:
-    """min_w P(w) = 1/n sum_j phi_j(a_j^T w) + l2/2 ||w||^2 + l1 ||w||_1.
+    """min_W 1/n sum_i phi(a_i^T W, b_i) + g(W), g a :class:`~pdsparse.penalties.Penalty`.
 
-    ``A`` is n x d with examples as rows (the Face-Off paper's X is A^T). Both
-    the CSR (rows: dual updates) and the CSC (columns: primal updates) copies
-    are built once and cached; no solver copies the data again.
+    ``Problem(A, b, loss, l2=..., l1=...)`` is the Face-Off shorthand for
+    ``penalty=ElasticNet(l2, l1)``; ``Problem(A, B, loss, penalty)`` takes any penalty (also
+    in the fourth place) or a config mapping ``{"name": ..., <params>}`` whose ``"c/n"``
+    values are resolved with this ``n``. Labels ``b`` of shape (n,) make the variable a
+    vector (d,); a label matrix ``B`` (n, k) makes it a matrix (d, k), one column per label
+    column, and the loss is summed over the k columns (P = sum over columns of the k vector
+    problems when g is separable, as the elastic net is).
+
+    ``A`` is n x d with examples as rows (the Face-Off paper's X is A^T). Both the CSR (rows:
+    dual updates) and the CSC (columns: primal updates) copies are built once and cached; no
+    solver copies the data again. ``key`` is the :class:`ProblemKey` naming the problem
+    (set by :meth:`from_dataset`, else None).
+
+    Code written for the elastic net with a vector variable (the Face-Off kernels) should take
+    its weights from :meth:`elastic_net`, which refuses a ball or a label matrix; ``l2``,
+    ``l1`` (0 for a ball) and ``radius`` (inf for the elastic net) are plain views.
     """
 
-    A: sp.spmatrix | sp.sparray
-    b: np.ndarray
-    loss: str = "logistic"
-    l2: float = 1.0
-    l1: float = 0.0
-    name: str = ""
-    _csr: sp.csr_matrix = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        info = get_loss(self.loss)
-        A = sp.csr_matrix(self.A, dtype=np.float64)
+    def __init__(self, A: sp.spmatrix | sp.sparray, b: np.ndarray, loss: str = "logistic",
+                 l2: float | Penalty = _UNSET, l1: float = _UNSET, name: str = "",
+                 penalty: Penalty | Mapping | None = None, key: ProblemKey | None = None):
+        if isinstance(l2, Penalty | Mapping):
+            if penalty is not None:
+                raise ConfigError("give the penalty once (fourth argument or penalty=)")
+            penalty, l2 = l2, _UNSET
+        if penalty is not None and (l2 is not _UNSET or l1 is not _UNSET):
+            raise ConfigError("give either penalty= or the shorthand l2=/l1=, not both")
+        self.A = A
+        self.loss = loss
+        self.name = name
+        self.key = key
+        info = get_loss(loss)
+        A = sp.csr_matrix(A, dtype=np.float64)
         A.sum_duplicates()
         A.sort_indices()
         n, d = A.shape
         if n == 0 or d == 0:
-            raise DataError(f"problem {self.name!r}: empty data matrix of shape {A.shape}")
+            raise DataError(f"problem {name!r}: empty data matrix of shape {A.shape}")
         if max(n, d, A.nnz) >= 2**31:
             # int32 index arrays: half the index traffic of int64, and scipy's own default
-            raise DataError(f"problem {self.name!r}: shape {A.shape} with {A.nnz} nonzeros "
+            raise DataError(f"problem {name!r}: shape {A.shape} with {A.nnz} nonzeros "
                             "exceeds the int32 indices the kernels use")
         if not np.all(np.isfinite(A.data)):
-            raise DataError(f"problem {self.name!r}: the data matrix has NaN or infinite entries")
-        b = np.ascontiguousarray(self.b, dtype=np.float64).ravel()
+            raise DataError(f"problem {name!r}: the data matrix has NaN or infinite entries")
+        b = np.asarray(b, dtype=np.float64)
+        if b.ndim == 2:
+            b = np.ascontiguousarray(b)
+        else:
+            b = np.ascontiguousarray(b, dtype=np.float64).ravel()
         if b.shape[0] != n:
-            raise DataError(f"problem {self.name!r}: {b.shape[0]} labels for {n} examples")
+            raise DataError(f"problem {name!r}: {b.shape[0]} labels for {n} examples")
+        if b.ndim == 2 and b.shape[1] == 0:
+            raise DataError(f"problem {name!r}: a label matrix with no columns")
+        if not np.all(np.isfinite(b)):
+            raise DataError(f"problem {name!r}: the labels have NaN or infinite entries")
         if info.binary_labels and not np.all(np.abs(b) == 1.0):
             bad = np.unique(b[np.abs(b) != 1.0])[:5]
             raise DataError(
-                f"problem {self.name!r}: loss {self.loss!r} needs labels in {{-1, +1}}, "
+                f"problem {name!r}: loss {loss!r} needs labels in {{-1, +1}}, "
                 f"found {bad.tolist()}"
             )
-        if not (np.isfinite(self.l2) and self.l2 > 0):
-            raise ConfigError(f"l2 must be > 0 (strong convexity), got {self.l2!r}")
-        if not (np.isfinite(self.l1) and self.l1 >= 0):
-            raise ConfigError(f"l1 must be >= 0, got {self.l1!r}")
+        if penalty is None:
+            penalty = ElasticNet(1.0 if l2 is _UNSET else l2, 0.0 if l1 is _UNSET else l1)
+        elif isinstance(penalty, Mapping):
+            penalty = resolve_penalty(penalty, n)
+        elif not isinstance(penalty, Penalty):
+            raise ConfigError(f"penalty must be a pdsparse.penalties.Penalty or a mapping, "
+                              f"got {penalty!r}")
+        if penalty.matrix_only and b.ndim != 2:
+            raise ConfigError(f"problem {name!r}: {type(penalty).__name__} needs a matrix "
+                              "variable: give a label matrix B (n, k)")
         A.indices = A.indices.astype(np.int32, copy=False)
         A.indptr = A.indptr.astype(np.int32, copy=False)
         self._csr = A
         self.b = b
-        self.l2 = float(self.l2)
-        self.l1 = float(self.l1)
+        self.penalty = penalty
+
+    def __repr__(self) -> str:
+        shape = "x".join(map(str, self._csr.shape))
+        labels = f", k={self.k}" if self.matrix else ""
+        return (f"Problem({self.name!r}, {shape}, nnz={self.nnz}{labels}, loss={self.loss!r}, "
+                f"penalty={self.penalty!r})")
 
     @classmethod
-    def from_dataset(cls, ds, loss: str = "logistic", l2: float | str = "1/n",
-                     l1: float | str = 0.0) -> Problem:
-        """Build from a :class:`pdsparse.data.store.Dataset`, resolving ``"c/n"`` settings."""
+    def from_dataset(cls, ds, loss: str = "logistic", l2: float | str = _UNSET,
+                     l1: float | str = _UNSET, penalty: Mapping | Penalty | None = None,
+                     recipe: str = "") -> Problem:
+        """Build from a :class:`pdsparse.data.store.Dataset`, resolving ``"c/n"`` settings.
+
+        Either ``l2``/``l1`` (the elastic net; l2 defaults to ``"1/n"``) or ``penalty``, a
+        config mapping ``{"name": "l1_ball", "radius": 300, "l2": "10/n"}`` (or a Penalty).
+        The problem's ``key`` is the :class:`ProblemKey` of the settings as given.
+        """
         n = ds.A.shape[0]
-        return cls(ds.A, ds.b, loss=loss, l2=resolve_l2(l2, n), l1=resolve_l2(l1, n),
-                   name=ds.name)
+        if penalty is not None:
+            if l2 is not _UNSET or l1 is not _UNSET:
+                raise ConfigError("give either penalty= or the shorthand l2=/l1=, not both")
+            if isinstance(penalty, Penalty):
+                spec = {"name": penalty.name, **penalty.params()}
+            else:
+                spec = dict(penalty)
+        else:
+            spec = {"name": "elastic_net", "l2": "1/n" if l2 is _UNSET else l2,
+                    "l1": 0.0 if l1 is _UNSET else l1}
+        pen = resolve_penalty(spec, n)
+        params = {k: v for k, v in spec.items() if k != "name"}
+        key = ProblemKey(ds.name, loss, spec["name"], params, recipe=recipe)
+        return cls(ds.A, ds.b, loss=loss, penalty=pen, name=ds.name, key=key)
+
+    # -- the penalty ---------------------------------------------------------------------
+
+    @property
+    def l2(self) -> float:
+        """The l2 weight of the penalty (mu in DGPD/PDBFW, lambda in Face-Off)."""
+        return self.penalty.l2
+
+    @property
+    def l1(self) -> float:
+        """The l1 weight: the elastic net's; 0 for the balls (no l1 term)."""
+        return self.penalty.l1
+
+    @property
+    def radius(self) -> float:
+        """The ball's radius; inf for the elastic net (no constraint)."""
+        return self.penalty.radius
+
+    def elastic_net(self, who: str = "this method") -> ElasticNet:
+        """The penalty, checked to be an :class:`ElasticNet` (for code written for
+        g = l2/2 ||w||^2 + l1 ||w||_1 with a vector variable, e.g. the Face-Off kernels)."""
+        if not isinstance(self.penalty, ElasticNet):
+            raise ConfigError(f"{who} handles the elastic net only; problem {self.name!r} has "
+                              f"{self.penalty!r}")
+        if self.matrix:
+            raise ConfigError(f"{who} handles a vector variable only; problem {self.name!r} "
+                              f"has a label matrix with k = {self.k} columns")
+        return self.penalty
+
+    # -- labels and shapes -----------------------------------------------------------------
+
+    @property
+    def B(self) -> np.ndarray:
+        """The labels: (n,) or (n, k), the same array as ``b``."""
+        return self.b
+
+    @property
+    def matrix(self) -> bool:
+        """Labels are a matrix B (n, k), so the variable is a matrix W (d, k)."""
+        return self.b.ndim == 2
+
+    @property
+    def k(self) -> int:
+        """Columns of the label matrix (1 for a label vector)."""
+        return self.b.shape[1] if self.b.ndim == 2 else 1
+
+    @property
+    def var_shape(self) -> tuple[int, ...]:
+        """Shape of the primal variable: (d,) or (d, k)."""
+        return (self.d, self.k) if self.matrix else (self.d,)
+
+    @property
+    def dual_shape(self) -> tuple[int, ...]:
+        """Shape of the dual variable: (n,) or (n, k)."""
+        return self.b.shape
+
+    # -- the loss ---------------------------------------------------------------------------
 
     @property
     def info(self) -> LossInfo:
@@ -105,6 +217,8 @@ class Problem:
     @property
     def smoothness(self) -> float:
         return self.info.smoothness
+
+    # -- the data ---------------------------------------------------------------------------
 
     @property
     def csr(self) -> sp.csr_matrix:
@@ -143,3 +257,143 @@ class Problem:
         """u_i = ||A_{:,i}||^2, the primal ESO parameters for serial sampling (Face-Off eq. 7)."""
         A = self._csr
         return np.bincount(A.indices, weights=A.data * A.data, minlength=A.shape[1])
+
+
+# ------------------------------------------------------------------------------------------
+# Problem keys
+# ------------------------------------------------------------------------------------------
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_SHORT = {"l1_ball": "l1ball", "trace_ball": "traceball"}
+_FROM_SHORT = {v: k for k, v in _SHORT.items()}
+
+
+def _spec_value(value: Any, what: str) -> float | str:
+    """A parameter as given in config, normalized: a float, or ``"c/n"`` without blanks."""
+    resolve_value(value, 1, what)  # validates: a number >= 0 or "c/n"
+    if isinstance(value, str):
+        return re.sub(r"\s+", "", value)
+    return float(value)
+
+
+def _spec_tag(value: float | str) -> str:
+    """``"1/n" -> "1_n"``, numbers by ``repr``: ``0.001 -> "0.001"`` (pdsparse.config.l2_tag)."""
+    if isinstance(value, str):
+        return value.replace("/", "_")
+    return repr(float(value))
+
+
+def _spec_from_tag(text: str) -> float | str:
+    return text[:-2] + "/n" if text.endswith("_n") else float(text)
+
+
+@dataclass(frozen=True)
+class ProblemKey:
+    """The one name of a problem: data set (+ preparation recipe), loss, penalty as configured.
+
+    ``params`` holds the penalty's parameters as given in config (``{"l2": "1/n"}``; a
+    mapping is accepted and stored as a tuple of pairs in the penalty's parameter order);
+    parameters equal to their default 0 (l1 of the elastic net, l2 of a ball) are dropped, so
+    ``l1: 0`` and no l1 give the same key. ``recipe`` names the preparation of the data set
+    ("" for the plain processed file, as in Face-Off).
+
+    ``tag()`` joins, with ``"__"``:
+
+    * the data set, ``<dataset>`` or ``<dataset>+<recipe>``;
+    * the loss;
+    * the penalty's parameters as ``<key>-<value>``, the value being ``"c/n"`` with ``/`` made
+      ``_`` or the ``repr`` of the number: the elastic net gives ``l2-<v>`` then, if l1 > 0,
+      ``l1-<v>``; a ball gives ``l1ball-<radius>`` or ``traceball-<radius>`` then, if l2 > 0,
+      ``l2-<v>``.
+
+    So Face-Off's problems keep their reference names ``<dataset>__<loss>__l2-<tag>``
+    (``rcv1.binary__logistic__l2-1_n``), and e.g. DGPD's and PDBFW's are
+    ``mnist+rb1000__smooth_hinge__l2-0.1__l1-0.01`` and
+    ``rcv1.binary__smooth_hinge__l1ball-300.0__l2-10_n``. Data set and recipe names match
+    ``[A-Za-z0-9][A-Za-z0-9._-]*`` without ``__``, so ``from_tag`` inverts ``tag``.
+    """
+
+    dataset: str
+    loss: str
+    penalty: str = "elastic_net"
+    params: tuple[tuple[str, float | str], ...] | Mapping[str, Any] = ()
+    recipe: str = ""
+
+    def __post_init__(self) -> None:
+        for what, text, required in (("dataset", self.dataset, True),
+                                     ("recipe", self.recipe, False)):
+            if not isinstance(text, str) or (required or text) and (
+                    not _NAME_RE.match(text) or "__" in text):
+                raise ConfigError(f"problem key: {what} {text!r} must match "
+                                  "[A-Za-z0-9][A-Za-z0-9._-]* without '__'")
+        get_loss(self.loss)
+        penalty_class(self.penalty)
+        given = dict(self.params)
+        check_params(self.penalty, given)
+        params = []
+        for name, default in PENALTY_PARAMS[self.penalty]:
+            if name not in given:
+                continue
+            value = _spec_value(given[name], f"penalty {self.penalty!r}: {name}")
+            if default == 0.0 and resolve_value(value, 1) == 0.0:
+                continue
+            params.append((name, value))
+        object.__setattr__(self, "params", tuple(params))
+
+    @classmethod
+    def faceoff(cls, dataset: str, loss: str, l2: float | str) -> ProblemKey:
+        """Face-Off's problems: the elastic net with l1 = 0, no recipe."""
+        return cls(dataset, loss, "elastic_net", {"l2": l2})
+
+    def param_dict(self) -> dict[str, float | str]:
+        """The parameters as given (defaults dropped)."""
+        return dict(self.params)
+
+    def penalty_spec(self) -> dict[str, Any]:
+        """``{"name": ..., <params>}`` for :func:`pdsparse.penalties.resolve_penalty`."""
+        return {"name": self.penalty, **self.param_dict()}
+
+    def resolve(self, n: int) -> Penalty:
+        """The penalty for a data set of ``n`` examples."""
+        return resolve_penalty(self.penalty_spec(), n)
+
+    def tag(self) -> str:
+        head = f"{self.dataset}+{self.recipe}" if self.recipe else self.dataset
+        tokens = [head, self.loss]
+        params = self.param_dict()
+        if self.penalty == "elastic_net":
+            order = ["l2", "l1"]
+        else:
+            order = ["radius", "l2"]
+        for name in order:
+            if name in params:
+                label = _SHORT[self.penalty] if name == "radius" else name
+                tokens.append(f"{label}-{_spec_tag(params[name])}")
+        return "__".join(tokens)
+
+    @classmethod
+    def from_tag(cls, tag: str) -> ProblemKey:
+        """The key whose ``tag()`` is ``tag``."""
+        parts = tag.split("__")
+        if len(parts) < 3:
+            raise ConfigError(f"problem tag {tag!r}: expected <dataset>__<loss>__<penalty...>")
+        head, loss, tokens = parts[0], parts[1], parts[2:]
+        dataset, _, recipe = head.partition("+")
+        penalty = "elastic_net"
+        params: dict[str, float | str] = {}
+        for token in tokens:
+            label, sep, value = token.partition("-")
+            if not sep:
+                raise ConfigError(f"problem tag {tag!r}: cannot read {token!r}")
+            try:
+                parsed = _spec_from_tag(value)
+            except ValueError:
+                raise ConfigError(f"problem tag {tag!r}: cannot read {token!r}") from None
+            if label in _FROM_SHORT:
+                penalty, label = _FROM_SHORT[label], "radius"
+            params[label] = parsed
+        key = cls(dataset, loss, penalty, params, recipe=recipe)
+        if key.tag() != tag:
+            raise ConfigError(f"problem tag {tag!r} is not in canonical form ({key.tag()!r})")
+        return key
+
