@@ -20,8 +20,10 @@ from snakemake.exceptions import WorkflowError
 
 
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
-# where workflow/envs/pdsparse.post-deploy.sh installs the package from (--sdm conda)
-os.environ["PDSPARSE_SOURCE"] = str(Path(workflow.basedir).resolve())
+# where workflow/envs/pdsparse.post-deploy.sh installs the package from (--sdm conda); set
+# here for it, not required from the user (so no envvars directive)
+SOURCE_ENV = "PDSPARSE_SOURCE"
+os.environ[SOURCE_ENV] = str(Path(workflow.basedir).resolve())
 
 # Rules call the `pdsparse` console script. Use the one of the environment Snakemake runs
 # in, even when that environment is not activated (e.g. `.venv/bin/snakemake ...`); without
