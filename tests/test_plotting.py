@@ -7,15 +7,17 @@ import pandas as pd
 import pytest
 from matplotlib.lines import Line2D
 
-from pdsparse import plotting
+from pdsparse import figures, plotting
 from pdsparse.errors import DataError
 from pdsparse.stats import R
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-def fake_aggregate(dataset, seeds=(0, 1, 2), epochs=6, rates=None):
-    """Traces of four configurations with geometric decrease; seed s scales subopt by 1+s."""
+def fake_aggregate(dataset, seeds=(0, 1, 2), epochs=6, rates=None, d=None):
+    """Traces of four configurations with geometric decrease; seed s scales subopt by 1+s.
+
+    ``d``: add the aggregate's ``d`` column (number of features) with this value."""
     rates = rates or {
         ("primal_rcd", "importance", "fixed"): 0.1,
         ("primal_rcd", "uniform", "fixed"): 0.3,
@@ -46,7 +48,8 @@ def fake_aggregate(dataset, seeds=(0, 1, 2), epochs=6, rates=None):
                         "rel_subopt": subopt / 0.5,
                     }
                 )
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    return df if d is None else df.assign(d=d)
 
 
 def assert_outputs(png, pdf):
@@ -170,15 +173,15 @@ def test_coinciding_groups():
 
 
 def capture_figure(monkeypatch):
-    """Keep the Figure that plotting.save_figure would write (files are still written)."""
+    """Keep the Figure that figures.save_figure would write (files are still written)."""
     captured = []
-    save = plotting.save_figure
+    save = figures.save_figure
 
     def keep(fig, png, pdf):
         captured.append(fig)
         save(fig, png, pdf)
 
-    monkeypatch.setattr(plotting, "save_figure", keep)
+    monkeypatch.setattr(figures, "save_figure", keep)
     return captured
 
 
@@ -263,31 +266,13 @@ def test_figure1_rejects_bad_input(tmp_path):
 # ----------------------------------------------------------------- Figure 2
 
 
-@pytest.mark.parametrize(
-    ("name", "parsed"),
-    [
-        ("bin_d100_n1000_p0.01", (100, 1000, 0.01)),
-        ("bin_d100_n50_p1", (100, 50, 1.0)),
-        ("bin_d10_n20_p1e-05", (10, 20, 1e-5)),
-    ],
-)
-def test_parse_binary_dataset_name(name, parsed):
-    assert plotting.parse_binary_dataset_name(name) == parsed
-
-
-@pytest.mark.parametrize("name", ["news20.binary", "bin_d100_n1000", "bin_d100_n1000_px"])
-def test_parse_binary_dataset_name_rejects(name):
-    with pytest.raises(DataError, match="bin_d"):
-        plotting.parse_binary_dataset_name(name)
-
-
 def test_figure2_grid(tmp_path):
     agg = pd.concat(
         [
-            fake_aggregate("bin_d100_n100_p0.01", seeds=(0, 1)),
-            fake_aggregate("bin_d100_n100_p1", seeds=(0, 1)),
-            fake_aggregate("bin_d100_n1000_p0.01", seeds=(0,)),
-            fake_aggregate("bin_d100_n5_p0.5", seeds=(0,)),  # outside the grid: ignored
+            fake_aggregate("bin_d100_n100_p0.01", seeds=(0, 1), d=100),
+            fake_aggregate("bin_d100_n100_p1", seeds=(0, 1), d=100),
+            fake_aggregate("bin_d100_n1000_p0.01", seeds=(0,), d=100),
+            fake_aggregate("bin_d100_n5_p0.5", seeds=(0,), d=100),  # outside the grid: ignored
         ]
     )
     path = tmp_path / "figure2.parquet"
@@ -307,8 +292,10 @@ def test_figure2_grid(tmp_path):
 def test_figure2_shared_y_range(tmp_path, monkeypatch, sharey):
     agg = pd.concat(
         [
-            fake_aggregate("bin_d100_n100_p0.01", seeds=(0, 1)),
-            fake_aggregate("bin_d100_n100_p1", seeds=(0,), rates={("primal_rcd", "x", ""): 0.9}),
+            fake_aggregate("bin_d100_n100_p0.01", seeds=(0, 1), d=100),
+            fake_aggregate(
+                "bin_d100_n100_p1", seeds=(0,), rates={("primal_rcd", "x", ""): 0.9}, d=100
+            ),
         ]
     )
     path = tmp_path / "figure2.parquet"
@@ -328,11 +315,45 @@ def test_figure2_shared_y_range(tmp_path, monkeypatch, sharey):
     assert len(a.get_yticks()) > 0
 
 
-def test_figure2_rejects_unparsable_names(tmp_path):
+def test_figure2_cells_come_from_the_plan_not_from_names(tmp_path):
+    """d from the aggregate's d column (or the caller); cells named as the plan names them."""
+    agg = pd.concat(
+        [
+            fake_aggregate("bin_d100_n100_p0.01", seeds=(0,), d=100),
+            fake_aggregate("bin_d100_n100_p0.1", seeds=(0,), d=100).assign(dataset="other"),
+        ]
+    )
     path = tmp_path / "figure2.parquet"
-    fake_aggregate("leu").to_parquet(path)
-    with pytest.raises(DataError, match="'leu'"):
-        plotting.faceoff_figure2(path, tmp_path / "f.png", tmp_path / "f.pdf", [10], [0.1])
+    agg.to_parquet(path)
+    out = tmp_path / "f.png", tmp_path / "f.pdf"
+    status = plotting.faceoff_figure2(path, *out, [100], [0.01, 0.1])
+    # 'other' is not the plan's name of the (100, 10%) cell: nothing is parsed from names.
+    assert status == {(100, 0.01): "plotted", (100, 0.1): "skipped"}
+    # Another d names other data sets: every cell is skipped.
+    status = plotting.faceoff_figure2(path, *out, [100], [0.01, 0.1], d=50)
+    assert set(status.values()) == {"skipped"}
+    # Without d, the aggregate must say it, once.
+    agg.drop(columns="d").to_parquet(path)
+    with pytest.raises(DataError, match="'d'"):
+        plotting.faceoff_figure2(path, *out, [100], [0.01])
+    agg.assign(d=[100] * (len(agg) - 1) + [7]).to_parquet(path)
+    with pytest.raises(DataError, match="several d values"):
+        plotting.faceoff_figure2(path, *out, [100], [0.01])
+
+
+def test_figure2_spec_from_the_plan_cells():
+    spec = plotting.figure2_spec(
+        {(100, 0.01): "bin_a", (1000, 1.0): "bin_b"}, [100, 1000], [0.01, 1.0], sharey=False
+    )
+    assert spec.ncols == 2 and spec.nrows == 2 and not spec.sharey and spec.outer_labels
+    wheres = [(p.title, p.experiment, p.where) for p in spec.panels]
+    assert wheres == [
+        ("n = 100, nnz ≈ 1%", "figure2", {"dataset": "bin_a"}),
+        ("n = 100, nnz ≈ 100%", "", {}),
+        ("n = 1,000, nnz ≈ 1%", "", {}),
+        ("n = 1,000, nnz ≈ 100%", "figure2", {"dataset": "bin_b"}),
+    ]
+    assert figures.CurveFigure.from_json(spec.to_json()) == spec
 
 
 # ----------------------------------------------------------------- Figure 3

@@ -1,0 +1,535 @@
+"""Tests of curve figures by spec (pdsparse.figures) on tiny synthetic aggregates."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pdsparse import figures, plotting
+from pdsparse.errors import ConfigError, DataError
+from pdsparse.figures import CurveFigure, Panel
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+RATES = {
+    ("primal_rcd", "importance", "none"): 0.1,
+    ("primal_rcd", "uniform", "none"): 0.3,
+    ("dual_rcd", "importance", "fixed"): 0.5,
+    ("dual_rcd", "uniform", "newton"): 0.4,
+}
+
+
+def aggregate(dataset="ds", seeds=(0, 1, 2), epochs=6, rates=None, p_star=0.5, **extra):
+    """Traces with geometric decrease: subopt = (1 + seed) rate^k, gap = 2 subopt; seed s
+    runs (1 + s/10) times slower, so the seeds' time grids differ."""
+    rows = []
+    for (solver, sampling, step), rate in (rates or RATES).items():
+        for seed in seeds:
+            for k in range(epochs + 1):
+                subopt = (1.0 + seed) * rate**k
+                primal = p_star + subopt
+                rows.append(
+                    {
+                        "experiment": "e",
+                        "dataset": dataset,
+                        "solver": solver,
+                        "sampling": sampling,
+                        "dual_step": step,
+                        "seed": seed,
+                        "iteration": 100 * k,
+                        "epoch": float(k),
+                        "time_s": 0.01 * k * (1.0 + seed / 10.0),
+                        "primal": primal,
+                        "dual": primal - 2.0 * subopt,
+                        "gap": 2.0 * subopt,
+                        "p_star": p_star,
+                        "subopt": subopt,
+                        "rel_subopt": subopt / abs(p_star),
+                        **extra,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def assert_outputs(png, pdf):
+    assert png.stat().st_size > 1000 and pdf.stat().st_size > 1000
+    assert png.read_bytes()[:8] == PNG_MAGIC
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    assert [p.name for p in png.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.fixture
+def captured(monkeypatch):
+    """The Figures that figures.save_figure writes (files are still written)."""
+    kept = []
+    save = figures.save_figure
+
+    def keep(fig, png, pdf):
+        kept.append(fig)
+        save(fig, png, pdf)
+
+    monkeypatch.setattr(figures, "save_figure", keep)
+    return kept
+
+
+def spec_of(*panels, **kwargs):
+    kwargs.setdefault("ncols", 2)
+    return CurveFigure("test", tuple(panels), **kwargs)
+
+
+# ----------------------------------------------------------------- the spec
+
+
+def test_spec_json_round_trip():
+    spec = CurveFigure(
+        "figure9",
+        (
+            Panel("(a) leu", "fig9", {"dataset": "leu", "l2": 0.01, "seed": 3, "ok": True}),
+            None,
+            Panel("(b) time", "fig9b", x="time_s", logx=True),
+        ),
+        ncols=2,
+        x="iteration",
+        y="rel_gap",
+        curve_keys=("solver", "block"),
+        sharey=True,
+        logx=False,
+        suptitle="λ = 0.1",
+        outer_labels=True,
+        figsize=(6, 4.5),
+        legend_ncols=2,
+    )
+    text = spec.to_json()
+    assert json.loads(text)["panels"][1] is None
+    back = CurveFigure.from_json(text)
+    assert back == spec
+    assert back.panels[0].where == {"dataset": "leu", "l2": 0.01, "seed": 3, "ok": True}
+    assert back.figsize == (6.0, 4.5) and back.nrows == 2
+    # Plain dicts, as the CLI gets them, work as panels too; defaults are the Face-Off ones.
+    minimal = CurveFigure.from_dict(
+        {"name": "f", "ncols": 1, "panels": [{"title": "t", "experiment": "e"}]}
+    )
+    assert (minimal.x, minimal.y, minimal.curve_keys) == (
+        "epoch",
+        "subopt",
+        figures.DEFAULT_CURVE_KEYS,
+    )
+    # numpy scalars in filters become JSON numbers
+    panel = Panel("t", "e", {"n": np.int64(5), "l2": np.float64(0.5)})
+    assert json.loads(json.dumps(panel.to_dict()))["where"] == {"n": 5, "l2": 0.5}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"x": "seconds"}, "x must be one of"),
+        ({"y": "objective"}, "y must be one of"),
+        ({"ncols": 0}, "ncols"),
+        ({"panels": [None]}, "no panels"),
+        (
+            {"panels": [{"title": "t", "experiment": "a"}, {"title": "t", "experiment": "b"}]},
+            "unique",
+        ),
+        ({"colour": "red"}, "unknown key"),
+        ({"panels": [{"title": "t", "experiment": "a", "filter": {}}]}, "unknown key"),
+        ({"panels": [{"title": "t", "experiment": "a", "where": {"l2": [1, 2]}}]}, "not a string"),
+        ({"panels": [{"title": "t", "experiment": "a", "x": "epochs"}]}, "x must be one of"),
+    ],
+)
+def test_spec_rejects(change, message):
+    data = {"name": "f", "ncols": 1, "panels": [{"title": "t", "experiment": "e"}], **change}
+    with pytest.raises(ConfigError, match=message):
+        CurveFigure.from_dict(data)
+
+
+def test_spec_rejects_bad_json():
+    with pytest.raises(ConfigError, match="JSON"):
+        CurveFigure.from_json("{name: f")
+
+
+# ----------------------------------------------------------------- summaries
+
+
+def test_time_axis_median_on_the_common_support():
+    """x = time_s: each seed interpolated on its own times; the curve ends at the earliest
+    stop in time (seed 0, the fastest, reaches its last epoch first)."""
+    df = aggregate(rates={("dual_rcd", "importance", "fixed"): 0.1}, epochs=3)
+    (c,) = figures.summarize_runs(df, x="time_s", y="subopt")
+    assert c.n_seeds == 3
+    assert c.x[0] == 0.0 and c.x[-1] == pytest.approx(0.03)  # min over seeds of last time
+    times = {t for s in (0, 1, 2) for t in 0.01 * np.arange(4) * (1 + s / 10) if t <= 0.03 + 1e-12}
+    np.testing.assert_allclose(c.x, sorted(times))
+    # At t = 0.02 seed 0 is at epoch 2; seed 1 (1.1x slower) at epoch 2/1.1, interpolated in
+    # log space: log10 subopt = log10(2) - 2/1.1.
+    k = int(np.argmin(np.abs(c.x - 0.02)))
+    expected = sorted([-2.0, np.log10(2.0) - 2 / 1.1, np.log10(3.0) - 2 / 1.2])
+    np.testing.assert_allclose(np.log10(c.median[k]), expected[1])
+    np.testing.assert_allclose(np.log10(c.low[k]), expected[0])
+    np.testing.assert_allclose(np.log10(c.high[k]), expected[2])
+
+
+def test_rel_gap_and_other_quantities():
+    df = aggregate(rates={("primal_rcd", "importance", "none"): 0.5}, seeds=(0,), epochs=2)
+    primal = df["primal"].to_numpy()
+    np.testing.assert_allclose(figures.y_values(df, "rel_gap"), df["gap"] / np.abs(primal))
+    np.testing.assert_allclose(figures.y_values(df, "subopt"), df["subopt"])
+    np.testing.assert_allclose(figures.y_values(df, "rel_objective"), df["subopt"] / 0.5)
+    # Derived when the aggregate lacks the column: from primal and p_star.
+    neg = aggregate(
+        rates={("primal_rcd", "importance", "none"): 0.5}, seeds=(0,), epochs=2, p_star=-0.5
+    )
+    bare = neg.drop(columns=["subopt", "rel_subopt"])
+    np.testing.assert_allclose(figures.y_values(bare, "rel_subopt"), neg["subopt"] / 0.5)
+    np.testing.assert_allclose(figures.y_values(bare, "subopt"), neg["subopt"])
+    (c,) = figures.summarize_runs(df, x="iteration", y="rel_gap")
+    np.testing.assert_allclose(c.x, [0, 100, 200])
+    np.testing.assert_allclose(c.median, (2 * df["subopt"] / primal).to_numpy())
+
+
+def test_curve_key_blanks_options_the_solver_lacks():
+    names = figures.DEFAULT_CURVE_KEYS
+    row = {"solver": "primal_rcd", "sampling": "uniform", "dual_step": "fixed"}
+    assert figures.curve_key(row, names) == ("primal_rcd", "uniform", "")
+    assert figures.curve_key({"solver": "dual_rcd", "dual_step": "none"}, names) == (
+        "dual_rcd",
+        "",
+        "",
+    )
+    assert figures.curve_key({"solver": "dgpd", "mu": 0.01}, ("solver", "mu")) == ("dgpd", "0.01")
+    assert figures.curve_key({"solver": "x", "mu": float("nan")}, ("solver", "mu")) == ("x", "")
+
+
+def test_coinciding_groups_are_cliques_not_chains():
+    """A short curve hidden under the start of two curves that part later: two notes, each
+    naming the short curve with one of them, never the two that part."""
+    x = np.arange(11.0)
+
+    def curve(name, median, xs=x):
+        return figures.Curve((name,), xs, median, median, median, 1, ("solver",))
+
+    curves = [
+        curve("a", 0.5 * 10 ** (-0.05 * x**2)),  # parts from c after a few passes
+        curve("b", 0.5 * 10 ** (-0.01 * x[:3]), x[:3]),  # short: hidden under a and c
+        curve("c", np.full(11, 0.5)),
+    ]
+    assert figures.coinciding_groups(curves, tol_decades=0.2) == [
+        [("a",), ("b",)],
+        [("b",), ("c",)],
+    ]
+    assert figures.coinciding_groups(curves, tol_decades=10.0) == [[("a",), ("b",), ("c",)]]
+
+
+# ----------------------------------------------------------------- styles
+
+
+def registry_configs():
+    """Every (solver, option values) of the registry, as (curve key names, key)."""
+    out = []
+    for name, info in figures.solver_registry().items():
+        options = list(info.choices)
+        for values in itertools.product(*(info.choices[k] for k in options)):
+            out.append((("solver", *options), (name, *values)))
+    return out
+
+
+def style_tuple(style):
+    return (style["color"], str(style["linestyle"]), style["marker"], style["markerfacecolor"])
+
+
+def test_every_registry_configuration_has_its_own_style():
+    configs = registry_configs()
+    assert len(configs) >= 12  # primal RCD: 3 samplings; dual RCD: 3 samplings x 3 steps
+    styles = [figures.curve_style(names, key) for names, key in configs]
+    assert len({style_tuple(s) for s in styles}) == len(configs)
+    assert len({s["marker"] for s in styles}) == len(configs)  # markers alone tell them apart
+    labels = [figures.curve_label(names, key) for names, key in configs]
+    assert len(set(labels)) == len(configs)
+    registry = figures.solver_registry()
+    for (_, key), style, label in zip(configs, styles, labels, strict=True):
+        info = registry[key[0]]
+        assert style["color"] in figures.PALETTES[info.family], (key, style)
+        assert label.startswith(info.label)
+        assert all(v in label for v in key[1:])
+    # The same configuration keeps its style under the Face-Off key (solver, sampling,
+    # dual_step) and the registry's options in any order.
+    assert figures.curve_style(
+        ("solver", "dual_step", "sampling"), ("dual_rcd", "newton", "uniform")
+    ) == (plotting.config_style(("dual_rcd", "uniform", "newton")))
+
+
+def test_face_off_look_is_kept():
+    style = plotting.config_style
+    assert style(("primal_rcd", "importance", ""))["color"] == "#1f77b4"
+    assert [
+        style(("dual_rcd", "importance", s))["color"] for s in ("fixed", "newton", "printed")
+    ] == [
+        "#d62728",
+        "#ff7f0e",
+        "#9467bd",
+    ]
+    assert style(("dual_rcd", "uniform", "fixed"))["linestyle"] == "--"
+    assert style(("dual_rcd", "uniform", "fixed"))["markerfacecolor"] == "white"
+    assert [style(k)["marker"] for k in figures.MARKERS] == list(figures.MARKERS.values())
+    assert (
+        plotting.config_label(("dual_rcd", "uniform", "newton")) == "dual RCD, uniform, newton step"
+    )
+    assert plotting.config_label(("primal_rcd", "importance", "")) == "primal RCD, importance"
+
+
+def test_figure_styles_are_distinct_for_unknown_configurations():
+    """Curves outside the registry (a new solver, a non-option column): distinct colours
+    from their family's palette and markers not taken by the registry curves."""
+    names = ("solver", "mu")
+    keys = [("dual_rcd", ""), ("dgpd", "0.1"), ("dgpd", "0.01"), ("other", "1"), ("dual_x", "")]
+    styles = figures.figure_styles(names, keys)
+    assert len({s["marker"] for s in styles.values()}) == len(keys)
+    assert len({s["color"] for s in styles.values()}) == len(keys)
+    assert styles[("dual_rcd", "")]["color"] == "#d62728"
+    assert styles[("dual_x", "")]["color"] in figures.PALETTES["dual"]
+    assert figures.curve_label(names, ("dgpd", "0.1")) == "dgpd, mu = 0.1"
+    # Order of the keys does not matter.
+    assert figures.figure_styles(names, keys[::-1]) == styles
+
+
+# ----------------------------------------------------------------- drawing
+
+
+@pytest.mark.parametrize(("x", "y"), list(itertools.product(figures.X_AXES, figures.Y_AXES)))
+def test_every_axis_combination_draws(tmp_path, captured, x, y):
+    path = tmp_path / "agg.parquet"
+    aggregate().to_parquet(path)
+    spec = spec_of(Panel("p", "agg"), ncols=1, x=x, y=y, logx=(x != "epoch"))
+    png, pdf = tmp_path / "f.png", tmp_path / "f.pdf"
+    assert figures.draw_curve_figure(spec, {"agg": path}, png, pdf) == {"p": "plotted"}
+    assert_outputs(png, pdf)
+    (fig,) = captured
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == figures.X_AXES[x] and ax.get_ylabel() == figures.Y_AXES[y]
+    assert ax.get_yscale() == "log" and ax.get_xscale() == ("linear" if x == "epoch" else "log")
+    lines = [ln for ln in ax.get_lines() if ln.get_label() and not ln.get_label().startswith("_")]
+    assert len(lines) == len(RATES)
+    if x != "epoch":  # log x: the points at x = 0 are left out
+        assert all(np.min(ln.get_xdata()) > 0 for ln in lines)
+
+
+def test_skipped_panels_and_blank_slots(tmp_path, captured):
+    full, empty = tmp_path / "full.parquet", tmp_path / "empty.parquet"
+    pd.concat([aggregate("leu"), aggregate("rcv1", seeds=(0,))]).to_parquet(full)
+    aggregate().iloc[:0].to_parquet(empty)
+    spec = spec_of(
+        Panel("leu", "full", {"dataset": "leu"}),
+        Panel("rcv1", "full", {"dataset": "rcv1"}),
+        Panel("news", "full", {"dataset": "news20"}),  # filter selects nothing
+        None,  # blank slot
+        Panel("empty", "empty"),
+        Panel("not planned", "missing"),  # no aggregate given
+        Panel("none", "none"),  # aggregate None
+        ncols=3,
+        sharey=True,
+    )
+    aggs = {"full": full, "empty": empty, "none": None}
+    status = figures.draw_curve_figure(spec, aggs, tmp_path / "f.png", tmp_path / "f.pdf")
+    assert status == {
+        "leu": "plotted",
+        "rcv1": "plotted",
+        "news": "skipped",
+        "empty": "skipped",
+        "not planned": "skipped",
+        "none": "skipped",
+    }
+    (fig,) = captured
+    axes = fig.axes
+    assert len(axes) == 9
+    assert not axes[3].axison and not axes[7].axison and not axes[8].axison  # blank slots
+    texts = [t.get_text() for t in axes[2].texts]
+    assert texts == [figures.SKIPPED_TEXT] and axes[2].get_title() == "news"
+    assert axes[0].get_ylim() == axes[1].get_ylim()  # sharey
+    # The legend title counts the seeds of the curves drawn: 3 (leu) and 1 (rcv1).
+    (legend,) = fig.legends
+    assert "median over 1/3 seeds" in legend.get_title().get_text()
+
+
+def test_outer_labels_and_per_panel_x(tmp_path, captured):
+    path = tmp_path / "agg.parquet"
+    aggregate().to_parquet(path)
+    spec = spec_of(
+        Panel("t1", "agg"),
+        Panel("t2", "agg"),
+        Panel("i1", "agg", x="iteration"),
+        Panel("i2", "agg", x="iteration", logx=True),
+        x="time_s",
+        outer_labels=True,
+    )
+    figures.draw_curve_figure(spec, {"agg": path}, tmp_path / "f.png", tmp_path / "f.pdf")
+    (fig,) = captured
+    a, b, c, d = fig.axes
+    # x differs between the rows: every panel says which; y label on the left column only.
+    assert [ax.get_xlabel() for ax in (a, b, c, d)] == [
+        "time (s)",
+        "time (s)",
+        "iterations",
+        "iterations",
+    ]
+    assert [bool(ax.get_ylabel()) for ax in (a, b, c, d)] == [True, False, True, False]
+    assert d.get_xscale() == "log" and c.get_xscale() == "linear"
+    legend_title = fig.legends[0].get_title().get_text()
+    assert "iterations/times reached by every seed" in legend_title
+
+
+def test_filters_compare_numbers_with_tolerance(tmp_path):
+    df = pd.concat([aggregate(l2=0.1 + 1e-14, mu=1), aggregate(l2=0.2, mu=2)])
+    assert len(figures.select(df, {"l2": 0.1})) == len(df) // 2
+    assert len(figures.select(df, {"mu": 2, "dataset": "ds"})) == len(df) // 2
+    with pytest.raises(DataError, match="no column 'lam'"):
+        figures.select(df, {"lam": 0.1})
+
+
+def test_missing_columns_are_named(tmp_path):
+    path = tmp_path / "agg.parquet"
+    aggregate().drop(columns=["gap"]).to_parquet(path)
+    spec = spec_of(Panel("p", "agg"), y="rel_gap")
+    with pytest.raises(DataError, match="gap and primal"):
+        figures.draw_curve_figure(spec, {"agg": path}, tmp_path / "f.png", tmp_path / "f.pdf")
+    spec = spec_of(Panel("p", "agg"), x="time_s")
+    aggregate().drop(columns=["time_s"]).to_parquet(path)
+    with pytest.raises(DataError, match="time_s"):
+        figures.draw_curve_figure(spec, {"agg": path}, tmp_path / "f.png", tmp_path / "f.pdf")
+    with pytest.raises(DataError, match="does not exist"):
+        figures.draw_curve_figure(
+            spec, {"agg": tmp_path / "nope.parquet"}, tmp_path / "f.png", tmp_path / "f.pdf"
+        )
+    assert not (tmp_path / "f.png").exists()
+
+
+# ----------------------------------------------------------------- Face-Off through the spec
+
+
+def _fig1_all(tmp):
+    tmp.mkdir()
+    paths = {}
+    for k in "abcd":
+        paths[k] = tmp / f"{k}.parquet"
+        aggregate(k, seeds=(0, 1) if k in "ab" else (0,)).to_parquet(paths[k])
+    return paths
+
+
+def _fig1_partial(tmp):
+    tmp.mkdir()
+    a, c, d = tmp / "a.parquet", tmp / "c.parquet", tmp / "d.parquet"
+    aggregate("wc").to_parquet(a)
+    aggregate("news", seeds=(0,)).to_parquet(c)
+    aggregate("leu").iloc[:0].to_parquet(d)
+    return {"a": a, "c": c, "d": d}
+
+
+def _fig1_unusable(tmp):
+    """b: every subopt missing; c: seeds sharing no epoch; d: None."""
+    tmp.mkdir()
+    b, c = tmp / "b.parquet", tmp / "c.parquet"
+    aggregate("x").assign(subopt=np.nan).to_parquet(b)
+    df = aggregate("y", seeds=(0, 1), epochs=2)
+    df.assign(epoch=np.where(df["seed"] == 1, df["epoch"] + 10, df["epoch"])).to_parquet(c)
+    return {"b": b, "c": c, "d": None}
+
+
+#: name -> (build aggregates, statuses of the implementation before the spec, commit 8b5a418)
+FIGURE1_SCENARIOS = {
+    "all": (_fig1_all, {"a": "plotted", "b": "plotted", "c": "plotted", "d": "plotted"}),
+    "partial": (_fig1_partial, {"a": "plotted", "b": "skipped", "c": "plotted", "d": "skipped"}),
+    "unusable": (_fig1_unusable, {"a": "skipped", "b": "skipped", "c": "skipped", "d": "skipped"}),
+}
+
+
+def _fig2_grid(tmp):
+    tmp.mkdir()
+    path = tmp / "figure2.parquet"
+    pd.concat(
+        [
+            aggregate("bin_d100_n100_p0.01", seeds=(0, 1), d=100),
+            aggregate("bin_d100_n100_p1", seeds=(0,), d=100),
+            aggregate("bin_d100_n1000_p0.1", seeds=(0, 1, 2), d=100),
+            aggregate("bin_d100_n5_p0.5", d=100),  # outside the grid
+        ]
+    ).to_parquet(path)
+    return path
+
+
+FIGURE2_SCENARIOS = {
+    "grid": (
+        _fig2_grid,
+        [100, 1000, 10000],
+        [0.001, 0.01, 0.1, 1.0],
+        {
+            (100, 0.001): "skipped",
+            (100, 0.01): "plotted",
+            (100, 0.1): "skipped",
+            (100, 1.0): "plotted",
+            (1000, 0.001): "skipped",
+            (1000, 0.01): "skipped",
+            (1000, 0.1): "plotted",
+            (1000, 1.0): "skipped",
+            (10000, 0.001): "skipped",
+            (10000, 0.01): "skipped",
+            (10000, 0.1): "skipped",
+            (10000, 1.0): "skipped",
+        },
+    ),
+}
+
+
+def test_figure2_draws_only_the_plan_cells(tmp_path):
+    """A data set named like a cell the plan never makes (alpha = 10 < max(d, n)): the
+    name-parsing implementation drew it, the plan's cells leave the cell skipped."""
+    path = tmp_path / "figure2.parquet"
+    aggregate("bin_d100_n10000_p0.001", d=100).to_parquet(path)
+    status = plotting.faceoff_figure2(
+        path, tmp_path / "f.png", tmp_path / "f.pdf", [10000], [0.001]
+    )
+    assert status == {(10000, 0.001): "skipped"}
+
+
+@pytest.mark.parametrize("name", FIGURE1_SCENARIOS)
+def test_figure1_statuses_as_before(tmp_path, name):
+    build, expected = FIGURE1_SCENARIOS[name]
+    png, pdf = tmp_path / "f.png", tmp_path / "f.pdf"
+    assert plotting.faceoff_figure1(build(tmp_path / name), png, pdf) == expected
+    assert_outputs(png, pdf)
+
+
+@pytest.mark.parametrize("name", FIGURE2_SCENARIOS)
+def test_figure2_statuses_as_before(tmp_path, name, captured):
+    build, n_values, fractions, expected = FIGURE2_SCENARIOS[name]
+    png, pdf = tmp_path / "f.png", tmp_path / "f.pdf"
+    assert (
+        plotting.faceoff_figure2(build(tmp_path / name), png, pdf, n_values, fractions) == expected
+    )
+    (fig,) = captured
+    assert fig.get_suptitle() == "Worst-case binary data, d = 100"
+    # Outer labels as before: x on the bottom row, y on the left column.
+    axes = np.array(fig.axes).reshape(len(n_values), len(fractions))
+    drawn = [[not ax.texts for ax in row] for row in axes]
+    # Labels on the outer drawn panels: x on the lowest of its column (here every drawn
+    # panel, the cells below them are skipped), y on the leftmost of its row.
+    xlabels = [[bool(ax.get_xlabel()) for ax in row] for row in axes]
+    assert xlabels == drawn
+    ylabels = [[bool(ax.get_ylabel()) for ax in row] for row in axes]
+    assert ylabels == [[False, True, False, False], [False, False, True, False], [False] * 4]
+
+
+def test_figure1_spec_is_data():
+    spec = plotting.figure1_spec({"a": "(a) d = n"}, {"d": "figure1d_paper"})
+    assert [p.title for p in spec.panels] == ["(a) d = n", "(b)", "(c)", "(d)"]
+    assert [p.experiment for p in spec.panels] == [
+        "figure1a",
+        "figure1b",
+        "figure1c",
+        "figure1d_paper",
+    ]
+    assert (spec.ncols, spec.x, spec.y, spec.sharey) == (2, "epoch", "subopt", False)
+    assert CurveFigure.from_json(spec.to_json()) == spec
+    with pytest.raises(DataError, match="panel keys"):
+        plotting.figure1_spec({"e": "x"})
