@@ -294,9 +294,10 @@ def test_reference_file(pipeline):
 
 def test_run_trace_keys_and_metadata(pipeline):
     df = pd.read_parquet(pipeline["runs"][1])
-    keys = ["experiment", "dataset", "solver", "loss", "l2", "l1", "sampling", "dual_step",
-            "seed"]  # fmt: skip
-    assert list(df.columns[: len(keys)]) == keys
+    from pdsparse.traces import KEY_COLUMNS
+
+    assert list(df.columns[: len(KEY_COLUMNS)]) == list(KEY_COLUMNS)
+    assert (df["problem"] == "tiny__logistic__l2-1_n").all()
     for col in ("iteration", "epoch", "time_s", "primal", "dual", "gap", "status"):
         assert col in df.columns
     assert (df["solver"] == "dual_rcd").all() and (df["dual_step"] == "fixed").all()
@@ -346,7 +347,7 @@ def test_run_rejects_dual_step_for_primal(pipeline, tmp_path, capsys):
 def test_aggregate_without_matching_reference(pipeline, tmp_path, capsys):
     other = tmp_path / "other.parquet"
     ref = pd.read_parquet(pipeline["ref"])
-    ref["dataset"] = "something_else"
+    ref["problem"] = "something_else__logistic__l2-1_n"
     ref.to_parquet(other)
     code, _, err = run_main(
         ["aggregate", "--runs", *pipeline["runs"], "--references", other, "--out",
@@ -354,7 +355,7 @@ def test_aggregate_without_matching_reference(pipeline, tmp_path, capsys):
         capsys,
     )  # fmt: skip
     assert code == 2
-    assert "tiny" in err
+    assert "no reference file for problem(s) ['tiny__logistic__l2-1_n']" in err
 
 
 def test_figures_and_table(pipeline, tmp_path, capsys):

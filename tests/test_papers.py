@@ -33,8 +33,9 @@ def test_names_are_file_names_and_distinct():
     leu = DataSpec("leu", rec)
     assert leu.key == "leu__avg_example_norm" and leu.real
     assert DataSpec("leu", Recipe("none", positive_class="1")).key == "leu__none-pos1"
-    problem = ProblemSpec(leu, "logistic", "1/n")
-    assert problem.tag == "leu__avg_example_norm__logistic__l2-1_n"
+    problem = ProblemSpec.of(leu, "logistic", l2="1/n")
+    assert problem.tag == "leu+avg_example_norm__logistic__l2-1_n"
+    assert problem.key.recipe == "avg_example_norm" and problem.l2 == "1/n"
     assert StatsSpec(leu, "1/n", 0.25).tag == "leu__avg_example_norm__l2-1_n__beta-0.25"
     assert StatsSpec(leu, "1/n", 1.0, "none").tag.endswith("__beta-1__as-none")
     gen = Generator.of("dense_gaussian", {"n": 3, "d": 2}, 1)
@@ -79,7 +80,7 @@ def test_plan_offline_drops_real_items(config):
 def test_plan_with_leu_available(config):
     p = plan(config, REGISTRY, available=lambda name: name == "leu")
     assert [d.name for d in p.data.values() if d.real] == ["leu"]
-    assert p.experiments["figure1d"] == ["leu__avg_example_norm__logistic__l2-1_n"]
+    assert p.experiments["figure1d"] == ["leu+avg_example_norm__logistic__l2-1_n"]
     table1 = next(o for o in p.outputs if o.name == "table1")
     assert "results/stats/leu__avg_example_norm__l2-1_n__beta-0.25.parquet" in table1.inputs
     assert "results/stats/leu__avg_example_norm__l2-1_n__beta-0.25__as-none.parquet" in (
@@ -104,7 +105,7 @@ def test_plan_runs_and_paths(config):
     p = plan(config, REGISTRY, available=lambda name: False)
     run = p.runs_of("figure1a")[0]
     assert run.path == (
-        "results/runs/faceoff/figure1a/wc_general_square__avg_example_norm__logistic__l2-1_n/"
+        "results/runs/faceoff/figure1a/wc_general_square+avg_example_norm__logistic__l2-1_n/"
         "primal_rcd/importance-none.parquet"
     )
     assert run.seeds == (0, 3) and run.max_epochs == 99

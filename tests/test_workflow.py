@@ -78,10 +78,10 @@ def test_dry_run_default_config_plans_everything_offline(tmp_path):
         "data/processed/wc_general_square__avg_example_norm.npz",
         "data/processed/bin_d100_n1000_p0.1__avg_example_norm.npz",
         "results/stats/bin_d100_n10000_p1__avg_example_norm__l2-1_n__beta-0.25.parquet",
-        "results/reference/wc_general_tall__avg_example_norm__logistic__l2-1_n.parquet",
-        "results/runs/faceoff/figure1a/wc_general_square__avg_example_norm__logistic__l2-1_n/"
+        "results/reference/wc_general_tall+avg_example_norm__logistic__l2-1_n.parquet",
+        "results/runs/faceoff/figure1a/wc_general_square+avg_example_norm__logistic__l2-1_n/"
         "primal_rcd/importance-none.parquet",
-        "results/runs/faceoff/figure2/bin_d100_n100_p0.01__avg_example_norm__logistic__l2-1_n/"
+        "results/runs/faceoff/figure2/bin_d100_n100_p0.01+avg_example_norm__logistic__l2-1_n/"
         "dual_rcd/importance-fixed.parquet",
     ]:
         assert target in out, target
@@ -201,7 +201,7 @@ def test_tiny_workflow_end_to_end(tmp_path):
         "results/figures/faceoff/figure3.png",
         "results/tables/faceoff/table1.csv",
         "results/tables/faceoff/table1.md",
-        "logs/run/faceoff/figure1a/tiny_wc__avg_example_norm__logistic__l2-1_n/dual_rcd/"
+        "logs/run/faceoff/figure1a/tiny_wc+avg_example_norm__logistic__l2-1_n/dual_rcd/"
         "importance-fixed.log",
     ]:
         assert (wd / rel).is_file(), rel

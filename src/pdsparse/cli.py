@@ -313,7 +313,7 @@ def cmd_advise(args: argparse.Namespace) -> None:
 def cmd_reference(args: argparse.Namespace) -> None:
     import pandas as pd
 
-    from pdsparse.problem import Problem
+    from pdsparse.problem import Problem, ProblemKey
     from pdsparse.reference import reference_solution
 
     ds = _load_dataset(args.data)
@@ -321,8 +321,10 @@ def cmd_reference(args: argparse.Namespace) -> None:
     ref = reference_solution(
         problem, rtol=args.rtol, max_epochs=args.max_epochs, max_seconds=args.max_seconds
     )
+    dataset = args.dataset or ds.name
     row = {
-        "dataset": args.dataset or ds.name,
+        "problem": args.problem or ProblemKey.faceoff(dataset, args.loss, args.l2).tag(),
+        "dataset": dataset,
         "loss": args.loss,
         "l2": float(problem.l2),
         "l1": float(problem.l1),
@@ -360,6 +362,7 @@ def cmd_run(args: argparse.Namespace) -> None:
         max_seconds=args.max_seconds,
         tol=args.tol,
         eval_every=args.eval_every,
+        problem=args.problem or "",
     )
     results = execute(spec, _require_file(args.data, "data file"), args.reference, args.out,
                       _provenance(args), seeds=args.seed)
@@ -479,6 +482,8 @@ def _problem_args(p: argparse.ArgumentParser, losses: Sequence[str] | None) -> N
     p.add_argument("--dataset", help="name to record (default: the name stored in the file)")
     if losses is not None:
         p.add_argument("--loss", choices=losses, default="logistic", help="loss function")
+        p.add_argument("--problem", help="the problem's tag to record (default: the tag of "
+                       "dataset, loss and l2)")
     p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
 
 

@@ -40,16 +40,26 @@ class RunSpec:
     max_seconds: float = 600.0
     tol: float = 1e-10
     eval_every: float = 1.0
+    problem: str = ""
+    """The problem's tag (:meth:`pdsparse.problem.ProblemKey.tag`): the aggregate's join
+    key with the reference; default: the Face-Off key of (dataset, loss, l2)."""
 
     def __post_init__(self) -> None:
         if self.solver == "primal_rcd" and self.dual_step not in ("none", None):
             raise ConfigError("dual_step applies to dual_rcd only; use 'none' for primal_rcd")
         if self.solver == "dual_rcd" and self.dual_step in ("none", None):
             object.__setattr__(self, "dual_step", "fixed")
+        if not self.problem:
+            from pdsparse.problem import ProblemKey
+
+            key = ProblemKey.faceoff(self.dataset, self.loss, self.l2)
+            object.__setattr__(self, "problem", key.tag())
 
 
-def read_reference(path: str | Path, dataset: str, loss: str, l2: float) -> dict:
-    """The one row of a reference file, checked to be for this data set, loss and l2."""
+def read_reference(path: str | Path, dataset: str, loss: str, l2: float,
+                   problem: str | None = None) -> dict:
+    """The one row of a reference file, checked to be for this problem (tag, or data set,
+    loss and l2)."""
     path = Path(path)
     ref = read_parquet(path, "reference file")
     if len(ref) != 1 or "p_star" not in ref.columns:
@@ -62,6 +72,9 @@ def read_reference(path: str | Path, dataset: str, loss: str, l2: float) -> dict
         )
     if not math.isclose(float(row.get("l2", math.nan)), l2, rel_tol=1e-12):
         raise DataError(f"reference file {path} has l2={row.get('l2')}, the run uses l2={l2}")
+    if problem and row.get("problem") not in (None, problem):
+        raise DataError(f"reference file {path} is for problem {row.get('problem')!r}; the "
+                        f"run is for {problem!r}")
     return row
 
 
@@ -89,7 +102,7 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
         raise ConfigError(f"seeds must be distinct and at least one, got {seeds}")
     ds = load_dataset(data)
     problem = Problem.from_dataset(ds, spec.loss, spec.l2)
-    ref = read_reference(reference, spec.dataset, spec.loss, problem.l2)
+    ref = read_reference(reference, spec.dataset, spec.loss, problem.l2, spec.problem)
     results, frames = [], []
     for seed in seeds:
         result = _solve_one(replace(spec, seed=seed), problem)
@@ -105,6 +118,7 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
         "l1": float(problem.l1),
         "sampling": spec.sampling,
         "dual_step": spec.dual_step,
+        "problem": spec.problem,
     }
     trace = pd.concat(frames, ignore_index=True)
     trace.insert(0, "seed", trace.pop("seed"))

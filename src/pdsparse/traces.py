@@ -45,7 +45,7 @@ METADATA_KEY = b"pdsparse"
 COMMIT_ENV = "PDSPARSE_GIT_COMMIT"
 # Run keys, in column order: the experiment, the problem, the solver and its options, the seed.
 KEY_COLUMNS = ("experiment", "dataset", "solver", "loss", "l2", "l1", "sampling", "dual_step",
-               "seed")
+               "problem", "seed")
 
 
 @functools.cache
@@ -120,37 +120,37 @@ def read_traces(paths: Iterable[str | Path]) -> pd.DataFrame:
 def aggregate(run_paths: Iterable[str | Path], reference_paths: Iterable[str | Path]):
     """Concatenate run traces and attach ``p_star``, ``subopt = primal - p_star``, ``rel_subopt``.
 
-    The reference columns ``n``, ``d``, ``nnz`` and ``rel_gap`` (as ``p_star_rel_gap``) are
-    attached too. ``subopt`` keeps its sign (plots clip); ``rel_subopt = subopt / |p_star|``.
+    Traces and references are joined on ``problem`` (the tag of
+    :class:`pdsparse.problem.ProblemKey`). The reference columns ``n``, ``d``, ``nnz`` and
+    ``rel_gap`` (as ``p_star_rel_gap``) are attached too. ``subopt`` keeps its sign (plots
+    clip); ``rel_subopt = subopt / |p_star|``.
 
     Raises
     ------
     DataError
-        If a run has no matching reference (same dataset, loss and l2).
+        A run whose problem has no reference, or a problem with several.
     """
     runs = read_traces(run_paths)
     refs = [read_parquet(p, "reference file") for p in reference_paths]
     if not refs:
         raise DataError("aggregate: no reference files given")
     ref = pd.concat(refs, ignore_index=True)
-    ref = ref[["dataset", "loss", "l2", "p_star", "rel_gap", "n", "d", "nnz"]].rename(
-        columns={"l2": "ref_l2", "rel_gap": "p_star_rel_gap"}
+    for what, frame in (("run traces", runs), ("reference files", ref)):
+        if "problem" not in frame.columns:
+            raise DataError(f"aggregate: the {what} have no 'problem' column (made by an "
+                            "older version: run them again)")
+    ref = ref[["problem", "p_star", "rel_gap", "n", "d", "nnz"]].rename(
+        columns={"rel_gap": "p_star_rel_gap"}
     )
-    dup = ref.duplicated(["dataset", "loss"], keep=False)
+    dup = ref.duplicated("problem", keep=False)
     if dup.any():
         raise DataError(
-            f"aggregate: several reference files for {sorted(set(ref.loc[dup, 'dataset']))}"
+            f"aggregate: several reference files for {sorted(set(ref.loc[dup, 'problem']))}"
         )
-    out = runs.merge(ref, on=["dataset", "loss"], how="left", validate="many_to_one")
-    missing = sorted(set(out.loc[out["p_star"].isna(), "dataset"]))
+    out = runs.merge(ref, on="problem", how="left", validate="many_to_one")
+    missing = sorted(set(out.loc[out["p_star"].isna(), "problem"]))
     if missing:
-        raise DataError(f"aggregate: no reference file for data set(s) {missing}")
-    bad = ~np.isclose(out["l2"].to_numpy(float), out["ref_l2"].to_numpy(float), rtol=1e-12)
-    if bad.any():
-        raise DataError(
-            f"aggregate: l2 of runs and reference differ for {sorted(set(out.loc[bad, 'dataset']))}"
-        )
-    out = out.drop(columns=["ref_l2"])
+        raise DataError(f"aggregate: no reference file for problem(s) {missing}")
     out["subopt"] = out["primal"] - out["p_star"]
     scale = np.maximum(np.abs(out["p_star"].to_numpy(float)), np.finfo(float).tiny)
     out["rel_subopt"] = out["subopt"].to_numpy(float) / scale

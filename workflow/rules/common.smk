@@ -227,7 +227,7 @@ def stats_args(spec):
 def reference_args(tag):
     problem, ref = PROBLEMS[tag], REFERENCE[tag]
     return (
-        f"--dataset {_q(problem.data.name)} --loss {problem.loss}"
+        f"--dataset {_q(problem.data.name)} --problem {_q(tag)} --loss {problem.loss}"
         f" --l2 {_q(pdcfg.format_l2(problem.l2))} --rtol {ref['rtol']!r}"
         f" --max-epochs {ref['max_epochs']!r} --max-seconds {ref['max_seconds']!r}"
     )
@@ -237,6 +237,7 @@ def run_args(run):
     options = " ".join(f"--{k.replace('_', '-')} {_q(v)}" for k, v in run.options)
     return (
         f"--experiment {_q(run.experiment)} --dataset {_q(run.problem.data.name)}"
+        f" --problem {_q(run.problem.tag)}"
         f" --method {run.solver} {options} --seed {' '.join(map(str, run.seeds))}"
         f" --loss {run.problem.loss} --l2 {_q(pdcfg.format_l2(run.problem.l2))}"
         f" --max-epochs {run.max_epochs!r} --max-seconds {run.max_seconds!r}"

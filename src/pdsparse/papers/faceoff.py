@@ -117,7 +117,7 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
         return False
 
     def add_runs(experiment: str, spec: DataSpec, max_epochs: int) -> None:
-        problem = ProblemSpec(spec, fo["loss"], fo["l2"])
+        problem = ProblemSpec.of(spec, fo["loss"], l2=fo["l2"])
         for solver in fo["solvers"]:
             options, tag = _options(solver)
             out.add_run(RunGroup(

@@ -7,7 +7,7 @@ in paths, stable, and distinct for distinct contents:
 
 =====================  ==============================================================
 ``DataSpec.key``       ``data/processed/<name>__<recipe tag>.npz``
-``ProblemSpec.tag``    ``results/reference/<data key>__<loss>__l2-<l2 tag>.parquet``
+``ProblemSpec.tag``    ``results/reference/<name>+<recipe>__<loss>__<penalty params>.parquet``
 ``StatsSpec.tag``      ``results/stats/<data key>__l2-<l2 tag>__beta-<beta>[__as-<norm>]``
 ``RunGroup.path``      ``results/runs/<paper>/<experiment>/<problem tag>/<solver>/<options>``
 aggregate              ``results/<paper>/<experiment>.parquet``
@@ -26,6 +26,7 @@ from typing import Any
 from pdsparse.config import l2_tag
 from pdsparse.data.prepare import Recipe
 from pdsparse.errors import ConfigError
+from pdsparse.problem import ProblemKey
 
 __all__ = [
     "DataSpec",
@@ -72,16 +73,31 @@ class DataSpec:
 
 @dataclass(frozen=True)
 class ProblemSpec:
-    """A problem: prepared data, loss and regularization. Its :attr:`tag` names the
-    reference file and joins traces to their P*."""
+    """A problem: prepared data, loss and penalty with its parameters as configured. Its
+    :attr:`tag` (:meth:`pdsparse.problem.ProblemKey.tag`) names the reference file and joins
+    traces to their P*."""
 
     data: DataSpec
     loss: str
-    l2: float | str
+    penalty: str = "elastic_net"
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, data: DataSpec, loss: str, penalty: str = "elastic_net", **params) -> ProblemSpec:
+        return cls(data, loss, penalty, tuple(params.items()))
+
+    @property
+    def key(self) -> ProblemKey:
+        return ProblemKey(self.data.name, self.loss, self.penalty, dict(self.params),
+                          recipe=self.data.recipe.tag())
 
     @property
     def tag(self) -> str:
-        return f"{self.data.key}__{self.loss}__l2-{l2_tag(self.l2)}"
+        return self.key.tag()
+
+    @property
+    def l2(self) -> float | str:
+        return dict(self.params).get("l2", 0.0)
 
 
 @dataclass(frozen=True)
