@@ -187,7 +187,7 @@ def test_primal_l1_prox_step_reaches_lasso_optimum():
     """With l1 > 0 the primal kernel is proximal RCD; check the KKT conditions."""
     A, b = make_data(loss="squared", seed=4)
     p = Problem(A, b, loss="squared", l2=1e-3, l1=0.05)
-    res = solve(p, "primal_rcd", "importance", seed=0, max_epochs=3000)
+    res = solve(p, "primal_rcd", "importance", seed=0, max_epochs=3000, tol=0)
     w = res.w
     grad = p.csr.T @ (p.csr @ w - b) / p.n + p.l2 * w
     on = w != 0

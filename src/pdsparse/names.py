@@ -5,7 +5,9 @@ start would take ten times longer). Each numerical module takes its names from h
 ``pdsparse.solvers`` its methods, samplings and dual steps, ``pdsparse.data.normalize``
 its normalizations — and ``tests/test_cli.py`` checks that the loss registry
 (``pdsparse.losses.LOSSES``) and the generators (``pdsparse.data.synthetic.GENERATORS``)
-define exactly the names listed here.
+define exactly the names listed here. ``METHODS`` is ``tuple(pdsparse.solvers.SOLVERS)``, the
+solver registry, and ``SAMPLINGS`` / ``DUAL_STEPS`` are its options' choices
+(``tests/test_registry.py``).
 """
 
 LOSSES = ("logistic", "squared", "smooth_hinge")

@@ -1,15 +1,22 @@
-"""Solver front end: set up a kernel, run it chunk by chunk, record the trace.
+"""Solver front end: the solver registry, kernel set-up, and the run loop that records the trace.
 
-The kernels (``_rcd.pyx``) only advance the state; this module times the
-kernel calls alone, evaluates P, D and the gap outside the timer through
-:mod:`pdsparse.objective`, and decides when to stop (DESIGN.md, "Solver").
+The kernels (``_rcd.pyx``) only advance the state; this module times the kernel calls alone,
+evaluates P, D and the gap outside the timer through :mod:`pdsparse.objective`, and decides
+when to stop (DESIGN.md, "Solver"). :data:`SOLVERS` is the registry (DESIGN.md, "Solver
+registry"): one :class:`SolverSpec` per solver with its options dataclass, kernel factory,
+family, label and path tag.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
+import re
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,10 +27,19 @@ from pdsparse.errors import ConfigError
 from pdsparse.names import DUAL_STEPS, METHODS, SAMPLINGS
 from pdsparse.problem import Problem
 
+__all__ = ["SOLVERS", "SolverSpec", "PrimalRCDOptions", "DualRCDOptions", "Result",
+           "get_solver", "make_kernel", "solve", "sampling_probabilities", "TRACE_COLUMNS",
+           "METHODS", "SAMPLINGS", "DUAL_STEPS", "DEFAULT_TOL", "DEFAULT_MAX_SECONDS"]
+
 _MODES = {"uniform": 0, "importance": 1, "permutation": 2}
 
 TRACE_COLUMNS = ["iteration", "epoch", "time_s", "primal", "dual", "gap",
                  "nnz_primal", "nnz_dual", "status"]
+
+DEFAULT_TOL = 1e-6
+"""Default target of :func:`solve`: a certified relative duality gap gap / |P| <= 1e-6."""
+DEFAULT_MAX_SECONDS = 600.0
+"""Default kernel-time budget of :func:`solve` (the CLI's ``run --max-seconds`` default)."""
 
 
 @dataclass
@@ -37,6 +53,8 @@ class Result:
     setup_s: float = 0.0
     """Wall time of the setup (CSC copy, norms, sampling tables), outside ``time_s``."""
     params: dict = field(default_factory=dict)
+    eval_s: float = 0.0
+    """Wall time of the evaluations (P, D, gap, nonzero counts), outside ``time_s``."""
 
 
 def sampling_probabilities(sqnorms: np.ndarray, l2: float, n: int, beta: float,
@@ -147,56 +165,414 @@ class _DualKernel(_Kernel):
         return self.w
 
 
-def make_kernel(problem: Problem, method: str, sampling: str = "importance",
-                dual_step: str = "fixed", seed: int = 0, w0=None, alpha0=None) -> _Kernel:
-    """Set up a kernel without running it (benchmarks time ``kernel.run`` directly)."""
-    if sampling not in SAMPLINGS:
-        raise ConfigError(f"unknown sampling {sampling!r}; choose one of {list(SAMPLINGS)}")
-    if method == "primal_rcd":
-        return _PrimalKernel(problem, sampling, seed, w0=w0)
-    if method == "dual_rcd":
-        return _DualKernel(problem, sampling, seed, alpha0=alpha0, dual_step=dual_step)
-    raise ConfigError(f"unknown method {method!r}; choose one of {list(METHODS)}")
+# ---------------------------------------------------------------------------------------------
+# The solver registry
+# ---------------------------------------------------------------------------------------------
+
+NONE = "none"
+"""Trace-column value of an option the solver does not have (``dual_step`` of primal RCD)."""
+
+_TOKEN = re.compile(r"^[a-z0-9_]+$")  # option names and values: path-safe, no "-" (tag joiner)
 
 
-def solve(problem: Problem, method: str, sampling: str = "importance",
-          dual_step: str = "fixed", seed: int = 0, max_epochs: float = 100.0,
-          max_seconds: float = math.inf, tol: float = 0.0, eval_every: float = 1.0,
-          w0=None, alpha0=None) -> Result:
-    """Run primal or dual RCD and record its trace.
+def _did_you_mean(word: Any, candidates: Iterable[Any]) -> str:
+    close = difflib.get_close_matches(str(word), [str(c) for c in candidates], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _option(default: str, choices: tuple[str, ...], doc: str) -> Any:
+    """An option field: a name out of ``choices`` (validated), with a one-line ``doc``."""
+    return field(default=default, metadata={"choices": tuple(choices), "doc": doc})
+
+
+@dataclass(frozen=True)
+class _Options:
+    """Base of the options dataclasses: every field is a name out of its ``choices``."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value, choices = getattr(self, f.name), f.metadata["choices"]
+            if not isinstance(value, str) or value not in choices:
+                raise ConfigError(
+                    f"{self.solver}: unknown {f.name} {value!r}{_did_you_mean(value, choices)}; "
+                    f"choose one of {list(choices)}")
+
+    @property
+    def solver(self) -> str:
+        return _SOLVER_OF_OPTIONS.get(type(self), type(self).__name__)
+
+
+_SAMPLING_DOC = ("coordinate sampling: uniform, importance (Face-Off eq. 14) or permutation "
+                 "(a fresh random order every epoch, as LIBLINEAR; outside the paper's theory)")
+
+
+@dataclass(frozen=True)
+class PrimalRCDOptions(_Options):
+    """Options of primal RCD (Face-Off Algorithm 1)."""
+
+    sampling: str = _option("importance", SAMPLINGS, _SAMPLING_DOC)
+
+
+@dataclass(frozen=True)
+class DualRCDOptions(_Options):
+    """Options of dual RCD (Face-Off Algorithm 2, SDCA)."""
+
+    sampling: str = _option("importance", SAMPLINGS, _SAMPLING_DOC)
+    dual_step: str = _option(
+        "fixed", DUAL_STEPS,
+        "fixed (the Section 7 step with Quartz's 1/q_j scaling), newton (exact 1-D "
+        "maximization, Algorithm 2) or printed (the Section 7 step exactly as printed)")
+
+
+def _option_items(options: Mapping | Iterable[str] | str) -> list[tuple[str, Any]]:
+    """``{key: value}`` or ``["key=value", ...]`` (the CLI's ``--option``) as (key, value) pairs."""
+    if isinstance(options, Mapping):
+        return [(str(k), v) for k, v in options.items()]
+    items = [options] if isinstance(options, str) else list(options)
+    pairs = []
+    for item in items:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"option {item!r} is not of the form key=value")
+        pairs.append((key, value))
+    return pairs
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    """One solver of the registry: what the workflow, CLI, plots and :func:`solve` need.
+
+    ``options`` is the solver's frozen options dataclass (defaults, validation);
+    ``factory(problem, options, seed, start)`` builds its kernel; ``family`` ("primal" /
+    "dual") picks plot colours, ``label`` is the legend text, ``start`` the keyword of
+    :func:`solve` holding a warm start (``w0`` or ``alpha0``).
+    """
+
+    name: str
+    options: type
+    factory: Callable[..., _Kernel] = field(repr=False)
+    family: str
+    label: str
+    start: str
+    summary: str = ""
+
+    def __post_init__(self) -> None:
+        bad = [x for k, v in self.choices().items() for x in (k, *v) if not _TOKEN.match(x)]
+        if bad or self.family not in ("primal", "dual") or not _TOKEN.match(self.name):
+            raise ValueError(f"solver {self.name!r}: names must match {_TOKEN.pattern} "
+                             f"(tags join them with '-'), family primal|dual; bad: {bad}")
+
+    def choices(self) -> dict[str, tuple[str, ...]]:
+        """Each option's allowed values, in field order."""
+        return {f.name: f.metadata["choices"] for f in fields(self.options)}
+
+    def parse_options(self, options: Any = None) -> Any:
+        """The options dataclass from ``None`` (defaults), an instance, a mapping of names
+        (config YAML) or ``"key=value"`` strings (the CLI). Unknown keys are errors naming
+        the allowed ones; a key of another solver is accepted only with the value ``"none"``
+        (what :meth:`option_columns` writes for it), so columns read back give the options.
+        """
+        if options is None:
+            return self.options()
+        if isinstance(options, self.options):
+            return options
+        if isinstance(options, _Options):
+            raise ConfigError(f"{self.name}: got the options of {options.solver}: {options}")
+        allowed = self.choices()
+        kw: dict[str, Any] = {}
+        for key, value in _option_items(options):
+            k = key.strip().replace("-", "_")
+            if k not in allowed:
+                owners = [s.name for s in SOLVERS.values() if k in s.choices()]
+                if owners and (value is None or str(value).strip() == NONE):
+                    continue
+                hint = (f" (an option of {', '.join(owners)})" if owners
+                        else _did_you_mean(k, allowed))
+                raise ConfigError(f"{self.name}: unknown option {key!r}{hint}; allowed options: "
+                                  f"{', '.join(allowed) or '(none)'}")
+            if k in kw:
+                raise ConfigError(f"{self.name}: option {k!r} given twice")
+            kw[k] = value.strip() if isinstance(value, str) else value
+        return self.options(**kw)
+
+    def make_kernel(self, problem: Problem, options: Any = None, seed: int = 0,
+                    start: np.ndarray | None = None) -> _Kernel:
+        """Set up the kernel (not run); ``start`` is w0 (primal) or alpha0 (dual)."""
+        return self.factory(problem, self.parse_options(options), int(seed), start)
+
+    def tag(self, options: Any = None) -> str:
+        """Short path-safe name of the options: their values in field order joined by "-"
+        ("importance", "importance-fixed"). Values never contain "-", so distinct options
+        of one solver never share a tag."""
+        opts = self.parse_options(options)
+        return "-".join(getattr(opts, k) for k in self.choices())
+
+    def option_columns(self, options: Any = None) -> dict[str, str]:
+        """The options as trace key columns: every option of the registry, ``"none"`` for
+        those this solver does not have (so that all traces share the columns)."""
+        opts = self.parse_options(options)
+        return {k: getattr(opts, k, NONE) for k in option_names()}
+
+
+def _primal_factory(problem: Problem, options: PrimalRCDOptions, seed: int,
+                    start: np.ndarray | None = None) -> _Kernel:
+    return _PrimalKernel(problem, options.sampling, seed, w0=start)
+
+
+def _dual_factory(problem: Problem, options: DualRCDOptions, seed: int,
+                  start: np.ndarray | None = None) -> _Kernel:
+    return _DualKernel(problem, options.sampling, seed, alpha0=start,
+                       dual_step=options.dual_step)
+
+
+SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
+    SolverSpec("primal_rcd", PrimalRCDOptions, _primal_factory, family="primal",
+               label="primal RCD", start="w0",
+               summary="randomized coordinate descent on P (Face-Off Algorithm 1), CSC"),
+    SolverSpec("dual_rcd", DualRCDOptions, _dual_factory, family="dual", label="dual RCD",
+               start="alpha0",
+               summary="randomized coordinate ascent on D (Face-Off Algorithm 2, SDCA), CSR"),
+)})
+"""The solvers by name; ``tuple(SOLVERS) == pdsparse.names.METHODS`` (tested)."""
+
+_SOLVER_OF_OPTIONS = {s.options: s.name for s in SOLVERS.values()}
+
+
+def option_names() -> tuple[str, ...]:
+    """Every option name of the registry, in order of first appearance (the key columns)."""
+    return tuple(dict.fromkeys(k for s in SOLVERS.values() for k in s.choices()))
+
+
+def get_solver(method: str | SolverSpec) -> SolverSpec:
+    """The registry entry of ``method``; a clear error (with a suggestion) when unknown."""
+    if isinstance(method, SolverSpec):
+        return method
+    try:
+        return SOLVERS[method]
+    except (KeyError, TypeError):
+        raise ConfigError(f"unknown method {method!r}{_did_you_mean(method, SOLVERS)}; "
+                          f"choose one of {list(SOLVERS)}") from None
+
+
+def _call_options(spec: SolverSpec, options: Any, **keywords: str | None) -> Any:
+    """Options of :func:`solve` / :func:`make_kernel`: ``options`` merged with the legacy
+    keywords (``sampling=``, ``dual_step=``; None = not given). A keyword the solver has no
+    option for is accepted only with its legacy default or "none" (primal RCD is called with
+    ``dual_step="fixed"``), anything else is an error rather than silently ignored."""
+    if options is None or isinstance(options, _Options):
+        merged = asdict(spec.parse_options(options)) if options is not None else {}
+    else:
+        merged = dict(_option_items(options))
+    allowed = spec.choices()
+    for key, value in keywords.items():
+        if value is None:
+            continue
+        if key not in allowed:
+            if value in (NONE, _LEGACY_DEFAULTS.get(key)):
+                continue
+            raise ConfigError(f"{spec.name} has no option {key!r} (got {key}={value!r}); "
+                              f"its options: {', '.join(allowed)}")
+        if key in merged and merged[key] != value:
+            raise ConfigError(f"{spec.name}: {key} given twice: {merged[key]!r} in options, "
+                              f"{value!r} as a keyword")
+        merged[key] = value
+    return spec.parse_options(merged)
+
+
+_LEGACY_DEFAULTS = {"sampling": "importance", "dual_step": "fixed"}
+
+
+def _start(spec: SolverSpec, w0, alpha0):
+    """The warm start of ``spec`` out of (w0, alpha0); the other one must be None."""
+    given = {"w0": w0, "alpha0": alpha0}
+    other = next(k for k in given if k != spec.start)
+    if given[other] is not None:
+        raise ConfigError(f"{spec.name} starts from {spec.start}, not {other}")
+    return given[spec.start]
+
+
+def make_kernel(problem: Problem, method: str, sampling: str | None = None,
+                dual_step: str | None = None, seed: int = 0, w0=None, alpha0=None, *,
+                options: Any = None) -> _Kernel:
+    """Set up a kernel without running it (benchmarks time ``kernel.run`` directly).
+
+    ``sampling`` and ``dual_step`` map onto the solver's options dataclass (None: the
+    default, "importance" and "fixed"); ``options=`` takes the dataclass, a mapping or
+    "key=value" strings instead. ``SOLVERS[method].make_kernel(problem, options, seed,
+    start)`` is the registry's form of the same call.
+    """
+    spec = get_solver(method)
+    opts = _call_options(spec, options, sampling=sampling, dual_step=dual_step)
+    return spec.make_kernel(problem, opts, seed, _start(spec, w0, alpha0))
+
+
+# ---------------------------------------------------------------------------------------------
+# When to evaluate: a fixed grid (traces for figures) or a schedule adapted to the run
+# ---------------------------------------------------------------------------------------------
+
+# Adaptive schedule (eval_every=None). One evaluation costs about two products with A (P and
+# D), about one epoch of dual RCD, so evaluating every epoch doubles a run that converges in a
+# few epochs. The relative gap of RCD falls about geometrically in the epochs: its log10 is
+# fitted (least squares) on the last FIT_POINTS evaluations and the next evaluation is placed
+# where the fit crosses tol, plus MARGIN_EPOCHS (an early check costs one more evaluation, a
+# late one only the overshoot). The run is taken to start at relative gap 1 (exact for dual RCD
+# from alpha = 0, where D(0) = 0 < P(0); a prior otherwise), so the first evaluation, after
+# FIRST_EPOCHS_PER_DECADE * log10(1/tol) epochs, already yields a rate. Without a usable rate
+# (no decrease, or tol = 0) the run length doubles between evaluations; a prediction is capped
+# at MAX_GROWTH times the run length so far, and evaluations are at least MIN_STEP_EPOCHS
+# apart. Constants in epochs, not measured times: the evaluation points, hence the trace and
+# the returned iterate, depend only on the seed (unless max_seconds binds). Tuned on the
+# traces of primal and dual RCD on the five LIBSVM sets of benchmarks/solve_vs_liblinear.py
+# (benchmarks/README.md).
+FIRST_EPOCHS_PER_DECADE = 0.5
+FIT_POINTS = 3
+MARGIN_EPOCHS = 0.25
+MIN_STEP_EPOCHS = 0.5
+MAX_GROWTH = 4.0
+FALLBACK_GROWTH = 2.0
+PROBE_EPOCHS = 1.0 / 16  # first kernel call under a time budget: measures the kernel's speed
+
+
+class _FixedSchedule:
+    """An evaluation at the start and after every ``eval_every`` epochs (as before issue 7)."""
+
+    adaptive = False
+
+    def __init__(self, eval_every: float, nnz: int):
+        self.chunk = max(1, int(math.ceil(eval_every * nnz)))
+
+    def first(self) -> int:
+        return 0
+
+    def next(self, touched: int, rel_gap: float) -> int:
+        return touched + self.chunk
+
+
+class _AdaptiveSchedule:
+    """Evaluations where the fitted geometric decrease of the gap predicts tol (see above)."""
+
+    adaptive = True
+
+    def __init__(self, tol: float, nnz: int, from_zero: bool):
+        self.log_tol = math.log10(tol) if tol > 0 else None
+        self.nnz = nnz
+        self.points = [(0.0, 0.0)] if from_zero else []  # (epoch, log10 relative gap)
+
+    def first(self) -> int:
+        decades = -self.log_tol if self.log_tol is not None else 2.0
+        return self._at(max(MIN_STEP_EPOCHS / 2, FIRST_EPOCHS_PER_DECADE * decades))
+
+    def next(self, touched: int, rel_gap: float) -> int:
+        epoch = touched / self.nnz
+        self.points.append((epoch, math.log10(rel_gap) if 0 < rel_gap < math.inf else math.nan))
+        step = epoch * (FALLBACK_GROWTH - 1)
+        rate = self._rate()  # decades per epoch
+        if rate > 0 and self.log_tol is not None:
+            predicted = (self.points[-1][1] - self.log_tol) / rate + MARGIN_EPOCHS
+            step = min(predicted, epoch * (MAX_GROWTH - 1))
+        return self._at(epoch + max(step, MIN_STEP_EPOCHS))
+
+    def _rate(self) -> float:
+        pts = [p for p in self.points[-FIT_POINTS:] if math.isfinite(p[1])]
+        if len(pts) < 2:
+            return 0.0
+        x, y = np.array(pts).T
+        return -float(np.polyfit(x, y, 1)[0])
+
+    def _at(self, epochs: float) -> int:
+        return max(1, int(math.ceil(epochs * self.nnz)))
+
+
+def _time_capped(budget: int, touched: int, elapsed: float, max_seconds: float,
+                 nnz: int) -> int:
+    """``budget`` cut to the kernel time left at the speed measured so far (5% over, so
+    that the run ends past the budget, not just short of it); a short probe first."""
+    if touched == 0 or elapsed <= 0:
+        return min(budget, max(1, int(PROBE_EPOCHS * nnz)))
+    left = 1.05 * (max_seconds - elapsed) * touched / elapsed
+    return min(budget, max(1, int(math.ceil(left))))
+
+
+def solve(problem: Problem, method: str, sampling: str | None = None,
+          dual_step: str | None = None, seed: int = 0, max_epochs: float | None = None,
+          max_seconds: float = DEFAULT_MAX_SECONDS, tol: float = DEFAULT_TOL,
+          eval_every: float | None = None, w0=None, alpha0=None, *,
+          options: Any = None) -> Result:
+    """Run a registered solver until the certified gap, the time or the epoch budget says stop.
 
     Parameters
     ----------
-    method : ``"primal_rcd"`` (Face-Off Algorithm 1) or ``"dual_rcd"`` (Algorithm 2).
-    sampling : ``"uniform"``, ``"importance"`` (eq. 14) or ``"permutation"`` (a fresh
-        random order every epoch; outside the paper's theory, as in LIBLINEAR).
-    dual_step : dual RCD only: ``"fixed"`` (the Section 7 step with Quartz's 1/q_j
-        scaling), ``"newton"`` (exact maximization, Algorithm 2) or ``"printed"`` (the
-        Section 7 step exactly as printed, without 1/q_j; kept to test the paper's figures).
-    max_epochs : stop after this many passes (nonzeros touched / nnz(A)).
-    max_seconds : stop after this much kernel time.
-    tol : stop once the duality gap is at most ``tol * |P(w)|`` (0 disables).
-    eval_every : epochs between two trace rows.
+    method : a name of :data:`SOLVERS`: ``"primal_rcd"`` (Face-Off Algorithm 1) or
+        ``"dual_rcd"`` (Algorithm 2).
+    sampling, dual_step : the solver's options (None: its default), see
+        :class:`PrimalRCDOptions` / :class:`DualRCDOptions`: sampling ``"importance"``
+        (default, eq. 14), ``"uniform"`` or ``"permutation"``; dual step ``"fixed"``
+        (default), ``"newton"`` or ``"printed"``. ``options=`` takes the options dataclass,
+        a mapping or "key=value" strings instead.
+    tol : stop once the duality gap P(w) - D(alpha) is at most ``tol * |P(w)|`` (default
+        1e-6); the gap bounds the suboptimality, so P(w) - P* <= tol |P(w)| is certified.
+        0 disables it.
+    max_seconds : stop after this much kernel time (default 600 s; evaluations and setup are
+        not counted, see ``Result.eval_s`` and ``Result.setup_s``).
+    max_epochs : stop after this many passes (nonzeros touched / nnz(A)); None (default): no
+        epoch cap, tol and max_seconds decide.
+    eval_every : None (default): evaluate where the gap is predicted to reach tol (the
+        schedule above :class:`_AdaptiveSchedule`; a few evaluations per run, no row at
+        the start). A number: a trace row at the start and every ``eval_every`` epochs, as
+        for figures (the rows, iterates and stopping are those of the code before the
+        adaptive schedule).
+    w0, alpha0 : warm start of primal (w0) or dual (alpha0) RCD.
+
+    The trace has one row per evaluation (iteration, epoch, kernel time, P, D, gap, nonzeros)
+    and the status on the last row: ``converged``, ``max_epochs``, ``max_time`` or
+    ``diverged``.
     """
-    if not (eval_every > 0 and max_epochs >= 0):
-        raise ConfigError("eval_every must be > 0 and max_epochs >= 0")
+    spec = get_solver(method)
+    opts = _call_options(spec, options, sampling=sampling, dual_step=dual_step)
+    start = _start(spec, w0, alpha0)
+    if eval_every is not None and not eval_every > 0:
+        raise ConfigError(f"eval_every must be > 0 (or None: adaptive), got {eval_every!r}")
+    if max_epochs is not None and not max_epochs >= 0:
+        raise ConfigError(f"max_epochs must be >= 0 (or None: no cap), got {max_epochs!r}")
+    if not (max_seconds >= 0 and tol >= 0):
+        raise ConfigError(f"max_seconds and tol must be >= 0, got {max_seconds!r}, {tol!r}")
+    if tol == 0 and max_epochs is None and max_seconds == math.inf:
+        raise ConfigError("nothing would stop this run: give tol > 0, max_seconds or max_epochs")
     t0 = time.perf_counter()
-    kernel = make_kernel(problem, method, sampling, dual_step, seed, w0, alpha0)
+    kernel = spec.make_kernel(problem, opts, seed, start)
     setup_s = time.perf_counter() - t0
     nnz = max(problem.nnz, 1)
-    chunk = max(1, int(math.ceil(eval_every * nnz)))
-    limit = int(math.ceil(max_epochs * nnz))
+    limit = math.inf if max_epochs is None else int(math.ceil(max_epochs * nnz))
+    schedule = (_AdaptiveSchedule(tol, nnz, from_zero=start is None) if eval_every is None
+                else _FixedSchedule(eval_every, nnz))
     rows = []
     iters = touched = 0
-    elapsed = 0.0
-    status = ""
+    elapsed = eval_s = 0.0
+    target = schedule.first()  # nonzeros touched at the next evaluation
     while True:
+        # advance the kernel to the next evaluation (timed); under a time budget the adaptive
+        # schedule splits the chunk so that it ends when the budget does
+        goal = min(target, limit)
+        while touched < goal and not (schedule.adaptive and elapsed >= max_seconds):
+            budget = goal - touched
+            if schedule.adaptive and max_seconds < math.inf:
+                budget = _time_capped(budget, touched, elapsed, max_seconds, nnz)
+            t = time.perf_counter()
+            k_iters, k_touched = kernel.run(budget)
+            elapsed += time.perf_counter() - t
+            iters += k_iters
+            touched += k_touched
+        # evaluate, outside the timer
+        t = time.perf_counter()
         w, alpha = kernel.iterates()
         p_val = objective.primal(problem, w)
         d_val = objective.dual(problem, alpha)
         gap = p_val - d_val
         rows.append((iters, touched / nnz, elapsed, p_val, d_val, gap,
                      int(np.count_nonzero(w)), int(np.count_nonzero(alpha)), ""))
+        eval_s += time.perf_counter() - t
+        # stop?
+        status = ""
         if not np.isfinite(p_val):
             status = "diverged"
         elif tol > 0 and gap <= tol * abs(p_val):
@@ -207,17 +583,13 @@ def solve(problem: Problem, method: str, sampling: str = "importance",
             status = "max_time"
         if status:
             break
-        budget = min(chunk, limit - touched)
-        t = time.perf_counter()
-        k_iters, k_touched = kernel.run(budget)
-        elapsed += time.perf_counter() - t
-        iters += k_iters
-        touched += k_touched
+        target = schedule.next(touched, gap / abs(p_val) if p_val else math.inf)
     trace = pd.DataFrame(rows, columns=TRACE_COLUMNS)
     trace.loc[trace.index[-1], "status"] = status
     w, alpha = kernel.iterates()
-    params = dict(method=method, sampling=sampling,
-                  dual_step=dual_step if method == "dual_rcd" else "",
+    params = dict(method=spec.name,
+                  **{k: ("" if v == NONE else v) for k, v in spec.option_columns(opts).items()},
                   seed=seed, max_epochs=max_epochs, max_seconds=max_seconds, tol=tol,
-                  eval_every=eval_every)
-    return Result(trace, w.copy(), alpha.copy(), status, setup_s, params)
+                  eval_every=eval_every, options=asdict(opts), tag=spec.tag(opts),
+                  schedule="adaptive" if schedule.adaptive else "fixed", evaluations=len(rows))
+    return Result(trace, w.copy(), alpha.copy(), status, setup_s, params, eval_s)

@@ -1,0 +1,164 @@
+"""The solver registry (``pdsparse.solvers.SOLVERS``): options, tags, parsing, names."""
+
+import dataclasses
+import itertools
+import re
+
+import numpy as np
+import pytest
+from conftest import make_data
+
+from pdsparse import names
+from pdsparse.errors import ConfigError
+from pdsparse.problem import Problem
+from pdsparse.solvers import (
+    SOLVERS,
+    DualRCDOptions,
+    PrimalRCDOptions,
+    get_solver,
+    make_kernel,
+    option_names,
+    solve,
+)
+
+
+def all_options(spec):
+    """Every combination of the solver's option values."""
+    ch = spec.choices()
+    return [spec.options(**dict(zip(ch, combo, strict=True)))
+            for combo in itertools.product(*ch.values())]
+
+
+def test_registry_covers_the_names():
+    assert names.METHODS == tuple(SOLVERS)
+    for spec in SOLVERS.values():
+        assert spec.choices()["sampling"] == names.SAMPLINGS
+    assert SOLVERS["dual_rcd"].choices()["dual_step"] == names.DUAL_STEPS
+    # every option value the CLI and the schema offer is some solver's choice, and back
+    offered = set(names.SAMPLINGS) | set(names.DUAL_STEPS)
+    assert offered == {v for s in SOLVERS.values() for c in s.choices().values() for v in c}
+
+
+def test_specs_describe_themselves():
+    assert {s.family for s in SOLVERS.values()} == {"primal", "dual"}
+    labels = [s.label for s in SOLVERS.values()]
+    assert all(labels) and len(set(labels)) == len(labels)
+    assert SOLVERS["dual_rcd"].label == "dual RCD" and SOLVERS["primal_rcd"].start == "w0"
+    assert all(name == spec.name for name, spec in SOLVERS.items())
+    with pytest.raises(TypeError):
+        SOLVERS["sgd"] = SOLVERS["dual_rcd"]  # read-only
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SOLVERS["dual_rcd"].label = "x"
+
+
+def test_option_defaults_and_validation():
+    assert PrimalRCDOptions() == PrimalRCDOptions(sampling="importance")
+    assert DualRCDOptions() == DualRCDOptions("importance", "fixed")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        DualRCDOptions().sampling = "uniform"
+    with pytest.raises(ConfigError, match=r"dual_rcd: unknown dual_step 'exact'.*"
+                                          r"\['fixed', 'newton', 'printed'\]"):
+        DualRCDOptions(dual_step="exact")
+    with pytest.raises(ConfigError, match="did you mean 'permutation'"):
+        PrimalRCDOptions(sampling="permutaton")
+    for bad in (None, True, 1, ["importance"]):  # typed values that are not names
+        with pytest.raises(ConfigError, match="unknown sampling"):
+            DualRCDOptions(sampling=bad)
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_tags_are_path_safe_and_never_collide(name):
+    spec = SOLVERS[name]
+    opts = all_options(spec)
+    tags = [spec.tag(o) for o in opts]
+    assert len(set(tags)) == len(opts) == int(np.prod([len(c) for c in spec.choices().values()]))
+    assert all(re.fullmatch(r"[a-z0-9_]+(-[a-z0-9_]+)*", t) for t in tags)
+    for o in opts:
+        cols = spec.option_columns(o)
+        assert tuple(cols) == option_names()  # the same key columns for every solver
+        assert spec.parse_options(cols) == o  # and they read back to the options
+
+
+def test_tags_and_columns_of_the_defaults():
+    assert SOLVERS["primal_rcd"].tag() == "importance"
+    assert SOLVERS["dual_rcd"].tag() == "importance-fixed"
+    assert SOLVERS["dual_rcd"].tag({"sampling": "permutation", "dual_step": "newton"}) == \
+        "permutation-newton"
+    assert SOLVERS["primal_rcd"].option_columns() == {"sampling": "importance",
+                                                      "dual_step": "none"}
+    assert SOLVERS["dual_rcd"].option_columns() == {"sampling": "importance",
+                                                    "dual_step": "fixed"}
+
+
+def test_parse_options_accepts_strings_instances_and_cli_pairs():
+    dual = SOLVERS["dual_rcd"]
+    want = DualRCDOptions("uniform", "newton")
+    assert dual.parse_options({"sampling": "uniform", "dual_step": "newton"}) == want
+    assert dual.parse_options({"sampling": " uniform ", "dual-step": "newton"}) == want
+    assert dual.parse_options(["sampling=uniform", "dual_step=newton"]) == want
+    assert dual.parse_options("dual_step=newton") == DualRCDOptions(dual_step="newton")
+    assert dual.parse_options(want) is want
+    assert dual.parse_options(None) == dual.parse_options({}) == DualRCDOptions()
+    # a primal entry may carry the dual step as "none" (what its trace columns say)
+    primal = SOLVERS["primal_rcd"]
+    assert primal.parse_options({"sampling": "uniform", "dual_step": "none"}) == \
+        PrimalRCDOptions("uniform")
+    assert primal.parse_options({"dual_step": None}) == PrimalRCDOptions()
+
+
+def test_parse_options_errors_name_the_key_and_the_allowed_keys():
+    dual, primal = SOLVERS["dual_rcd"], SOLVERS["primal_rcd"]
+    with pytest.raises(ConfigError, match=r"dual_rcd: unknown option 'dual_stp' \(did you mean "
+                                          r"'dual_step'\?\); allowed options: sampling, "
+                                          r"dual_step"):
+        dual.parse_options({"dual_stp": "newton"})
+    with pytest.raises(ConfigError, match=r"unknown option 'seed'; allowed options: sampling"):
+        primal.parse_options({"seed": "1"})
+    with pytest.raises(ConfigError, match=r"unknown option 'dual_step' \(an option of "
+                                          r"dual_rcd\); allowed options: sampling$"):
+        primal.parse_options({"dual_step": "newton"})
+    with pytest.raises(ConfigError, match="unknown sampling 'impotance'.*did you mean "
+                                          "'importance'"):
+        dual.parse_options({"sampling": "impotance"})
+    with pytest.raises(ConfigError, match="not of the form key=value"):
+        dual.parse_options(["newton"])
+    with pytest.raises(ConfigError, match="given twice"):
+        dual.parse_options(["dual_step=newton", "dual-step=fixed"])
+    with pytest.raises(ConfigError, match="options of dual_rcd"):
+        primal.parse_options(DualRCDOptions())
+    with pytest.raises(ConfigError, match=r"unknown method 'dual_rdc' \(did you mean "
+                                          r"'dual_rcd'\?\)"):
+        get_solver("dual_rdc")
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_registry_kernel_equals_the_keyword_kernel(name):
+    """``spec.make_kernel(problem, options, seed)`` is ``make_kernel(problem, method, ...)``."""
+    A, b = make_data(n=30, d=20, seed=2)
+    p = Problem(A, b, l2=0.05)
+    spec = SOLVERS[name]
+    for opts in all_options(spec):
+        k1 = spec.make_kernel(p, opts, 4)
+        k2 = make_kernel(p, name, **{k: v for k, v in dataclasses.asdict(opts).items()}, seed=4)
+        k3 = make_kernel(p, name, options=spec.option_columns(opts), seed=4)
+        for k in (k1, k2, k3):
+            k.run(3 * p.nnz)
+        np.testing.assert_array_equal(k1.iterates()[0], k2.iterates()[0])
+        np.testing.assert_array_equal(k1.iterates()[0], k3.iterates()[0])
+
+
+def test_keywords_map_onto_the_options():
+    A, b = make_data(n=30, d=20, seed=2)
+    p = Problem(A, b, l2=0.05)
+    r = solve(p, "dual_rcd", options={"dual_step": "newton"}, sampling="uniform",
+              max_epochs=1, eval_every=1)
+    assert r.params["options"] == {"sampling": "uniform", "dual_step": "newton"}
+    assert r.params["tag"] == "uniform-newton" and r.params["dual_step"] == "newton"
+    r = solve(p, "primal_rcd", "uniform", "fixed", max_epochs=1, eval_every=1)  # legacy call
+    assert r.params["options"] == {"sampling": "uniform"} and r.params["dual_step"] == ""
+    with pytest.raises(ConfigError, match="primal_rcd has no option 'dual_step'"):
+        solve(p, "primal_rcd", dual_step="newton")
+    with pytest.raises(ConfigError, match="sampling given twice"):
+        solve(p, "dual_rcd", "uniform", options={"sampling": "importance"})
+    with pytest.raises(ConfigError, match="dual_rcd starts from alpha0, not w0"):
+        solve(p, "dual_rcd", w0=np.zeros(p.d))
