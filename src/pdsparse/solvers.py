@@ -473,11 +473,14 @@ class _AdaptiveSchedule:
         return self._at(epoch + max(step, MIN_STEP_EPOCHS))
 
     def _rate(self) -> float:
+        """Minus the least-squares slope of log10 gap over the last FIT_POINTS evaluations."""
         pts = [p for p in self.points[-FIT_POINTS:] if math.isfinite(p[1])]
         if len(pts) < 2:
             return 0.0
-        x, y = np.array(pts).T
-        return -float(np.polyfit(x, y, 1)[0])
+        mx = sum(x for x, _ in pts) / len(pts)
+        my = sum(y for _, y in pts) / len(pts)
+        sxx = sum((x - mx) ** 2 for x, _ in pts)
+        return -sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx > 0 else 0.0
 
     def _at(self, epochs: float) -> int:
         return max(1, int(math.ceil(epochs * self.nnz)))
@@ -584,8 +587,8 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         if status:
             break
         target = schedule.next(touched, gap / abs(p_val) if p_val else math.inf)
+    rows[-1] = rows[-1][:-1] + (status,)
     trace = pd.DataFrame(rows, columns=TRACE_COLUMNS)
-    trace.loc[trace.index[-1], "status"] = status
     w, alpha = kernel.iterates()
     params = dict(method=spec.name,
                   **{k: ("" if v == NONE else v) for k, v in spec.option_columns(opts).items()},
