@@ -243,11 +243,12 @@ def pipeline(tmp_path_factory):
          "--out", tmp / "stats" / "tiny__none.parquet"],
         ["reference", "--data", npz, "--loss", "logistic", "--l2", "1/n", "--rtol", "1e-10",
          "--out", ref],
-        ["run", "--data", npz, "--reference", ref, "--experiment", "exp", "--method",
-         "primal_rcd", "--sampling", "importance", "--dual-step", "none", "--seed", "0",
+        ["run", "--data", npz, "--reference", ref, "--experiment", "exp", "--solver",
+         "primal_rcd", "--option", "sampling=importance", "--seed", "0",
          "--max-epochs", "5", "--eval-every", "1", "--out", runs[0]],
-        ["run", "--data", npz, "--reference", ref, "--experiment", "exp", "--method",
-         "dual_rcd", "--sampling", "importance", "--dual-step", "fixed", "--seed", "0",
+        ["run", "--data", npz, "--reference", ref, "--experiment", "exp", "--solver",
+         "dual_rcd", "--option", "sampling=importance", "--option", "dual_step=fixed",
+         "--seed", "0",
          "--max-epochs", "5", "--eval-every", "1", "--out", runs[1]],
         ["aggregate", "--runs", *runs, "--references", ref, "--out", tmp / "agg.parquet"],
     ]  # fmt: skip
@@ -305,7 +306,7 @@ def test_run_trace_keys_and_metadata(pipeline):
     meta = json.loads(pq.read_schema(pipeline["runs"][1]).metadata[b"pdsparse"])
     assert meta["version"]
     assert meta["commit"]
-    assert meta["arguments"]["method"] == "dual_rcd"
+    assert meta["arguments"]["solver"] == "dual_rcd"
     assert meta["arguments"]["max_epochs"] == 5.0
     assert "p_star" in meta
     primal = pd.read_parquet(pipeline["runs"][0])
@@ -336,12 +337,12 @@ def test_run_rejects_reference_of_another_problem(pipeline, tmp_path, capsys):
 def test_run_rejects_dual_step_for_primal(pipeline, tmp_path, capsys):
     code, _, err = run_main(
         ["run", "--data", pipeline["npz"], "--reference", pipeline["ref"], "--experiment",
-         "exp", "--method", "primal_rcd", "--dual-step", "newton", "--out",
+         "exp", "--solver", "primal_rcd", "--option", "dual_step=newton", "--out",
          tmp_path / "r.parquet"],
         capsys,
     )  # fmt: skip
     assert code == 2
-    assert "dual" in err
+    assert "unknown option 'dual_step' (an option of dual_rcd)" in err
 
 
 def test_aggregate_without_matching_reference(pipeline, tmp_path, capsys):
@@ -544,7 +545,7 @@ def test_run_several_seeds_in_one_call_equals_one_call_per_seed(pipeline, tmp_pa
 
     data, ref = pipeline["npz"], pipeline["ref"]
     base = ["run", "--data", str(data), "--reference", str(ref), "--experiment", "e",
-            "--method", "dual_rcd", "--dual-step", "fixed", "--max-epochs", "3"]
+            "--solver", "dual_rcd", "--option", "dual_step=fixed", "--max-epochs", "3"]
     both = tmp_path / "both.parquet"
     assert main([*base, "--seed", "0", "1", "--out", str(both)]) == 0
     combined = pd.read_parquet(both)

@@ -106,7 +106,7 @@ def test_plan_runs_and_paths(config):
     run = p.runs_of("figure1a")[0]
     assert run.path == (
         "results/runs/faceoff/figure1a/wc_general_square+avg_example_norm__logistic__l2-1_n/"
-        "primal_rcd/importance-none.parquet"
+        "primal_rcd/importance.parquet"
     )
     assert run.seeds == (0, 3) and run.max_epochs == 99
     dual = [r for r in p.runs_of("figure2") if r.solver == "dual_rcd"]
@@ -134,4 +134,10 @@ def test_plan_errors(config):
     bad = copy.deepcopy(config)
     bad["faceoff"]["solvers"].append(dict(bad["faceoff"]["solvers"][0]))
     with pytest.raises(ConfigError, match="same run"):
+        plan(bad, REGISTRY, available=lambda name: True)
+    # solver options are validated by the solver registry, naming the entry
+    bad = copy.deepcopy(config)
+    bad["faceoff"]["solvers"][0]["samplng"] = "uniform"
+    with pytest.raises(ConfigError, match=r"faceoff.solvers\[0\]: primal_rcd: unknown option "
+                       r"'samplng' \(did you mean 'sampling'\?\)"):
         plan(bad, REGISTRY, available=lambda name: True)

@@ -80,7 +80,7 @@ def test_dry_run_default_config_plans_everything_offline(tmp_path):
         "results/stats/bin_d100_n10000_p1__avg_example_norm__l2-1_n__beta-0.25.parquet",
         "results/reference/wc_general_tall+avg_example_norm__logistic__l2-1_n.parquet",
         "results/runs/faceoff/figure1a/wc_general_square+avg_example_norm__logistic__l2-1_n/"
-        "primal_rcd/importance-none.parquet",
+        "primal_rcd/importance.parquet",
         "results/runs/faceoff/figure2/bin_d100_n100_p0.01+avg_example_norm__logistic__l2-1_n/"
         "dual_rcd/importance-fixed.parquet",
     ]:
@@ -145,7 +145,7 @@ def test_dry_run_paper_config_requires_all_data(tmp_path):
         ({"faceoff": {"max_epochs": "ten"}}, ["faceoff.max_epochs", "'ten' is not of type"]),
         (
             {"faceoff": {"solvers": [{"method": "primal_rcd", "samplng": "uniform"}]}},
-            ["faceoff.solvers[0].samplng"],
+            ["faceoff.solvers[0]: primal_rcd: unknown option 'samplng'", "did you mean"],
         ),
     ],
     ids=["top-level-typo", "nested-typo", "wrong-type", "list-item-typo"],

@@ -352,9 +352,8 @@ def cmd_run(args: argparse.Namespace) -> None:
     spec = RunSpec(
         experiment=args.experiment,
         dataset=args.dataset or _load_dataset(args.data).name,
-        solver=args.method,
-        sampling=args.sampling,
-        dual_step=args.dual_step,
+        solver=args.solver,
+        options=args.option,
         seed=args.seed[0],
         loss=args.loss,
         l2=args.l2,
@@ -366,10 +365,11 @@ def cmd_run(args: argparse.Namespace) -> None:
     )
     results = execute(spec, _require_file(args.data, "data file"), args.reference, args.out,
                       _provenance(args), seeds=args.seed)
+    options = "/".join(v for v in spec.option_columns.values() if v != "none")
     for seed, result in zip(args.seed, results, strict=True):
         last = result.trace.iloc[-1]
         print(
-            f"{spec.dataset} {spec.solver} {spec.sampling}/{spec.dual_step} seed={seed}: "
+            f"{spec.dataset} {spec.solver} {options} seed={seed}: "
             f"{result.status} after {last['epoch']:.3g} epochs, "
             f"P - P* = {float(last['primal']) - result.p_star:.3e}, gap {last['gap']:.3e}",
             file=sys.stderr,
@@ -694,23 +694,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reference", required=True, help="reference .parquet (P* of the problem)")
     p.add_argument("--experiment", required=True, help="experiment name, e.g. figure1a")
     p.add_argument(
+        "--solver",
         "--method",
+        dest="solver",
         required=True,
         choices=choices["methods"],
-        help="primal_rcd = Algorithm 1 (RCD on P), dual_rcd = Algorithm 2 (SDCA)",
+        help="a solver of the registry (pdsparse.solvers.SOLVERS): primal_rcd = Algorithm 1 "
+        "(RCD on P), dual_rcd = Algorithm 2 (SDCA)",
     )
     p.add_argument(
-        "--sampling",
-        choices=choices["samplings"],
-        default="importance",
-        help="importance = eq. (14); permutation = a fresh random order every epoch",
-    )
-    p.add_argument(
-        "--dual-step",
-        choices=(*choices["dual_steps"], "none"),
-        default="none",
-        help="dual_rcd: fixed (Sec. 7 step with Quartz's 1/q_j; the default), newton (exact), "
-        "printed (Sec. 7 step as printed); primal_rcd: none",
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a solver option (repeatable): sampling=" + "|".join(choices["samplings"])
+        + " (both; importance = eq. (14), the default), dual_step="
+        + "|".join(choices["dual_steps"]) + " (dual_rcd; fixed = Sec. 7 step with Quartz's "
+        "1/q_j, the default)",
     )
     p.add_argument(
         "--seed", type=int, nargs="+", default=[0],

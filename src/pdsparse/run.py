@@ -2,17 +2,19 @@
 
 This is what ``pdsparse run`` and the workflow's ``run`` rule do, as a library call::
 
-    spec = RunSpec("figure1d", "leu", "dual_rcd", sampling="importance", dual_step="fixed")
+    spec = RunSpec("figure1d", "leu", "dual_rcd", {"sampling": "importance"})
     results = execute(spec, "data/processed/leu__avg_example_norm.npz",
-                      "results/reference/leu__avg_example_norm__logistic__l2-1_n.parquet",
+                      "results/reference/leu+avg_example_norm__logistic__l2-1_n.parquet",
                       "trace.parquet", seeds=[0, 1, 2])
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.io import read_parquet
@@ -22,38 +24,46 @@ __all__ = ["RunSpec", "execute", "read_reference"]
 
 @dataclass(frozen=True)
 class RunSpec:
-    """What to run: experiment, data set, solver with its options, seed, problem, budgets.
+    """What to run: experiment, data set, a solver of the registry with its options, seed,
+    problem, budgets.
 
-    ``dual_step`` is ``"none"`` for primal RCD (it has no dual step); ``l2`` is a number or
-    ``"c/n"``, resolved on the data set.
+    ``options`` is anything :meth:`pdsparse.solvers.SolverSpec.parse_options` takes (a
+    mapping, "key=value" strings); it is validated here. ``l2`` is a number or ``"c/n"``,
+    resolved on the data set.
     """
 
     experiment: str
     dataset: str
     solver: str
-    sampling: str = "importance"
-    dual_step: str = "none"
+    options: Mapping[str, Any] | tuple = field(default_factory=dict)
     seed: int = 0
     loss: str = "logistic"
     l2: float | str = "1/n"
-    max_epochs: float = 30.0
+    max_epochs: float | None = 30.0
     max_seconds: float = 600.0
     tol: float = 1e-10
-    eval_every: float = 1.0
+    eval_every: float | None = 1.0
     problem: str = ""
     """The problem's tag (:meth:`pdsparse.problem.ProblemKey.tag`): the aggregate's join
     key with the reference; default: the Face-Off key of (dataset, loss, l2)."""
 
     def __post_init__(self) -> None:
-        if self.solver == "primal_rcd" and self.dual_step not in ("none", None):
-            raise ConfigError("dual_step applies to dual_rcd only; use 'none' for primal_rcd")
-        if self.solver == "dual_rcd" and self.dual_step in ("none", None):
-            object.__setattr__(self, "dual_step", "fixed")
-        if not self.problem:
-            from pdsparse.problem import ProblemKey
+        from pdsparse.problem import ProblemKey
+        from pdsparse.solvers import get_solver
 
+        solver = get_solver(self.solver)
+        object.__setattr__(self, "options", solver.parse_options(self.options or None))
+        if not self.problem:
             key = ProblemKey.faceoff(self.dataset, self.loss, self.l2)
             object.__setattr__(self, "problem", key.tag())
+
+    @property
+    def option_columns(self) -> dict[str, str]:
+        """The options as trace key columns (every option of the registry; "none" where
+        this solver has none)."""
+        from pdsparse.solvers import SOLVERS
+
+        return SOLVERS[self.solver].option_columns(self.options)
 
 
 def read_reference(path: str | Path, dataset: str, loss: str, l2: float,
@@ -116,8 +126,7 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
         "loss": spec.loss,
         "l2": float(problem.l2),
         "l1": float(problem.l1),
-        "sampling": spec.sampling,
-        "dual_step": spec.dual_step,
+        **spec.option_columns,
         "problem": spec.problem,
     }
     trace = pd.concat(frames, ignore_index=True)
@@ -125,7 +134,8 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
     metadata = dict(provenance or {})
     metadata.update(
         keys={**keys, "seeds": seeds},
-        spec={k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items()},
+        spec={**{k: v for k, v in asdict(spec).items() if k != "options"},
+              "options": asdict(spec.options)},
         l2_spec=str(spec.l2),
         p_star=float(ref["p_star"]),
         reference_gap=float(ref.get("gap", math.nan)),
@@ -140,14 +150,6 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
 def _solve_one(spec: RunSpec, problem):
     from pdsparse.solvers import solve
 
-    return solve(
-        problem,
-        spec.solver,
-        sampling=spec.sampling,
-        dual_step=spec.dual_step if spec.solver == "dual_rcd" else "fixed",
-        seed=spec.seed,
-        max_epochs=spec.max_epochs,
-        max_seconds=spec.max_seconds,
-        tol=spec.tol,
-        eval_every=spec.eval_every,
-    )
+    return solve(problem, spec.solver, options=spec.options, seed=spec.seed,
+                 max_epochs=spec.max_epochs, max_seconds=spec.max_seconds, tol=spec.tol,
+                 eval_every=spec.eval_every)

@@ -16,6 +16,7 @@ except ImportError:  # package not installed: use the source tree next to this w
     import pdsparse.config as pdcfg
 
 from pdsparse.errors import ConfigError
+from pdsparse.solvers import SOLVERS
 from snakemake.exceptions import WorkflowError
 
 
@@ -234,11 +235,11 @@ def reference_args(tag):
 
 
 def run_args(run):
-    options = " ".join(f"--{k.replace('_', '-')} {_q(v)}" for k, v in run.options)
+    options = " ".join(f"--option {_q(f'{k}={v}')}" for k, v in run.options)
     return (
         f"--experiment {_q(run.experiment)} --dataset {_q(run.problem.data.name)}"
         f" --problem {_q(run.problem.tag)}"
-        f" --method {run.solver} {options} --seed {' '.join(map(str, run.seeds))}"
+        f" --solver {run.solver} {options} --seed {' '.join(map(str, run.seeds))}"
         f" --loss {run.problem.loss} --l2 {_q(pdcfg.format_l2(run.problem.l2))}"
         f" --max-epochs {run.max_epochs!r} --max-seconds {run.max_seconds!r}"
         f" --tol {run.tol!r} --eval-every {run.eval_every!r}"

@@ -14,7 +14,7 @@ rule run:
         paper=_alternatives(PLANS),
         experiment=_alternatives({key[1] for key in RUNS}),
         problem=_alternatives(PROBLEMS),
-        solver=_alternatives({key[3] for key in RUNS}),
+        solver=_alternatives(SOLVERS),
         options=_alternatives({key[4] for key in RUNS}),
     params:
         args=lambda wc: run_args(run_of(wc)),

@@ -61,12 +61,17 @@ def figure2_cells(fig2: Mapping) -> list[Figure2Cell]:
     return cells
 
 
-def _options(solver: Mapping) -> tuple[tuple[tuple[str, str], ...], str]:
-    """(options, tag) of a ``faceoff.solvers`` entry."""
-    method = solver["method"]
-    sampling = solver.get("sampling") or "importance"
-    dual_step = solver.get("dual_step") or ("fixed" if method == "dual_rcd" else "none")
-    return (("sampling", sampling), ("dual_step", dual_step)), f"{sampling}-{dual_step}"
+def _options(solver: Mapping, where: str) -> tuple[tuple[tuple[str, str], ...], str]:
+    """(options, tag) of a ``faceoff.solvers`` entry, validated by the solver registry."""
+    from pdsparse.solvers import get_solver
+
+    given = {k: str(v) for k, v in solver.items() if k != "method"}
+    try:
+        spec = get_solver(solver["method"])
+        options = spec.parse_options(given)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    return tuple(spec.option_columns(options).items()), spec.tag(options)
 
 
 def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str], bool]) -> Plan:
@@ -118,8 +123,8 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
 
     def add_runs(experiment: str, spec: DataSpec, max_epochs: int) -> None:
         problem = ProblemSpec.of(spec, fo["loss"], l2=fo["l2"])
-        for solver in fo["solvers"]:
-            options, tag = _options(solver)
+        for i, solver in enumerate(fo["solvers"]):
+            options, tag = _options(solver, f"faceoff.solvers[{i}]")
             out.add_run(RunGroup(
                 PAPER, experiment, problem, solver["method"], options, tag,
                 tuple(int(s) for s in fo["seeds"]), max_epochs, float(fo["max_seconds"]),
