@@ -136,13 +136,6 @@ def _load_dataset(path: str | Path):
     return load_dataset(_require_file(path, "data file"))
 
 
-def _normalization_method(meta: dict) -> str:
-    norm = meta.get("normalization")
-    if isinstance(norm, dict):
-        return str(norm.get("method", "unknown"))
-    return str(norm) if norm is not None else "unknown"
-
-
 def _write_parquet(df, path: str | Path, metadata: dict | None = None) -> None:
     from pdsparse.traces import write_frame
 
@@ -226,69 +219,16 @@ def cmd_synth(args: argparse.Namespace) -> None:
     print(f"{name}: n={ds.n} d={ds.d} nnz={ds.nnz} -> {args.out}", file=sys.stderr)
 
 
-def _renormalize(ds, method: str):
-    """``ds.A`` under another normalization: undo the stored scale, then apply ``method``.
-
-    Possible when the file was normalized by a single scale factor (``avg_example_norm`` or
-    ``none``, whose info dict records ``scale``); ``unit_rows`` cannot be undone.
-    """
-    from pdsparse.data.normalize import normalize
-
-    info = ds.meta.get("normalization")
-    scale = info.get("scale") if isinstance(info, dict) else None
-    if scale is None or not float(scale) > 0:
-        raise DataError(
-            f"data set {ds.name!r}: stored normalization {_normalization_method(ds.meta)!r} "
-            f"records no scale, so the statistics cannot be recomputed under {method!r}"
-        )
-    A = ds.A.copy()
-    A.data *= float(scale)
-    return normalize(A, method)[0]
-
-
 def cmd_stats(args: argparse.Namespace) -> None:
     import pandas as pd
 
-    from pdsparse.problem import resolve_l2
-    from pdsparse.stats import data_stats
+    from pdsparse.stats import dataset_stats, format_summary
 
     ds = _load_dataset(args.data)
-    A, method = ds.A, _normalization_method(ds.meta)
-    if args.normalization is not None and args.normalization != method:
-        A, method = _renormalize(ds, args.normalization), args.normalization
-    l2 = resolve_l2(args.l2, ds.n)
-    row = {"dataset": args.dataset or ds.name, **data_stats(A, l2, args.beta)}
-    row.update(
-        normalization=method,
-        l2=l2,
-        l2_spec=str(args.l2),
-        beta=float(args.beta),
-    )
-    print(_stats_summary(row))
+    row = dataset_stats(ds, args.l2, args.beta, args.normalization, name=args.dataset)
+    print(format_summary(row))
     if args.out not in (None, "-"):
         _write_parquet(pd.DataFrame([row]), args.out, _provenance(args))
-        print(f"-> {args.out}", file=sys.stderr)
-
-
-def _stats_summary(row: dict) -> str:
-    """A few lines of ``pdsparse stats`` output for a person (the Parquet file has it all)."""
-
-    def g(x: float) -> str:
-        return f"{x:.4g}"
-
-    return "\n".join(
-        [
-            f"{row['dataset']}: n = {row['n']}, d = {row['d']}, nnz = {row['nnz']}, "
-            f"density = {row['density']:.3g}",
-            f"  C_P = {g(row['C_P'])}, C_D = {g(row['C_D'])} (eq. 16), "
-            f"C_P/C_D = {g(row['C_P_over_C_D'])}",
-            f"  T_P/T_D = {g(row['T_P_over_T_D'])} (importance sampling, eq. 15), "
-            f"{g(row['T_P_uniform'] / row['T_D_uniform'] if row['T_D_uniform'] else math.nan)}"
-            " (uniform)",
-            f"  normalization {row['normalization']}, l2 = {row['l2_spec']} = {g(row['l2'])}, "
-            f"beta = {g(row['beta'])}",
-        ]
-    )
 
 
 def cmd_advise(args: argparse.Namespace) -> None:
@@ -314,35 +254,18 @@ def cmd_reference(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from pdsparse.problem import Problem, ProblemKey
-    from pdsparse.reference import reference_solution
+    from pdsparse.reference import reference_record, reference_solution
 
     ds = _load_dataset(args.data)
+    dataset = args.dataset or ds.name
     problem = Problem.from_dataset(ds, args.loss, args.l2)
     ref = reference_solution(
         problem, rtol=args.rtol, max_epochs=args.max_epochs, max_seconds=args.max_seconds
     )
-    dataset = args.dataset or ds.name
-    row = {
-        "problem": args.problem or ProblemKey.faceoff(dataset, args.loss, args.l2).tag(),
-        "dataset": dataset,
-        "loss": args.loss,
-        "l2": float(problem.l2),
-        "l1": float(problem.l1),
-        "p_star": float(ref.p_star),
-        "d_star": float(ref.d_star),
-        "gap": float(ref.gap),
-        "rel_gap": float(ref.rel_gap),
-        "n": int(ds.n),
-        "d": int(ds.d),
-        "nnz": int(ds.nnz),
-        "method": str(ref.method),
-        "seconds": float(ref.seconds),
-    }
+    tag = args.problem or ProblemKey.faceoff(dataset, args.loss, args.l2).tag()
+    row = reference_record(problem, ref, dataset, tag)
     _write_parquet(pd.DataFrame([row]), args.out, _provenance(args))
-    print(
-        f"{row['dataset']}: P* = {row['p_star']:.17g} (gap {row['gap']:.2e}, {row['method']})",
-        file=sys.stderr,
-    )
+    print(f"{tag}: P* = {ref.p_star:.17g} (gap {ref.gap:.2e}, {ref.method})", file=sys.stderr)
 
 
 def cmd_run(args: argparse.Namespace) -> None:

@@ -359,3 +359,27 @@ def _support_newton(problem: Problem, fn: _Smooth, w0: np.ndarray,
         if norm > r:
             w *= r / norm
     return w.reshape(problem.var_shape)
+
+
+def reference_record(problem: Problem, ref: Reference, dataset: str, tag: str) -> dict:
+    """The one row of a reference file: the problem (``tag`` of its
+    :class:`~pdsparse.problem.ProblemKey`, data set, loss, penalty) and the certificate."""
+    n, d = problem.n, problem.d
+    return {
+        "problem": tag,
+        "dataset": dataset,
+        "loss": problem.loss,
+        "penalty": problem.penalty.name,
+        "l2": float(problem.l2),
+        "l1": float(problem.l1),
+        "radius": float(problem.radius),
+        "p_star": float(ref.p_star),
+        "d_star": float(ref.d_star),
+        "gap": float(ref.gap),
+        "rel_gap": float(ref.rel_gap),
+        "n": int(n),
+        "d": int(d),
+        "nnz": int(problem.nnz),
+        "method": str(ref.method),
+        "seconds": float(ref.seconds),
+    }

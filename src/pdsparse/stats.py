@@ -90,6 +90,8 @@ __all__ = [
     "c_primal",
     "complexity_from_probabilities",
     "data_stats",
+    "dataset_stats",
+    "format_summary",
     "importance_probabilities",
     "matrix_profiles",
     "total_complexity",
@@ -441,3 +443,54 @@ def R(alpha, d, n):
     if isinstance(u, int) and isinstance(lo, int):
         return u / lo
     return np.asarray(u, dtype=np.float64) / np.asarray(lo, dtype=np.float64)
+
+
+def dataset_stats(ds, l2: float | str, beta: float, normalization: str | None = None,
+                  name: str | None = None) -> dict:
+    """:func:`data_stats` of a prepared data set, as one row with its setting.
+
+    ``l2`` may be ``"c/n"``. ``normalization``: recompute the statistics under another
+    normalization than the stored one, by undoing the stored single scale factor
+    (``avg_example_norm`` and ``none`` record it; ``unit_rows`` cannot be undone). Used for
+    Face-Off Table 1's variants: the paper does not say under which scaling it computed it.
+    """
+    from pdsparse.data.normalize import normalize
+    from pdsparse.errors import DataError
+    from pdsparse.problem import resolve_l2
+
+    info = ds.meta.get("normalization")
+    stored = str(info.get("method", "unknown")) if isinstance(info, dict) else str(info)
+    A, method = ds.A, stored
+    if normalization is not None and normalization != stored:
+        scale = info.get("scale") if isinstance(info, dict) else None
+        if scale is None or not float(scale) > 0:
+            raise DataError(
+                f"data set {ds.name!r}: stored normalization {stored!r} records no scale, so "
+                f"the statistics cannot be recomputed under {normalization!r}"
+            )
+        A = ds.A.copy()
+        A.data *= float(scale)
+        A, method = normalize(A, normalization)[0], normalization
+    value = resolve_l2(l2, ds.n)
+    row = {"dataset": name or ds.name, **data_stats(A, value, beta)}
+    row.update(normalization=method, l2=value, l2_spec=str(l2), beta=float(beta))
+    return row
+
+
+def format_summary(row: dict) -> str:
+    """A few lines for a person out of a :func:`dataset_stats` row."""
+
+    def g(x: float) -> str:
+        return f"{x:.4g}"
+
+    uniform = row["T_P_uniform"] / row["T_D_uniform"] if row["T_D_uniform"] else float("nan")
+    return "\n".join([
+        f"{row['dataset']}: n = {row['n']}, d = {row['d']}, nnz = {row['nnz']}, "
+        f"density = {row['density']:.3g}",
+        f"  C_P = {g(row['C_P'])}, C_D = {g(row['C_D'])} (eq. 16), "
+        f"C_P/C_D = {g(row['C_P_over_C_D'])}",
+        f"  T_P/T_D = {g(row['T_P_over_T_D'])} (importance sampling, eq. 15), "
+        f"{g(uniform)} (uniform)",
+        f"  normalization {row['normalization']}, l2 = {row['l2_spec']} = {g(row['l2'])}, "
+        f"beta = {g(row['beta'])}",
+    ])
