@@ -272,8 +272,8 @@ def test_empty_file(tmp_path, capsys):
 
 def test_processed_npz_is_pointed_to_stats(tmp_path, capsys):
     npz = tmp_path / "x.npz"
-    assert main(["synth", "--kind", "dense_gaussian", "--param", "n=4", "--param", "d=3",
-                 "--out", str(npz)]) == 0  # fmt: skip
+    assert main(["prepare", "--dataset", "x", "--generator", "dense_gaussian", "--param", "n=4",
+                 "--param", "d=3", "--out", str(npz)]) == 0  # fmt: skip
     capsys.readouterr()
     msg = one_line_error([npz], capsys)
     assert "x.npz" in msg and "pdsparse stats" in msg

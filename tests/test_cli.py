@@ -26,7 +26,6 @@ from pdsparse.cli import main
 SUBCOMMANDS = [
     "fetch",
     "prepare",
-    "synth",
     "stats",
     "reference",
     "run",
@@ -114,12 +113,12 @@ def test_missing_data_file_is_one_line_exit_2(tmp_path, capsys):
 
 def test_unknown_synthetic_param_exit_2(tmp_path, capsys):
     code, _, err = run_main(
-        ["synth", "--kind", "dense_gaussian", "--param", "n=5", "--param", "d=3",
-         "--param", "bogus=1", "--out", tmp_path / "x.npz"],
+        ["prepare", "--dataset", "x", "--generator", "dense_gaussian", "--param", "n=5",
+         "--param", "d=3", "--param", "bogus=1", "--out", tmp_path / "x.npz"],
         capsys,
     )  # fmt: skip
     assert code == 2
-    assert err.startswith("pdsparse synth: error: ")
+    assert err.startswith("pdsparse prepare: error: ")
     assert "bogus" in err
     assert len(err.strip().splitlines()) == 1
 
@@ -226,7 +225,7 @@ def test_fetch_out_must_match_registry_name(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory):
-    """synth -> stats -> reference -> run (primal, dual) -> aggregate on a tiny data set."""
+    """prepare (generator) -> stats -> reference -> run (primal, dual) -> aggregate."""
     tmp = tmp_path_factory.mktemp("cli")
     npz = tmp / "processed" / "tiny.npz"
     ref = tmp / "reference" / "tiny__logistic__l2-1_n.parquet"
@@ -235,7 +234,7 @@ def pipeline(tmp_path_factory):
         tmp / "runs" / "exp" / "tiny" / "dual_rcd" / "importance-fixed-seed0.parquet",
     ]
     steps = [
-        ["synth", "--name", "tiny", "--kind", "worst_case_binary_dual", "--param", "d=8",
+        ["prepare", "--dataset", "tiny", "--generator", "worst_case_binary_dual", "--param", "d=8",
          "--param", "n=30", "--param", "alpha=80", "--seed", "1", "--out", npz],
         ["stats", "--data", npz, "--l2", "1/n", "--beta", "0.25",
          "--out", tmp / "stats" / "tiny.parquet"],
@@ -258,7 +257,7 @@ def pipeline(tmp_path_factory):
     return {"tmp": tmp, "npz": npz, "ref": ref, "runs": runs, "agg": tmp / "agg.parquet"}
 
 
-def test_synth_metadata(pipeline):
+def test_generated_metadata(pipeline):
     from pdsparse.data.store import load_dataset
 
     ds = load_dataset(pipeline["npz"])

@@ -1,23 +1,20 @@
 """``pdsparse`` command line: one thin subcommand per step of the workflow.
 
-Each subcommand reads files, calls one library function and writes its output atomically,
-so every step of the Snakemake workflow can also be run (and debugged) by hand::
+Each subcommand parses its arguments and calls the library, which writes atomically, so
+every step of the Snakemake workflow can also be run (and debugged) by hand; add
+``-p`` to ``snakemake -n`` to see the exact commands. For example::
 
-    pdsparse fetch     --registry config/datasets.yaml --dataset leu --out data/raw/leu.bz2
-    pdsparse prepare   --registry config/datasets.yaml --dataset leu --raw data/raw/leu.bz2 \\
-                       --out data/processed/leu.npz
-    pdsparse synth     --name bin_d100_n1000_p0.1 --kind worst_case_binary_dual \\
-                       --param d=100 --param n=1000 --param alpha=10000 --out data/processed/x.npz
-    pdsparse stats     --data data/processed/leu.npz --out results/stats/leu.parquet
-    pdsparse reference --data data/processed/leu.npz \\
-                       --out results/reference/leu__logistic__l2-1_n.parquet
-    pdsparse run       --data data/processed/leu.npz --reference results/reference/... \\
-                       --experiment figure1d --method dual_rcd --out results/runs/...parquet
-    pdsparse aggregate --runs results/runs/faceoff/figure1d/*/*/*.parquet \\
-                       --references results/reference/leu__logistic__l2-1_n.parquet --out ...
-    pdsparse figure faceoff1 --panel a=results/faceoff/figure1a.parquet \\
-                             --out-png f.png --out-pdf f.pdf
-    pdsparse table faceoff1 --stats results/stats/leu.parquet --out-csv t.csv --out-md t.md
+    pdsparse fetch     --dataset leu --out data/raw/leu.bz2
+    pdsparse prepare   --dataset leu --raw data/raw/leu.bz2 \\
+                       --out data/processed/leu__avg_example_norm.npz
+    pdsparse prepare   --dataset bin --generator worst_case_binary_dual --param d=100 \\
+                       --param n=1000 --param alpha=10000 --out data/processed/bin.npz
+    pdsparse stats     --data data/processed/leu__avg_example_norm.npz
+    pdsparse reference --data data/processed/leu__avg_example_norm.npz --out ref.parquet
+    pdsparse run       --data data/processed/leu__avg_example_norm.npz --reference ref.parquet \\
+                       --experiment e --solver dual_rcd --option dual_step=newton \\
+                       --seed 0 1 2 --out trace.parquet
+    pdsparse aggregate --runs trace.parquet --references ref.parquet --out agg.parquet
 
 Outside the workflow, ``pdsparse advise FILE [--race SECONDS]`` answers the paper's question
 (primal or dual RCD?) for any LIBSVM file, and ``pdsparse stats --data X.npz`` prints the
@@ -208,15 +205,6 @@ def _params(pairs) -> dict[str, Any]:
             raise ConfigError(f"--param {key} given twice")
         params[key] = _scalar(value)
     return params
-
-
-def cmd_synth(args: argparse.Namespace) -> None:
-    from pdsparse.data.prepare import prepare_synthetic
-
-    name = args.name or Path(args.out).stem
-    ds = prepare_synthetic(name, args.kind, _params(args.param), args.seed, args.normalization,
-                           args.out)
-    print(f"{name}: n={ds.n} d={ds.d} nnz={ds.nnz} -> {args.out}", file=sys.stderr)
 
 
 def cmd_stats(args: argparse.Namespace) -> None:
@@ -418,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Primal vs dual randomized coordinate descent for sparse L2-regularized ERM "
             "(Csiba & Richtarik, 'Coordinate Descent Face-Off: Primal or Dual?').\n"
             "Each subcommand is one step of the Snakemake workflow: "
-            "fetch -> prepare/synth -> stats/reference/run -> aggregate -> figure/table.\n"
+            "fetch -> prepare -> stats/reference/run -> aggregate -> figure/table.\n"
             "'pdsparse advise FILE' predicts primal vs dual for any LIBSVM file."
         ),
         epilog="Run 'pdsparse <command> --help' for the options of a command. "
@@ -488,35 +476,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--positive-class", help="one-vs-rest: this label becomes +1, others -1")
     p.add_argument("--out", required=True, help="output .npz")
     p.set_defaults(func=cmd_prepare)
-
-    # synth
-    p = _sub(
-        sub,
-        "synth",
-        "generate a seeded synthetic data set (.npz)",
-        "Generate a synthetic data set with pdsparse.data.synthetic.generate(kind, params, "
-        "seed), normalize it like real data, and save it as .npz.\nKinds: worst_case_general "
-        "(Face-Off Thm 3, params d, n[, a, b, c]), worst_case_binary_dual (Thm 9, params d, n, "
-        "alpha), dense_gaussian (n, d), zipf_bow (n, d, mean_nnz_per_row, exponent).",
-    )
-    p.add_argument("--kind", required=True, choices=choices["synthetic_kinds"], help="generator")
-    p.add_argument(
-        "--param",
-        action="append",
-        type=_key_value,
-        metavar="KEY=VALUE",
-        help="generator parameter (repeatable), e.g. --param d=100 --param n=1000",
-    )
-    p.add_argument("--seed", type=int, default=0, help="generator seed")
-    p.add_argument("--name", help="data-set name stored in the file (default: file stem)")
-    p.add_argument(
-        "--normalization",
-        choices=choices["normalizations"],
-        default="avg_example_norm",
-        help="applied after generation, as for real data",
-    )
-    p.add_argument("--out", required=True, help="output .npz")
-    p.set_defaults(func=cmd_synth)
 
     # stats
     p = _sub(
