@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -144,6 +146,18 @@ def test_spec_rejects(change, message):
     data = {"name": "f", "ncols": 1, "panels": [{"title": "t", "experiment": "e"}], **change}
     with pytest.raises(ConfigError, match=message):
         CurveFigure.from_dict(data)
+
+
+def test_specs_are_import_light():
+    """A paper's plan builds specs when Snakemake parses the workflow: no pandas, no
+    matplotlib (they load on the first drawing)."""
+    code = (
+        "import sys; from pdsparse import figures, plotting; "
+        "plotting.figure1_spec(); plotting.figure2_spec({(1, 1.0): 'x'}, [1], [1.0]).to_json(); "
+        "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_spec_rejects_bad_json():

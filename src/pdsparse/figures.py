@@ -36,17 +36,17 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
 import numpy as np
-import pandas as pd
-from matplotlib.figure import Figure
-from matplotlib.legend_handler import HandlerTuple
-from matplotlib.lines import Line2D
 
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.io import atomic_path, read_parquet
+
+if TYPE_CHECKING:  # pandas and matplotlib load on first drawing: specs are import-light
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
 __all__ = [
     "CurveFigure",
@@ -167,6 +167,8 @@ def styled(func):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        import matplotlib
+
         with matplotlib.rc_context(STYLE):
             return func(*args, **kwargs)
 
@@ -174,6 +176,8 @@ def styled(func):
 
 
 def new_figure(figsize: tuple[float, float]) -> Figure:
+    from matplotlib.figure import Figure
+
     return Figure(figsize=figsize)
 
 
@@ -406,25 +410,11 @@ class SolverInfo:
 
 def solver_registry() -> dict[str, SolverInfo]:
     """The solver registry (:data:`pdsparse.solvers.SOLVERS`) as plots see it."""
-    try:
-        from pdsparse.solvers import SOLVERS
-    except ImportError:  # TODO(issue 7): drop once the registry is committed
-        return _fallback_registry()
+    from pdsparse.solvers import SOLVERS
+
     return {
         name: SolverInfo(name, spec.family, spec.label, dict(spec.choices()))
         for name, spec in SOLVERS.items()
-    }
-
-
-def _fallback_registry() -> dict[str, SolverInfo]:
-    """Primal and dual RCD as the registry describes them, from :mod:`pdsparse.names`."""
-    from pdsparse.names import DUAL_STEPS, SAMPLINGS
-
-    return {
-        "primal_rcd": SolverInfo("primal_rcd", "primal", "primal RCD", {"sampling": SAMPLINGS}),
-        "dual_rcd": SolverInfo(
-            "dual_rcd", "dual", "dual RCD", {"sampling": SAMPLINGS, "dual_step": DUAL_STEPS}
-        ),
     }
 
 
@@ -852,6 +842,9 @@ def note_coinciding(
     The note is a small in-panel legend, placed where it hides the least data: one entry per
     group, its handle the group's markers side by side, reading "coincide".
     """
+    from matplotlib.legend_handler import HandlerTuple
+    from matplotlib.lines import Line2D
+
     ymin, ymax = ax.get_ylim()
     span = math.log10(ymax / ymin) if ymin > 0 and ymax > ymin else 1.0
     groups = coinciding_groups(curves, COINCIDE_FRACTION * span)
@@ -896,6 +889,8 @@ def read_aggregate(
 ) -> pd.DataFrame:
     """An aggregate (a Parquet file, or a frame already read) with the columns that plotting
     ``y`` against ``x`` needs; :class:`DataError` naming the file and the columns if not."""
+    import pandas as pd
+
     if isinstance(path, pd.DataFrame):
         df, what = path, "aggregate"
     else:
@@ -908,6 +903,8 @@ def read_aggregate(
 
 def select(df: pd.DataFrame, where: Mapping[str, Any], what: str = "aggregate") -> pd.DataFrame:
     """The rows of ``df`` where every column of ``where`` equals its value."""
+    import pandas as pd
+
     mask = np.ones(len(df), dtype=bool)
     for column, value in where.items():
         if column not in df.columns:

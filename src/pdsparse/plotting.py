@@ -24,10 +24,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-from matplotlib.colors import LogNorm
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
 
 from pdsparse import figures
 from pdsparse.errors import DataError
@@ -140,6 +136,8 @@ def faceoff_figure1(
     coincide to within :data:`COINCIDE_FRACTION` of the panel's height are named in a small
     note in the panel. ``subopt`` is clipped at :data:`SUBOPT_FLOOR` for the log axis.
     """
+    import pandas as pd
+
     unknown = sorted(set(aggregate_paths) - set(FIGURE1_PANELS))
     if unknown:
         raise DataError(f"figure 1 panel keys must be among {FIGURE1_PANELS}, got {unknown}")
@@ -262,6 +260,8 @@ def faceoff_figure2(
     DataError
         If ``d`` is not given and the aggregate holds no or several ``d`` values.
     """
+    import pandas as pd
+
     if not n_values or not nnz_fractions:
         raise DataError("figure 2 needs at least one n value and one nnz fraction")
     df = read_aggregate(aggregate_path)
@@ -381,6 +381,10 @@ def faceoff_figure3(
     RGrid
         The evaluated grid.
     """
+    from matplotlib.colors import LogNorm
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     grid = r_grid(n, d_points=d_points, alpha_points=alpha_points, d_max=d_max)
     R = grid.R
     finite = R.compressed()
