@@ -68,7 +68,8 @@ def test_defaults_are_filled():
     assert cfg["data"]["raw_dir"] == "data/raw"
     assert cfg["data"]["download"] is False
     assert cfg["faceoff"]["reference"]["rtol"] > 0
-    assert cfg["faceoff"]["solvers"][0]["sampling"] == "importance"
+    # solver options are not the schema's: their defaults and checks are the registry's
+    assert cfg["faceoff"]["solvers"][0] == {"method": "dual_rcd"}
     assert cfg["faceoff"]["seeds"] == [0]
 
 
@@ -82,8 +83,8 @@ def test_defaults_are_filled():
         (lambda c: c["faceoff"].update(l2="1/m"), "faceoff.l2: invalid value '1/m'"),
         (lambda c: c["data"].update(download="yes"), "data.download: 'yes' is not of type"),
         (
-            lambda c: c["faceoff"]["solvers"].append({"method": "primal_rcd", "dual_step": "x"}),
-            "].dual_step: 'x' is not one of",
+            lambda c: c["faceoff"]["solvers"].append({"method": "primal_rdc"}),
+            "].method: 'primal_rdc' is not one of",
         ),
         (
             lambda c: c["faceoff"]["figure1"]["panels"]["a"].update(titel="x"),
