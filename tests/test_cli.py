@@ -59,8 +59,7 @@ def test_top_level_help_lists_every_subcommand(capsys):
     "argv",
     [[name, "--help"] for name in SUBCOMMANDS]
     + [
-        ["figure", "faceoff1", "--help"],
-        ["figure", "faceoff2", "--help"],
+        ["figure", "curves", "--help"],
         ["figure", "faceoff3", "--help"],
         ["table", "faceoff1", "--help"],
     ],
@@ -359,13 +358,17 @@ def test_aggregate_without_matching_reference(pipeline, tmp_path, capsys):
 
 
 def test_figures_and_table(pipeline, tmp_path, capsys):
+    from pdsparse.plotting import figure1_spec
+
     agg = pipeline["agg"]
+    spec = figure1_spec({"a": "tiny", "c": "(c) not there"}, {"a": "exp", "c": "other"})
     code, _, err = run_main(
-        ["figure", "faceoff1", "--panel", f"a={agg}", "--title", "a=tiny",
+        ["figure", "curves", "--spec", spec.to_json(), "--aggregate", f"exp={agg}",
          "--out-png", tmp_path / "f1.png", "--out-pdf", tmp_path / "f1.pdf"],
         capsys,
     )  # fmt: skip
     assert code == 0, err
+    assert "panels without data" in err and "(c) not there" in err
     assert (tmp_path / "f1.png").stat().st_size > 0 and (tmp_path / "f1.pdf").is_file()
     code, _, err = run_main(
         ["figure", "faceoff3", "--n", "20", "--d-points", "10", "--alpha-points", "10",
@@ -388,14 +391,23 @@ def test_figures_and_table(pipeline, tmp_path, capsys):
     assert table["setting"].tolist() == ["configured", "variant"]
 
 
-def test_figure1_missing_aggregate(tmp_path, capsys):
+def test_figure_missing_aggregate(tmp_path, capsys):
+    from pdsparse.plotting import figure1_spec
+
+    spec = figure1_spec({"a": "a"}, {"a": "exp"}).to_json()
     code, _, err = run_main(
-        ["figure", "faceoff1", "--panel", f"a={tmp_path / 'none.parquet'}",
+        ["figure", "curves", "--spec", spec, "--aggregate", f"exp={tmp_path / 'none.parquet'}",
          "--out-png", tmp_path / "f.png", "--out-pdf", tmp_path / "f.pdf"],
         capsys,
     )  # fmt: skip
     assert code == 2
     assert "none.parquet" in err
+    code, _, err = run_main(
+        ["figure", "curves", "--spec", spec, "--aggregate", f"typo={tmp_path / 'x.parquet'}",
+         "--out-png", tmp_path / "f.png", "--out-pdf", tmp_path / "f.pdf"],
+        capsys,
+    )  # fmt: skip
+    assert code == 2 and "no panel of figure1 reads it" in err
 
 
 def test_scalar_parsing():
@@ -527,14 +539,6 @@ def test_every_command_says_what_it_wrote(tmp_path, capsys):
     assert cli.main(argv) == 0
     err = capsys.readouterr().err
     assert err.endswith(f"pdsparse figure faceoff3: wrote {png}, {pdf}\n")
-
-
-def test_figure2_sharey_flag():
-    parser = cli.build_parser()
-    base = ["figure", "faceoff2", "--aggregate", "a.parquet", "--n", "10",
-            "--nnz-fraction", "0.5", "--out-png", "x.png", "--out-pdf", "x.pdf"]
-    assert parser.parse_args(base).sharey is True
-    assert parser.parse_args([*base, "--no-sharey"]).sharey is False
 
 
 def test_run_several_seeds_in_one_call_equals_one_call_per_seed(pipeline, tmp_path):

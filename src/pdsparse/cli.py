@@ -306,32 +306,23 @@ def _letter_map(pairs, what: str) -> dict[str, str]:
     return out
 
 
-def cmd_figure_faceoff1(args: argparse.Namespace) -> None:
-    from pdsparse.plotting import faceoff_figure1
+def cmd_figure_curves(args: argparse.Namespace) -> None:
+    from pdsparse.figures import CurveFigure, draw_curve_figure
 
-    panels = _letter_map(args.panel, "--panel")
-    for path in panels.values():
+    text = args.spec
+    if text.startswith("@"):
+        text = _require_file(text[1:], "spec file").read_text(encoding="utf-8")
+    spec = CurveFigure.from_json(text)
+    aggregates = _letter_map(args.aggregate, "--aggregate")
+    unused = sorted(set(aggregates) - {p.experiment for p in spec.panels if p is not None})
+    if unused:
+        raise ConfigError(f"--aggregate {', '.join(unused)}: no panel of {spec.name} reads it")
+    for path in aggregates.values():
         _require_file(path, "aggregate file")
-    titles = _letter_map(args.title, "--title")
-    status = faceoff_figure1(panels, args.out_png, args.out_pdf, panel_titles=titles or None)
-    print(f"figure 1 panels: {status}", file=sys.stderr)
-
-
-def cmd_figure_faceoff2(args: argparse.Namespace) -> None:
-    from pdsparse.plotting import faceoff_figure2
-
-    _require_file(args.aggregate, "aggregate file")
-    status = faceoff_figure2(
-        args.aggregate,
-        args.out_png,
-        args.out_pdf,
-        n_values=args.n,
-        nnz_fractions=args.nnz_fraction,
-        sharey=args.sharey,
-    )
-    skipped = sorted(k for k, v in status.items() if v != "plotted")
+    status = draw_curve_figure(spec, aggregates, args.out_png, args.out_pdf)
+    skipped = [title for title, s in status.items() if s != "plotted"]
     if skipped:
-        print(f"figure 2: cells without data (n, fraction): {skipped}", file=sys.stderr)
+        print(f"{spec.name}: panels without data: {skipped}", file=sys.stderr)
 
 
 def cmd_figure_faceoff3(args: argparse.Namespace) -> None:
@@ -623,43 +614,20 @@ def build_parser() -> argparse.ArgumentParser:
     figs = p.add_subparsers(dest="figure", metavar="FIGURE", required=True)
     f = _sub(
         figs,
-        "faceoff1",
-        "Face-Off Figure 1: P(w) - P* vs passes, panels a-d",
-        "Panels a, b: worst case of Theorem 3 (d = n, d << n); c: news20.binary; d: leu. "
-        "A panel without --panel reads 'skipped: data not available'.",
+        "curves",
+        "a curve figure from its spec: median over seeds and min-max band, per panel",
+        "SPEC is a pdsparse.figures.CurveFigure as JSON (CurveFigure.to_json(); or @FILE). "
+        "Each panel reads the aggregate named by its 'experiment', filtered by its 'where'; "
+        "a panel whose aggregate is not given or whose filter selects nothing reads "
+        "'skipped: data not available'.",
     )
-    f.add_argument(
-        "--panel",
-        action="append",
-        type=_key_value,
-        metavar="LETTER=AGGREGATE",
-        help="aggregate parquet of a panel, e.g. a=results/faceoff/figure1a.parquet",
-    )
-    f.add_argument(
-        "--title", action="append", type=_key_value, metavar="LETTER=TEXT", help="panel title"
-    )
+    f.add_argument("--spec", required=True, metavar="JSON", help="the figure spec (JSON or @FILE)")
+    f.add_argument("--aggregate", action="append", type=_key_value, metavar="NAME=PARQUET",
+                   help="aggregate of experiment NAME, e.g. "
+                   "figure1a=results/faceoff/figure1a.parquet")
     f.add_argument("--out-png", required=True, help="output png file")
     f.add_argument("--out-pdf", required=True, help="output pdf file")
-    f.set_defaults(func=cmd_figure_faceoff1)
-    f = _sub(
-        figs,
-        "faceoff2",
-        "Face-Off Figure 2: worst-case binary data, rows = n, columns = nnz fraction",
-    )
-    f.add_argument("--aggregate", required=True, help="aggregate parquet of experiment figure2")
-    f.add_argument("--n", type=int, nargs="+", required=True, help="row values of n")
-    f.add_argument(
-        "--nnz-fraction", type=float, nargs="+", required=True, help="column nnz fractions"
-    )
-    f.add_argument(
-        "--sharey",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="one y-range for all cells; --no-sharey: one per cell",
-    )
-    f.add_argument("--out-png", required=True, help="output png file")
-    f.add_argument("--out-pdf", required=True, help="output pdf file")
-    f.set_defaults(func=cmd_figure_faceoff2)
+    f.set_defaults(func=cmd_figure_curves)
     f = _sub(figs, "faceoff3", "Face-Off Figure 3: R(alpha, d, n) of Theorem 9 (no data needed)")
     f.add_argument("--n", type=int, default=1000, help="number of examples")
     f.add_argument("--d-max", type=int, default=None, help="largest d (default n^2)")

@@ -185,27 +185,32 @@ def _q(value: Any) -> str:
 
 
 def _outputs(out: Plan, fo: Mapping, panels, cells, table1, variants) -> None:
+    from pdsparse.plotting import figure1_spec, figure2_spec
+
     figures = "results/figures/faceoff"
     if panels:
-        inputs = tuple(aggregate_path(PAPER, e) for e, _ in panels.values())
-        command = ["faceoff1"]
-        for letter, (experiment, title) in panels.items():
-            command += [f"--panel {_q(f'{letter}={aggregate_path(PAPER, experiment)}')}",
-                        f"--title {_q(f'{letter}={title}')}"]
-        out.outputs.append(Output(PAPER, "figure1", "figure", tuple(command), inputs,
-                                  "faceoff/figure1.rst"))
+        # every configured panel, so that a dropped one reads "skipped" under its own title
+        titles = {k: p.get("title") or f"({k}) {p['dataset']}"
+                  for k, p in fo["figure1"]["panels"].items()}
+        spec = figure1_spec(titles, {k: f"figure1{k}" for k in titles})
+        aggregates = [f"--aggregate {_q(f'{e}={aggregate_path(PAPER, e)}')}"
+                      for e, _ in panels.values()]
+        out.outputs.append(Output(
+            PAPER, "figure1", "figure", ("curves", f"--spec {_q(spec.to_json())}", *aggregates),
+            tuple(aggregate_path(PAPER, e) for e, _ in panels.values()), "faceoff/figure1.rst",
+        ))
     else:
         out.stale += [f"{figures}/figure1.png", f"{figures}/figure1.pdf"]
     if cells:
         fig2 = fo["figure2"]
         agg = aggregate_path(PAPER, "figure2")
-        command = [
-            "faceoff2", f"--aggregate {_q(agg)}",
-            "--n " + " ".join(str(int(n)) for n in fig2["n"]),
-            "--nnz-fraction " + " ".join(repr(float(f)) for f in fig2["nnz_fraction"]),
-            "--sharey" if fig2.get("sharey", True) else "--no-sharey",
-        ]
-        out.outputs.append(Output(PAPER, "figure2", "figure", tuple(command), (agg,),
+        spec = figure2_spec(
+            {(c.n, c.nnz_fraction): c.name for c in cells}, [int(n) for n in fig2["n"]],
+            [float(f) for f in fig2["nnz_fraction"]], sharey=fig2.get("sharey", True),
+            suptitle=f"Worst-case binary data, d = {int(fig2['d'])}",
+        )
+        command = ("curves", f"--spec {_q(spec.to_json())}", f"--aggregate {_q(f'figure2={agg}')}")
+        out.outputs.append(Output(PAPER, "figure2", "figure", command, (agg,),
                                   "faceoff/figure2.rst"))
     fig3 = fo["figure3"]
     command = ["faceoff3", f"--n {int(fig3['n'])}", f"--d-points {int(fig3['d_points'])}",
