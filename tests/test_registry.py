@@ -162,3 +162,16 @@ def test_keywords_map_onto_the_options():
         solve(p, "dual_rcd", "uniform", options={"sampling": "importance"})
     with pytest.raises(ConfigError, match="dual_rcd starts from alpha0, not w0"):
         solve(p, "dual_rcd", w0=np.zeros(p.d))
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_face_off_kernels_refuse_a_ball(name):
+    """A ball has l1 = 0 and may have l2 = 0: a kernel written for the elastic net must
+    refuse it, not run with a silently wrong penalty (or divide by l2 = 0)."""
+    from pdsparse.penalties import L1Ball
+    from pdsparse.solvers import solve
+
+    rng = np.random.default_rng(0)
+    A, b = rng.standard_normal((8, 3)), np.sign(rng.standard_normal(8))
+    with pytest.raises(ConfigError, match="elastic net only"):
+        solve(Problem(A, b, "logistic", L1Ball(radius=1.0)), name, max_epochs=1)

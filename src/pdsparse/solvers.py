@@ -104,6 +104,7 @@ class _PrimalKernel(_Kernel):
     def __init__(self, problem, sampling, seed, w0=None, **_):
         super().__init__(problem, sampling, seed)
         p = problem
+        p.elastic_net("primal_rcd")  # the kernel's prox step is the elastic net's
         self.C = p.csc
         beta, u = p.smoothness, p.col_sqnorms
         self.lipschitz = beta * u / p.n + p.l2
@@ -131,7 +132,7 @@ class _DualKernel(_Kernel):
     def __init__(self, problem, sampling, seed, alpha0=None, dual_step="fixed", **_):
         super().__init__(problem, sampling, seed)
         p = problem
-        if p.l1:
+        if p.elastic_net("dual_rcd").l1:
             raise ConfigError("dual_rcd handles l2 regularization only (l1 must be 0)")
         if dual_step not in DUAL_STEPS:
             raise ConfigError(f"unknown dual_step {dual_step!r}; choose one of {list(DUAL_STEPS)}")
