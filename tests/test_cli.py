@@ -561,3 +561,28 @@ def test_run_several_seeds_in_one_call_equals_one_call_per_seed(pipeline, tmp_pa
         assert list(a.columns) == list(b.columns)
         pd.testing.assert_frame_equal(a.drop(columns="time_s"), b.drop(columns="time_s"))
     assert main([*base, "--seed", "0", "0", "--out", str(both)]) == 2
+
+
+def test_elastic_net_from_the_command_line(pipeline, tmp_path, capsys):
+    """--l1 reaches the problem, its key, the certified reference and the runs."""
+    npz = pipeline["npz"]
+    ref = tmp_path / "ref.parquet"
+    code, _, err = run_main(["reference", "--data", npz, "--l1", "0.01", "--out", ref], capsys)
+    assert code == 0, err
+    row = pd.read_parquet(ref).iloc[0]
+    assert row["problem"] == "tiny__logistic__l2-1_n__l1-0.01" and row["l1"] == 0.01
+    assert row["rel_gap"] <= 1e-10 and row["method"] == "apg_restart"
+    out = tmp_path / "run.parquet"
+    code, _, err = run_main(
+        ["run", "--data", npz, "--reference", ref, "--experiment", "e", "--solver",
+         "primal_rcd", "--l1", "0.01", "--max-epochs", "50", "--out", out], capsys)
+    assert code == 0, err
+    agg = tmp_path / "agg.parquet"
+    assert run_main(["aggregate", "--runs", out, "--references", ref, "--out", agg],
+                    capsys)[0] == 0
+    trace = pd.read_parquet(agg)
+    assert trace["subopt"].min() > -1e-9 and trace["subopt"].iloc[-1] < 1e-6
+    code, _, err = run_main(
+        ["run", "--data", npz, "--reference", ref, "--experiment", "e", "--solver",
+         "dual_rcd", "--l1", "0.01", "--out", tmp_path / "d.parquet"], capsys)
+    assert code == 2 and "l1 must be 0" in err

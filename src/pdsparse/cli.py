@@ -81,6 +81,11 @@ def _l2_arg(text: str) -> str | float:
     return value
 
 
+def _nonneg_l2(text: str) -> str | float:
+    """``--l1``: 0, a positive number or ``c/n``."""
+    return 0.0 if text.strip() in ("0", "0.0") else _l2_arg(text)
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -246,11 +251,12 @@ def cmd_reference(args: argparse.Namespace) -> None:
 
     ds = _load_dataset(args.data)
     dataset = args.dataset or ds.name
-    problem = Problem.from_dataset(ds, args.loss, args.l2)
+    problem = Problem.from_dataset(ds, args.loss, args.l2, args.l1)
     ref = reference_solution(
         problem, rtol=args.rtol, max_epochs=args.max_epochs, max_seconds=args.max_seconds
     )
-    tag = args.problem or ProblemKey.faceoff(dataset, args.loss, args.l2).tag()
+    key = ProblemKey(dataset, args.loss, "elastic_net", {"l2": args.l2, "l1": args.l1})
+    tag = args.problem or key.tag()
     row = reference_record(problem, ref, dataset, tag)
     _write_parquet(pd.DataFrame([row]), args.out, _provenance(args))
     print(f"{tag}: P* = {ref.p_star:.17g} (gap {ref.gap:.2e}, {ref.method})", file=sys.stderr)
@@ -268,6 +274,7 @@ def cmd_run(args: argparse.Namespace) -> None:
         seed=args.seed[0],
         loss=args.loss,
         l2=args.l2,
+        l1=args.l1,
         max_epochs=args.max_epochs,
         max_seconds=args.max_seconds,
         tol=args.tol,
@@ -384,8 +391,10 @@ def _problem_args(p: argparse.ArgumentParser, losses: Sequence[str] | None) -> N
     p.add_argument("--dataset", help="name to record (default: the name stored in the file)")
     if losses is not None:
         p.add_argument("--loss", choices=losses, default="logistic", help="loss function")
+        p.add_argument("--l1", type=_nonneg_l2, default=0.0,
+                       help="L1 strength (elastic net): number or 'c/n'")
         p.add_argument("--problem", help="the problem's tag to record (default: the tag of "
-                       "dataset, loss and l2)")
+                       "dataset, loss, l2 and l1)")
     p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
 
 

@@ -39,13 +39,14 @@ class RunSpec:
     seed: int = 0
     loss: str = "logistic"
     l2: float | str = "1/n"
+    l1: float | str = 0.0
     max_epochs: float | None = 30.0
     max_seconds: float = 600.0
     tol: float = 1e-10
     eval_every: float | None = 1.0
     problem: str = ""
     """The problem's tag (:meth:`pdsparse.problem.ProblemKey.tag`): the aggregate's join
-    key with the reference; default: the Face-Off key of (dataset, loss, l2)."""
+    key with the reference; default: the key of (dataset, loss, l2, l1)."""
 
     def __post_init__(self) -> None:
         from pdsparse.problem import ProblemKey
@@ -54,7 +55,8 @@ class RunSpec:
         solver = get_solver(self.solver)
         object.__setattr__(self, "options", solver.parse_options(self.options or None))
         if not self.problem:
-            key = ProblemKey.faceoff(self.dataset, self.loss, self.l2)
+            key = ProblemKey(self.dataset, self.loss, "elastic_net",
+                             {"l2": self.l2, "l1": self.l1})
             object.__setattr__(self, "problem", key.tag())
 
     @property
@@ -111,7 +113,7 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
     if not seeds or len(set(seeds)) != len(seeds):
         raise ConfigError(f"seeds must be distinct and at least one, got {seeds}")
     ds = load_dataset(data)
-    problem = Problem.from_dataset(ds, spec.loss, spec.l2)
+    problem = Problem.from_dataset(ds, spec.loss, spec.l2, spec.l1)
     ref = read_reference(reference, spec.dataset, spec.loss, problem.l2, spec.problem)
     results, frames = [], []
     for seed in seeds:
