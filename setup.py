@@ -1,5 +1,7 @@
 """Cython extension build; metadata lives in pyproject.toml."""
 
+from pathlib import Path
+
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -9,10 +11,16 @@ from setuptools import Extension, setup
 # contraction into FMA, so that _fastexp.h gives the same bits on every CPU.
 COMPILE_ARGS = ["-O3", "-ffp-contract=off", "-Wno-psabi"]  # psabi: inlined vectors only
 
+# Every kernel inlines code from the .pxd files (``cdef inline``) and from _fastexp.h:
+# editing one must recompile the C of every extension (cythonize tracks the cimports of a
+# .pyx for regenerating its C; setuptools needs ``depends`` to recompile that C).
+DEPENDS = sorted(str(p) for p in Path("src/pdsparse").glob("*") if p.suffix in (".pxd", ".h"))
+
 extensions = [
     Extension(
         f"pdsparse.{name}",
         [f"src/pdsparse/{name}.pyx"],
+        depends=DEPENDS,
         include_dirs=[np.get_include(), "src/pdsparse"],
         extra_compile_args=COMPILE_ARGS,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],

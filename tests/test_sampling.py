@@ -56,3 +56,95 @@ def test_permutation_order_visits_every_coordinate_once_per_epoch():
     assert len({tuple(e) for e in epochs}) == 5  # a fresh order every epoch
     again = _sampling.permutation_draws(_sampling.seed_state(3), m, 5 * m)
     assert np.array_equal(draws, again)
+
+
+# ---- the kernels' Sampler (``_sampling.pxd``): the same draws, and a lookahead in step ----
+
+def sampler_args(mode, m, seed=0):
+    weights = np.random.default_rng(seed).pareto(1.0, m) + 0.01
+    return list(_sampling.sampler_arrays(mode, weights))
+
+
+def plain_draws(mode, args, seed, m, count):
+    st = _sampling.seed_state(seed)
+    if mode == "uniform":
+        return _sampling.uniform_ints(st, m, count), st
+    if mode == "importance":
+        return _sampling.draw(st, args[1], args[2], count), st
+    return _sampling.permutation_draws(st, m, count), st
+
+
+@pytest.mark.parametrize("m", [1, 3, 29])
+@pytest.mark.parametrize("mode", ["uniform", "importance", "permutation"])
+def test_sampler_draws_are_the_plain_draws_and_lookahead_sees_them(mode, m):
+    L, count = _sampling.LOOKAHEAD_ITERATIONS, 40 * m + 7
+    indptr = np.cumsum(np.r_[0, np.arange(m) % 3 + 1]).astype(np.int32)
+    args = sampler_args(mode, m)
+    st = _sampling.seed_state(42)
+    coords, ahead = _sampling.sampler_draws(*args, st, indptr, count)
+    ref, ref_st = plain_draws(mode, args, 42, m, count)
+    assert np.array_equal(coords, ref) and np.array_equal(st, ref_st)
+    # the lookahead names the coordinate of iteration t + L, whenever it names one
+    known = np.flatnonzero(ahead[: count - L] >= 0)
+    assert np.array_equal(ahead[known], coords[known + L])
+    if mode == "permutation":
+        # unknown exactly when iteration t + L falls in the next epoch (pos before a draw:
+        # m at the start, then 1..m; a draw at pos = m reshuffles)
+        pos = np.where(np.arange(count) == 0, m, (np.arange(count) - 1) % m + 1)
+        assert np.array_equal(ahead == -1, pos + L >= m)
+    else:
+        assert np.all(ahead >= 0)
+
+
+@pytest.mark.parametrize("mode", ["uniform", "importance", "permutation"])
+def test_sampler_chunked_calls_continue_one_call(mode):
+    m = 11
+    indptr = np.arange(m + 1, dtype=np.int32)
+    one, _ = _sampling.sampler_draws(*sampler_args(mode, m), _sampling.seed_state(1), indptr, 100)
+    args, st = sampler_args(mode, m), _sampling.seed_state(1)
+    parts = [_sampling.sampler_draws(*args, st, indptr, c)[0] for c in (1, 0, 13, 40, 46)]
+    assert np.array_equal(np.concatenate(parts), one)
+
+
+def test_sampler_rejects_inconsistent_arrays():
+    m = 5
+    indptr = np.arange(m + 1, dtype=np.int32)
+    st = _sampling.seed_state(0)
+    bad = [
+        (sampler_args("uniform", m), dict(mode=7)),
+        (sampler_args("importance", m), dict(prob=np.ones(m - 1))),
+        (sampler_args("importance", m), dict(alias=np.zeros(m + 1, dtype=np.int32))),
+        (sampler_args("permutation", m), dict(perm=np.arange(m - 1, dtype=np.int32))),
+        (sampler_args("permutation", m), dict(pos=np.array([-1]))),
+    ]
+    names = ["mode", "prob", "alias", "perm", "pos"]
+    for args, change in bad:
+        for k, v in change.items():
+            args[names.index(k)] = v
+        with pytest.raises(ValueError):
+            _sampling.sampler_draws(*args, st, indptr, 3)
+    with pytest.raises(ValueError):
+        _sampling.sampler_draws(*sampler_args("uniform", m), np.zeros(3, dtype=np.uint64),
+                                indptr, 3)
+    with pytest.raises(ValueError):  # no coordinates
+        _sampling.sampler_draws(*sampler_args("uniform", m), st, np.zeros(1, dtype=np.int32), 3)
+
+
+@pytest.mark.parametrize("sampling", ["uniform", "importance", "permutation"])
+def test_sampler_arrays_are_the_solvers_arguments(sampling):
+    """``sampler_arrays`` is what ``solvers`` passes the kernels (it can switch to it)."""
+    from conftest import make_data
+
+    from pdsparse.problem import Problem
+    from pdsparse.solvers import make_kernel, sampling_probabilities
+
+    A, b = make_data(n=9, d=6)
+    p = Problem(A, b, l2=0.1)
+    k = make_kernel(p, "dual_rcd", sampling)
+    q = sampling_probabilities(p.row_sqnorms, p.l2, p.n, p.smoothness, sampling)
+    ours = _sampling.sampler_arrays(sampling, q)
+    assert ours[0] == k.sampler[0]
+    for a, b in zip(ours[1:], k.sampler[1:], strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    with pytest.raises(ValueError):
+        _sampling.sampler_arrays("greedy", q)

@@ -12,141 +12,20 @@ have been touched (one "epoch" is nnz(A) nonzeros, the paper's pass over the
 data) and returns ``(iterations, nonzeros_touched)``. The loops hold no Python
 objects and run without the GIL; the random state (uint64[4]) and the
 permutation state live in caller-owned arrays, so chunked calls reproduce one
-long call exactly.
+long call exactly. The draws and the lookahead prefetch that hides the latency of
+random rows come from ``_sampling.pxd`` (``Sampler``, ``sampler_next``).
 """
 
 from libc.stdint cimport uint64_t
 
 from pdsparse._losses cimport LOGISTIC, dual_step_exact, loss_deriv, pd_logistic_dot
-from pdsparse._sampling cimport alias_draw, next_below, next_double, permutation_next
-
-cdef extern from *:
-    """
-    #define PD_PREFETCH(p) __builtin_prefetch((const void*)(p), 0, 3)
-    """
-    void PD_PREFETCH(const void* p) noexcept nogil
-
-cdef enum:
-    UNIFORM = 0
-    ALIAS = 1
-    PERMUTATION = 2
+from pdsparse._sampling cimport Sampler, pd_prefetch, sampler_init, sampler_next
 
 
-cdef struct Sampler:
-    int mode
-    Py_ssize_t m
-    uint64_t* st
-    const double* prob
-    const int* alias
-    int* perm
-    long long* pos
-
-
-cdef inline Sampler make_sampler(int mode, Py_ssize_t m, uint64_t[::1] state,
-                                 const double[::1] prob, const int[::1] alias,
-                                 int[::1] perm, long long[::1] pos):
-    cdef Sampler s
-    s.mode = mode
-    s.m = m
-    s.st = &state[0]
-    s.prob = &prob[0] if mode == ALIAS else NULL
-    s.alias = &alias[0] if mode == ALIAS else NULL
-    s.perm = &perm[0] if mode == PERMUTATION else NULL
-    s.pos = &pos[0] if mode == PERMUTATION else NULL
-    return s
-
-
-cdef inline Py_ssize_t sample(Sampler* s) noexcept nogil:
-    if s.mode == ALIAS:
-        return alias_draw(s.st, s.prob, s.alias, s.m)
-    if s.mode == PERMUTATION:
-        return permutation_next(s.perm, s.pos, s.m, s.st)
-    return next_below(s.st, s.m)
-
-
-# Coordinates are drawn ahead by a second copy of the random stream, in three stages
-# LOOKAHEAD iterations apart: the draw (prefetching the alias table entry), the
-# resolved coordinate (prefetching its row or column pointer), and the entries of
-# that row or column. Random order otherwise stalls on memory once A outgrows the
-# cache. The copy only prefetches; the coordinates used come from the caller's
-# stream, so results are bit-identical with and without it. A permutation order
-# needs no copy: its future coordinates are already in the array, up to the epoch's end.
-DEF LOOKAHEAD = 4
-DEF RING = 16  # power of two > 3 * LOOKAHEAD
-DEF PREFETCH_MAX = 128  # entries of a row or column prefetched ahead (16 cache lines of data)
-
-
-cdef struct Lookahead:
-    uint64_t st[4]
-    Py_ssize_t raw[RING]
-    double u[RING]
-    Py_ssize_t coord[RING]
-
-
-cdef inline void stage_draw(Lookahead* la, const Sampler* s, long long t) noexcept nogil:
-    # the same numbers, in the same order, as alias_draw / next_below consume
-    cdef int r = t & (RING - 1)
-    la.raw[r] = next_below(la.st, s.m)
-    if s.mode == ALIAS:
-        la.u[r] = next_double(la.st)
-        PD_PREFETCH(&s.prob[la.raw[r]])
-        PD_PREFETCH(&s.alias[la.raw[r]])
-
-
-cdef inline void stage_resolve(Lookahead* la, const Sampler* s, long long t,
-                               const int* indptr) noexcept nogil:
-    cdef int r = t & (RING - 1)
-    cdef Py_ssize_t k = la.raw[r]
-    if s.mode == ALIAS and not (la.u[r] < s.prob[k]):
-        k = s.alias[k]
-    la.coord[r] = k
-    PD_PREFETCH(&indptr[k])
-
-
-cdef inline void prefetch_entries(Py_ssize_t c, const int* indptr, const double* data,
-                                  const int* indices) noexcept nogil:
-    cdef int start = indptr[c]
-    cdef int stop = indptr[c + 1]
-    cdef int k
-    # whole short rows; a long row's tail is left to the hardware's stream prefetcher
-    if stop > start + PREFETCH_MAX:
-        stop = start + PREFETCH_MAX
-    for k in range(start, stop, 8):
-        PD_PREFETCH(&data[k])
-    for k in range(start, stop, 16):
-        PD_PREFETCH(&indices[k])
-
-
-cdef inline void lookahead_start(Lookahead* la, const Sampler* s,
-                                 const int* indptr) noexcept nogil:
-    cdef int u
-    if s.mode == PERMUTATION:
-        return
-    for u in range(4):
-        la.st[u] = s.st[u]
-    for u in range(3 * LOOKAHEAD):
-        stage_draw(la, s, u)
-    for u in range(2 * LOOKAHEAD):
-        stage_resolve(la, s, u, indptr)
-
-
-cdef inline Py_ssize_t lookahead_step(Lookahead* la, const Sampler* s, long long t,
-                                      const int* indptr, const double* data,
-                                      const int* indices) noexcept nogil:
-    """Prefetch for iteration t + L; return its coordinate, or -1 when it is not known yet."""
-    cdef Py_ssize_t c
-    cdef long long p
-    if s.mode == PERMUTATION:
-        p = s.pos[0] + LOOKAHEAD
-        if p >= s.m:
-            return -1
-        c = s.perm[p]
-    else:
-        stage_draw(la, s, t + 3 * LOOKAHEAD)
-        stage_resolve(la, s, t + 2 * LOOKAHEAD, indptr)
-        c = la.coord[(t + LOOKAHEAD) & (RING - 1)]
-    prefetch_entries(c, indptr, data, indices)
-    return c
+cdef inline int check_length(Py_ssize_t got, Py_ssize_t want, str what) except -1:
+    if got != want:
+        raise ValueError(f"{what} has {got} entries, expected {want}")
+    return 0
 
 
 def primal_rcd(const double[::1] data, const int[::1] indices, const int[::1] indptr,
@@ -170,18 +49,19 @@ def primal_rcd(const double[::1] data, const int[::1] indices, const int[::1] in
     cdef double inv_n = 1.0 / z.shape[0]
     cdef long long touched = 0, iters = 0
     cdef int k, start, end
-    cdef Py_ssize_t i, ia
+    cdef Py_ssize_t i
     cdef double grad, step, wi, v, thr, delta
-    cdef Sampler smp = make_sampler(mode, d, state, prob, alias, perm, perm_pos)
-    cdef Lookahead la
+    cdef Sampler smp
+    sampler_init(&smp, mode, state, prob, alias, perm, perm_pos, indptr, data, indices)
+    check_length(d, smp.m, "w")
+    check_length(lipschitz.shape[0], d, "lipschitz")
+    check_length(b.shape[0], z.shape[0], "b")
     with nogil:
-        lookahead_start(&la, &smp, &indptr[0])
         while touched < budget:
-            ia = lookahead_step(&la, &smp, iters, &indptr[0], &data[0], &indices[0])
-            if ia >= 0:
-                PD_PREFETCH(&w[ia])
-                PD_PREFETCH(&lipschitz[ia])
-            i = sample(&smp)
+            i = sampler_next(&smp)
+            if smp.ahead >= 0:
+                pd_prefetch(&w[smp.ahead])
+                pd_prefetch(&lipschitz[smp.ahead])
             start = indptr[i]
             end = indptr[i + 1]
             if loss == LOGISTIC and end > start:
@@ -238,20 +118,22 @@ def dual_rcd(const double[::1] data, const int[::1] indices, const int[::1] indp
     cdef double scale = 1.0 / (l2 * n)
     cdef long long touched = 0, iters = 0
     cdef int k, start, end
-    cdef Py_ssize_t j, ja
+    cdef Py_ssize_t j
     cdef double zj, aj, anew, c
-    cdef Sampler smp = make_sampler(mode, n, state, prob, alias, perm, perm_pos)
-    cdef Lookahead la
+    cdef Sampler smp
+    sampler_init(&smp, mode, state, prob, alias, perm, perm_pos, indptr, data, indices)
+    check_length(n, smp.m, "alpha")
+    check_length(b.shape[0], n, "b")
+    check_length(curvature.shape[0], n, "curvature")
+    check_length(fixed_step.shape[0], n, "fixed_step")
     with nogil:
-        lookahead_start(&la, &smp, &indptr[0])
         while touched < budget:
-            ja = lookahead_step(&la, &smp, iters, &indptr[0], &data[0], &indices[0])
-            if ja >= 0:
-                PD_PREFETCH(&alpha[ja])
-                PD_PREFETCH(&b[ja])
-                PD_PREFETCH(&curvature[ja])
-                PD_PREFETCH(&fixed_step[ja])
-            j = sample(&smp)
+            j = sampler_next(&smp)
+            if smp.ahead >= 0:
+                pd_prefetch(&alpha[smp.ahead])
+                pd_prefetch(&b[smp.ahead])
+                pd_prefetch(&curvature[smp.ahead])
+                pd_prefetch(&fixed_step[smp.ahead])
             start = indptr[j]
             end = indptr[j + 1]
             zj = 0.0

@@ -1,5 +1,9 @@
 # cython: language_level=3
-"""Alias tables and RNG seeding (Python side of ``_sampling.pxd``)."""
+"""Python side of ``_sampling.pxd``: seeding, alias tables, the kernels' sampling arguments.
+
+The draws themselves happen in the kernels (``Sampler`` in ``_sampling.pxd``); the
+functions below that draw exist for tests and diagnostics.
+"""
 
 import numpy as np
 
@@ -7,14 +11,26 @@ cimport numpy as cnp
 from libc.stdint cimport uint64_t
 
 from pdsparse._sampling cimport (
+    ALIAS,
+    LOOKAHEAD,
+    PERMUTATION,
+    UNIFORM,
+    Sampler,
     alias_draw,
     next_below,
     next_double,
     next_u64,
     permutation_next,
+    sampler_init,
+    sampler_next,
 )
 
 cnp.import_array()
+
+#: the kernels' ``mode`` argument for each sampling
+MODES = {"uniform": UNIFORM, "importance": ALIAS, "permutation": PERMUTATION}
+#: iterations between the sampler's lookahead stages (``_sampling.pxd``)
+LOOKAHEAD_ITERATIONS = LOOKAHEAD
 
 
 def seed_state(seed):
@@ -80,6 +96,25 @@ def build_alias(weights):
     return prob, alias
 
 
+def sampler_arrays(sampling, probs):
+    """The kernels' sampling arguments ``(mode, prob, alias, perm, perm_pos)``.
+
+    ``probs`` (length m) are the importance probabilities (weights; only read for
+    "importance"). Unused arrays are length-1 placeholders; a permutation starts at
+    ``perm_pos = m``, so that the first draw shuffles and the first epoch is random too.
+    """
+    if sampling not in MODES:
+        raise ValueError(f"unknown sampling {sampling!r}; choose one of {list(MODES)}")
+    m = len(probs)
+    prob, alias = np.zeros(1), np.zeros(1, dtype=np.int32)
+    perm, pos = np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int64)
+    if sampling == "importance":
+        prob, alias = build_alias(probs)
+    elif sampling == "permutation":
+        perm, pos = np.arange(m, dtype=np.int32), np.array([m], dtype=np.int64)
+    return (MODES[sampling], prob, alias, perm, pos)
+
+
 def draw(state, prob, alias, Py_ssize_t count):
     """``count`` alias draws advancing ``state`` in place (for tests and diagnostics)."""
     cdef uint64_t[::1] st = state
@@ -141,3 +176,27 @@ def permutation_draws(state, Py_ssize_t m, Py_ssize_t count):
     for i in range(count):
         o[i] = permutation_next(&pm[0], &pos, m, &st[0])
     return out
+
+
+def sampler_draws(int mode, prob, alias, perm, perm_pos, state, indptr, Py_ssize_t count):
+    """``count`` draws of the kernels' ``Sampler`` (for tests), advancing the state in place.
+
+    Arguments as the kernels' (``indptr`` of the matrix whose rows are the coordinates).
+    Returns ``(coords, ahead)``: the coordinates drawn, and at each iteration t the
+    lookahead's coordinate for iteration t + LOOKAHEAD_ITERATIONS (-1 when not known).
+    """
+    cdef const int[::1] ip = indptr
+    cdef Py_ssize_t nnz = ip[ip.shape[0] - 1] if ip.shape[0] > 0 else 0
+    data, indices = np.zeros(nnz), np.zeros(nnz, dtype=np.int32)
+    cdef Sampler smp
+    sampler_init(&smp, mode, state, prob, alias, perm, perm_pos, ip, data, indices)
+    coords = np.empty(count, dtype=np.int64)
+    ahead = np.empty(count, dtype=np.int64)
+    cdef long long[::1] c = coords
+    cdef long long[::1] a = ahead
+    cdef Py_ssize_t t
+    with nogil:
+        for t in range(count):
+            c[t] = sampler_next(&smp)
+            a[t] = smp.ahead
+    return coords, ahead

@@ -1,0 +1,130 @@
+"""The compiled kernels give exactly the bytes they gave before the sampler left ``_rcd``.
+
+Refactors of the draw / lookahead-prefetch code must not change a single draw or a single
+bit of an iterate. The hashes below were recorded with the build of commit 6339f71 (sampler
+and lookahead inside ``_rcd.pyx``). Each case runs a kernel in uneven chunks (so the random
+and permutation states carry over between calls, mid-epoch) on a fixed problem built here,
+from the ``_rcd`` / ``_sampling`` entry points alone, and hashes everything the kernel writes.
+
+Only IEEE +, -, *, / reach the hashed bytes (squared and smooth-hinge losses, and the
+primal logistic gradient through ``_fastexp.h``, deterministic by construction with
+-ffp-contract=off): the dual logistic steps call glibc's exp, whose last bit may depend on
+the CPU, so they are checked by the Python transcriptions of ``test_solvers.py`` instead.
+"""
+
+import hashlib
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from pdsparse import _rcd, _sampling
+
+LOSS_ID = {"logistic": 0, "squared": 1, "smooth_hinge": 2}
+MODE = {"uniform": 0, "importance": 1, "permutation": 2}
+BETA = {"logistic": 0.25, "squared": 1.0, "smooth_hinge": 1.0}
+
+
+def golden_problem():
+    """60 x 37, about 15% dense, with one empty column and one empty row (each costs a unit)."""
+    rng = np.random.default_rng(20260707)
+    n, d = 60, 37
+    A = sp.random(n, d, density=0.15, random_state=rng, format="lil")
+    for j in range(n):
+        A[j, j % (d - 1)] = rng.uniform(0.5, 1.5)
+    A[:, d - 1] = 0.0
+    A[n - 1, :] = 0.0
+    A = A.tocsr()
+    A.eliminate_zeros()
+    A.data = A.data * rng.choice([-1.0, 1.0], size=A.nnz)
+    w = rng.standard_normal(d)
+    y = A @ w + 0.2 * rng.standard_normal(n)
+    return A, y, np.where(y >= 0, 1.0, -1.0)
+
+
+def sampler_args(sqnorms, l2, n, beta, sampling):
+    m = sqnorms.shape[0]
+    prob, alias = np.zeros(1), np.zeros(1, dtype=np.int32)
+    perm, pos = np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int64)
+    if sampling == "importance":
+        prob, alias = _sampling.build_alias(beta * sqnorms + l2 * n)
+    elif sampling == "permutation":
+        perm, pos = np.arange(m, dtype=np.int32), np.array([m], dtype=np.int64)
+    return (MODE[sampling], prob, alias, perm, pos)
+
+
+def run_case(method, sampling, loss, step="", l1=0.0):
+    A, y, labels = golden_problem()
+    b = y if loss == "squared" else labels
+    n, d = A.shape
+    l2, beta = 0.7 / n, BETA[loss]
+    state = _sampling.seed_state(123)
+    smp = None
+    out = []
+    if method == "primal":
+        C = A.tocsc()
+        u = np.asarray(C.multiply(C).sum(axis=0)).ravel()
+        lip = beta * u / n + l2
+        smp = sampler_args(u, l2, n, beta, sampling)
+        w, z = np.zeros(d), np.zeros(n)
+        for budget in (1, 5, 0, 333, 1000, 77, 2500):
+            out.append(_rcd.primal_rcd(C.data, C.indices, C.indptr, b, w, z, lip, l2, l1,
+                                       LOSS_ID[loss], *smp, state, budget))
+        arrays = (w, z)
+    else:
+        v = np.asarray(A.multiply(A).sum(axis=1)).ravel()
+        q = beta * v + l2 * n
+        q = q / q.sum() if sampling == "importance" else np.full(n, 1.0 / n)
+        theta = float(np.min(q * l2 * n / (beta * v + l2 * n)))
+        smp = sampler_args(v, l2, n, beta, sampling)
+        alpha, w = np.zeros(n), np.zeros(d)
+        for budget in (1, 5, 0, 333, 1000, 77, 2500):
+            out.append(_rcd.dual_rcd(A.data, A.indices, A.indptr, b, alpha, w, v / (l2 * n),
+                                     theta / q, l2, LOSS_ID[loss], step == "newton", *smp,
+                                     state, budget))
+        arrays = (alpha, w)
+    h = hashlib.sha256()
+    for a in (*arrays, state, smp[3], smp[4], np.array(out, dtype=np.int64)):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:32]
+
+
+GOLDEN = {
+    ("primal", "uniform", "logistic", "", 0.0): "d7c1cc525b28ac205693a2709072c345",
+    ("primal", "importance", "logistic", "", 0.0): "56f3d81695e3ce25b1f0ee1090287f11",
+    ("primal", "permutation", "logistic", "", 0.0): "2ac5837b52596124d940c33d96bfb12b",
+    ("primal", "uniform", "squared", "", 0.0): "11dec6de57d80543d799229560a4fcd0",
+    ("primal", "importance", "squared", "", 0.02): "03ff737a9f556e324b47b153b0b8f98c",
+    ("primal", "permutation", "smooth_hinge", "", 0.0): "ee9730fbd7edfd66850c652cac9b8b73",
+    ("dual", "uniform", "squared", "fixed", 0.0): "cd6784ff2179e11c79eff4da3e4128b1",
+    ("dual", "importance", "squared", "fixed", 0.0): "89bcef97bb6756792badc8abcb9199cc",
+    ("dual", "permutation", "squared", "fixed", 0.0): "6e83c74b01067cb6cbe3f65ca2bb10a6",
+    ("dual", "uniform", "smooth_hinge", "newton", 0.0): "03a96935e4766d559c89f94fcb568e62",
+    ("dual", "importance", "smooth_hinge", "newton", 0.0): "93eb2232bc1ae999be4d0e98079be8fe",
+    ("dual", "permutation", "squared", "newton", 0.0): "61e1958b7e1f6393e8c967c9026c5ff9",
+}
+
+
+@pytest.mark.parametrize("case", list(GOLDEN), ids=lambda c: "-".join(map(str, c)))
+def test_kernel_bytes_unchanged(case):
+    assert run_case(*case) == GOLDEN[case]
+
+
+def test_kernels_reject_arrays_of_the_wrong_length():
+    A, y, _ = golden_problem()
+    n, d = A.shape
+    C = A.tocsc()
+    smp = sampler_args(np.ones(d), 0.1, n, 1.0, "uniform")
+    state = _sampling.seed_state(0)
+    with pytest.raises(ValueError, match="w has"):
+        _rcd.primal_rcd(C.data, C.indices, C.indptr, y, np.zeros(d - 1), np.zeros(n),
+                        np.ones(d), 0.1, 0.0, 1, *smp, state, 10)
+    with pytest.raises(ValueError, match="alias table"):
+        bad = sampler_args(np.ones(n), 0.1, n, 1.0, "importance")  # the other side's table
+        _rcd.primal_rcd(C.data, C.indices, C.indptr, y, np.zeros(d), np.zeros(n),
+                        np.ones(d), 0.1, 0.0, 1, *bad, state, 10)
+    with pytest.raises(ValueError, match="curvature has"):
+        _rcd.dual_rcd(A.data, A.indices, A.indptr, y, np.zeros(n), np.zeros(d), np.ones(d),
+                      np.ones(n), 0.1, 1, False, *sampler_args(np.ones(n), 0.1, n, 1.0,
+                                                               "uniform"), state, 10)
+    assert np.array_equal(state, _sampling.seed_state(0))  # nothing ran
