@@ -356,14 +356,10 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
 
 
 def machine() -> str:
-    cpu = ""
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")),
-                       "")
-    except OSError:
-        pass
-    return f"{os.cpu_count()} CPUs, {cpu}"
+    from peers import machine as machine_facts  # benchmarks/ is on sys.path when run
+
+    facts = machine_facts()
+    return f"{facts['nproc']} CPUs, {facts['cpu']}"
 
 
 def versions() -> str:
