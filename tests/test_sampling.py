@@ -130,21 +130,21 @@ def test_sampler_rejects_inconsistent_arrays():
         _sampling.sampler_draws(*sampler_args("uniform", m), st, np.zeros(1, dtype=np.int32), 3)
 
 
-@pytest.mark.parametrize("sampling", ["uniform", "importance", "permutation"])
-def test_sampler_arrays_are_the_solvers_arguments(sampling):
-    """``sampler_arrays`` is what ``solvers`` passes the kernels (it can switch to it)."""
-    from conftest import make_data
-
-    from pdsparse.problem import Problem
-    from pdsparse.solvers import make_kernel, sampling_probabilities
-
-    A, b = make_data(n=9, d=6)
-    p = Problem(A, b, l2=0.1)
-    k = make_kernel(p, "dual_rcd", sampling)
-    q = sampling_probabilities(p.row_sqnorms, p.l2, p.n, p.smoothness, sampling)
-    ours = _sampling.sampler_arrays(sampling, q)
-    assert ours[0] == k.sampler[0]
-    for a, b in zip(ours[1:], k.sampler[1:], strict=True):
-        assert a.dtype == b.dtype and np.array_equal(a, b)
+def test_sampler_arrays_content():
+    """The kernels' sampling arguments (what solvers passes them): the mode, an alias table
+    that reproduces the probabilities, a permutation that shuffles at its first draw."""
+    q = np.array([0.1, 0.2, 0.3, 0.4])
+    mode, prob, alias, perm, pos = _sampling.sampler_arrays("uniform", q)
+    assert mode == _sampling.MODES["uniform"] and prob.shape == alias.shape == (1,)
+    mode, prob, alias, perm, pos = _sampling.sampler_arrays("importance", q)
+    assert mode == _sampling.MODES["importance"] and alias.dtype == np.int32
+    # the alias table's implied distribution is q: P(k) = (prob_k + sum_{j: alias_j = k}
+    # (1 - prob_j)) / m
+    implied = prob.copy()
+    np.add.at(implied, alias, 1.0 - prob)
+    np.testing.assert_allclose(implied / len(q), q, rtol=1e-12)
+    mode, prob, alias, perm, pos = _sampling.sampler_arrays("permutation", q)
+    assert mode == _sampling.MODES["permutation"]
+    assert perm.tolist() == [0, 1, 2, 3] and pos.tolist() == [4]  # pos = m: shuffle first
     with pytest.raises(ValueError):
         _sampling.sampler_arrays("greedy", q)

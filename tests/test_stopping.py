@@ -161,11 +161,10 @@ def problem(loss="logistic", l2=0.02, seed=3):
     return Problem(A, b, loss=loss, l2=l2)
 
 
-@pytest.mark.parametrize("method,sampling,dual_step", CONFIGS)
+# the printed step is n times shorter: it converges, but not within this test's budget
+@pytest.mark.parametrize("method,sampling,dual_step", [c for c in CONFIGS if c[2] != "printed"])
 def test_default_solve_reaches_tol_with_few_evaluations(method, sampling, dual_step):
     p = problem()
-    if dual_step == "printed":  # n times shorter steps: converges, but slowly
-        return
     res = solve(p, method, sampling, dual_step, seed=1)
     t = res.trace
     last = t.iloc[-1]

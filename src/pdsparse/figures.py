@@ -424,18 +424,16 @@ def _registry() -> dict[str, SolverInfo]:
 
 
 def _option_names() -> tuple[str, ...]:
-    return tuple(dict.fromkeys(k for s in _registry().values() for k in s.choices))
+    from pdsparse.solvers import option_names
+
+    return option_names()
 
 
 def solver_family(solver: str) -> str:
-    """``"primal"`` / ``"dual"`` from the registry; an unregistered name by its prefix."""
+    """``"primal"`` / ``"dual"`` from the registry; ``"other"`` for an unregistered name
+    (never guessed from the name)."""
     info = _registry().get(str(solver))
-    if info is not None:
-        return info.family
-    for family in ("primal", "dual"):
-        if str(solver).startswith(family):
-            return family
-    return "other"
+    return info.family if info is not None else "other"
 
 
 # --------------------------------------------------------------------------- curves

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pdsparse import _rcd, objective
-from pdsparse._sampling import build_alias, seed_state
+from pdsparse._sampling import sampler_arrays, seed_state
 from pdsparse.errors import ConfigError
 from pdsparse.names import DUAL_STEPS, METHODS, SAMPLINGS
 from pdsparse.problem import Problem
@@ -31,7 +31,6 @@ __all__ = ["SOLVERS", "SolverSpec", "PrimalRCDOptions", "DualRCDOptions", "Resul
            "get_solver", "make_kernel", "solve", "sampling_probabilities", "TRACE_COLUMNS",
            "METHODS", "SAMPLINGS", "DUAL_STEPS", "DEFAULT_TOL", "DEFAULT_MAX_SECONDS"]
 
-_MODES = {"uniform": 0, "importance": 1, "permutation": 2}
 
 TRACE_COLUMNS = ["iteration", "epoch", "time_s", "primal", "dual", "gap",
                  "nnz_primal", "nnz_dual", "status"]
@@ -89,15 +88,7 @@ class _Kernel:
 
     def _sampler(self, probs: np.ndarray) -> tuple:
         """Kernel arguments (mode, prob, alias, perm, perm_pos) for this sampling."""
-        m = probs.shape[0]
-        prob, alias = np.zeros(1), np.zeros(1, dtype=np.int32)
-        perm, pos = np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int64)
-        if self.sampling == "importance":
-            prob, alias = build_alias(probs)
-        elif self.sampling == "permutation":
-            # pos = m: the first draw shuffles, so the first epoch is random too
-            perm, pos = np.arange(m, dtype=np.int32), np.array([m], dtype=np.int64)
-        return (_MODES[self.sampling], prob, alias, perm, pos)
+        return sampler_arrays(self.sampling, probs)
 
 
 class _PrimalKernel(_Kernel):
