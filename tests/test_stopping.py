@@ -102,7 +102,17 @@ def test_fixed_schedule_traces_equal_the_stored_ones(case):
     p = Problem(A, b, loss=loss, l2=l2, l1=l1)
     res = solve(p, method, sampling, dual_step, seed=seed, **kwargs)
     want = pd.DataFrame(rows, columns=COLS)
-    pd.testing.assert_frame_equal(res.trace[COLS], want, check_exact=True)
+    # The schedule (rows, iterations, epochs, nonzero counts, status) is the kernel's and
+    # must match exactly; P, D and the gap are numpy/scipy reductions whose last bits move
+    # between their releases (numpy 2.4 / scipy 1.17 changed one ulp here): P and D to
+    # 1e-13 relative, the gap, their difference, to 1e-14 (|P| + |D|).
+    values = ["primal", "dual", "gap"]
+    exact = [c for c in COLS if c not in values]
+    pd.testing.assert_frame_equal(res.trace[exact], want[exact], check_exact=True)
+    pd.testing.assert_frame_equal(res.trace[values[:2]], want[values[:2]], check_exact=False,
+                                  rtol=1e-13, atol=0)
+    scale = want["primal"].abs() + want["dual"].abs()
+    assert np.all(np.abs(res.trace["gap"] - want["gap"]) <= 1e-14 * scale)
     assert res.params["schedule"] == "fixed"
 
 

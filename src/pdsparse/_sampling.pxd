@@ -151,13 +151,16 @@ cdef inline void _stage_resolve(Sampler* s, long long t) noexcept nogil:
     if s.mode == ALIAS and not (s.u[r] < s.prob[k]):
         k = s.alias[k]
     s.coord[r] = k
-    pd_prefetch(&s.indptr[k])
+    if s.indptr != NULL:
+        pd_prefetch(&s.indptr[k])
 
 
 cdef inline void _prefetch_entries(const Sampler* s, Py_ssize_t c) noexcept nogil:
-    cdef int start = s.indptr[c]
-    cdef int stop = s.indptr[c + 1]
-    cdef int k
+    cdef int start, stop, k
+    if s.indptr == NULL:  # no matrix given (dense lines): the kernel prefetches its own
+        return
+    start = s.indptr[c]
+    stop = s.indptr[c + 1]
     # whole short rows; a long row's tail is left to the hardware's stream prefetcher
     if stop > start + PREFETCH_MAX:
         stop = start + PREFETCH_MAX
@@ -231,15 +234,26 @@ cdef inline int sampler_init(Sampler* s, int mode, uint64_t[::1] state,
     calls reproduce one long call; the lookahead lives in ``s`` only. Raises
     ValueError on arrays inconsistent with ``mode``.
     """
-    cdef Py_ssize_t m = indptr.shape[0] - 1
+    if indices.shape[0] != data.shape[0]:
+        raise ValueError("indices and data differ in length")
+    return sampler_init_m(s, mode, state, prob, alias, perm, pos, indptr.shape[0] - 1,
+                          &indptr[0], &data[0] if data.shape[0] > 0 else NULL,
+                          &indices[0] if indices.shape[0] > 0 else NULL)
+
+
+cdef inline int sampler_init_m(Sampler* s, int mode, uint64_t[::1] state,
+                               const double[::1] prob, const int[::1] alias,
+                               int[::1] perm, long long[::1] pos, Py_ssize_t m,
+                               const int* indptr, const double* data,
+                               const int* indices) except -1:
+    """:func:`sampler_init` over m coordinates; ``indptr`` NULL: no entries to prefetch
+    (dense lines, or a kernel that prefetches its own)."""
     if mode != UNIFORM and mode != ALIAS and mode != PERMUTATION:
         raise ValueError(f"unknown sampling mode {mode}")
     if m < 1 or m >= 2**31:
         raise ValueError(f"cannot sample from {m} coordinates (need 1 <= m < 2**31)")
     if state.shape[0] != 4:
         raise ValueError("the random state must be uint64[4]")
-    if indices.shape[0] != data.shape[0]:
-        raise ValueError("indices and data differ in length")
     if mode == ALIAS and (prob.shape[0] != m or alias.shape[0] != m):
         raise ValueError(f"the alias table must have {m} entries")
     if mode == PERMUTATION and (perm.shape[0] != m or pos.shape[0] < 1 or pos[0] < 0):
@@ -251,8 +265,8 @@ cdef inline int sampler_init(Sampler* s, int mode, uint64_t[::1] state,
     s.alias = &alias[0] if mode == ALIAS else NULL
     s.perm = &perm[0] if mode == PERMUTATION else NULL
     s.pos = &pos[0] if mode == PERMUTATION else NULL
-    s.indptr = &indptr[0]
-    s.data = &data[0] if data.shape[0] > 0 else NULL
-    s.indices = &indices[0] if indices.shape[0] > 0 else NULL
+    s.indptr = indptr
+    s.data = data
+    s.indices = indices
     _lookahead_start(s)
     return 0

@@ -56,7 +56,7 @@ def _flat(X: np.ndarray) -> np.ndarray:
 def primal(problem: Problem, w: np.ndarray) -> float:
     """P(w), Face-Off eq. (1) with any penalty (+inf outside a ball)."""
     w = _check(problem, w, problem.var_shape, "primal variable")
-    z = problem.csr @ w
+    z = problem.mat @ w
     if w.ndim == 1:
         val = losses.values(problem.loss_id, z, problem.b).mean()
     else:
@@ -69,7 +69,7 @@ def w_of_alpha(problem: Problem, alpha: np.ndarray) -> np.ndarray:
     """The primal point paired with ``alpha``: grad g^*(A^T alpha / n) (elastic net:
     soft(A^T alpha / n, l1) / l2; a ball with l2 = 0: a vertex)."""
     alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
-    v = problem.csr.T @ alpha / problem.n
+    v = problem.mat.T @ alpha / problem.n
     return problem.penalty.grad_conjugate(v)
 
 
@@ -82,7 +82,7 @@ def dual(problem: Problem, alpha: np.ndarray) -> float:
         conj = losses.conj_neg(problem.loss_id, _flat(alpha), _flat(problem.b))
     if not np.all(np.isfinite(conj)):
         return -np.inf
-    v = problem.csr.T @ alpha / problem.n
+    v = problem.mat.T @ alpha / problem.n
     if alpha.ndim == 1:
         return float(-conj.mean() - problem.penalty.conjugate(v))
     return float(-(conj.sum() / problem.n) - problem.penalty.conjugate(v))
@@ -91,7 +91,7 @@ def dual(problem: Problem, alpha: np.ndarray) -> float:
 def alpha_of_w(problem: Problem, w: np.ndarray) -> np.ndarray:
     """The dual point paired with ``w``: alpha_j = -phi_j'(a_j^T w) (optimal when w is)."""
     w = _check(problem, w, problem.var_shape, "primal variable")
-    z = problem.csr @ w
+    z = problem.mat @ w
     if w.ndim == 1:
         return -losses.derivs(problem.loss_id, z, problem.b)
     return -losses.derivs(problem.loss_id, _flat(z), _flat(problem.b)).reshape(z.shape)
@@ -113,7 +113,7 @@ def evaluate(problem: Problem, w: np.ndarray,
 
 def loss_gradient(problem: Problem, w: np.ndarray) -> np.ndarray:
     """grad f(w) = A^T phi'(A w) / n, the gradient of the loss part of P (no penalty)."""
-    return problem.csr.T @ (-alpha_of_w(problem, w)) / problem.n
+    return problem.mat.T @ (-alpha_of_w(problem, w)) / problem.n
 
 
 def fw_gap(problem: Problem, w: np.ndarray) -> float:

@@ -72,17 +72,28 @@ class Problem:
         self.name = name
         self.key = key
         info = get_loss(loss)
-        A = sp.csr_matrix(A, dtype=np.float64)
-        A.sum_duplicates()
-        A.sort_indices()
-        n, d = A.shape
+        if isinstance(A, np.ndarray):
+            # dense features (random Fourier): kept as the one C-order copy, never as CSR
+            if A.ndim != 2:
+                raise DataError(f"problem {name!r}: a dense data matrix must be 2-D, "
+                                f"got shape {A.shape}")
+            A = np.ascontiguousarray(A, dtype=np.float64)
+            n, d = A.shape
+            dense = A
+        else:
+            A = sp.csr_matrix(A, dtype=np.float64)
+            A.sum_duplicates()
+            A.sort_indices()
+            n, d = A.shape
+            dense = None
         if n == 0 or d == 0:
             raise DataError(f"problem {name!r}: empty data matrix of shape {A.shape}")
-        if max(n, d, A.nnz) >= 2**31:
+        stored = n * d if dense is not None else A.nnz
+        if max(n, d, stored) >= 2**31:
             # int32 index arrays: half the index traffic of int64, and scipy's own default
-            raise DataError(f"problem {name!r}: shape {A.shape} with {A.nnz} nonzeros "
+            raise DataError(f"problem {name!r}: shape {A.shape} with {stored} stored entries "
                             "exceeds the int32 indices the kernels use")
-        if not np.all(np.isfinite(A.data)):
+        if not np.all(np.isfinite(A if dense is not None else A.data)):
             raise DataError(f"problem {name!r}: the data matrix has NaN or infinite entries")
         b = np.asarray(b, dtype=np.float64)
         if b.ndim == 2:
@@ -111,14 +122,16 @@ class Problem:
         if penalty.matrix_only and b.ndim != 2:
             raise ConfigError(f"problem {name!r}: {type(penalty).__name__} needs a matrix "
                               "variable: give a label matrix B (n, k)")
-        A.indices = A.indices.astype(np.int32, copy=False)
-        A.indptr = A.indptr.astype(np.int32, copy=False)
-        self._csr = A
+        if dense is None:
+            A.indices = A.indices.astype(np.int32, copy=False)
+            A.indptr = A.indptr.astype(np.int32, copy=False)
+        self._csr = A if dense is None else None
+        self._dense = dense
         self.b = b
         self.penalty = penalty
 
     def __repr__(self) -> str:
-        shape = "x".join(map(str, self._csr.shape))
+        shape = "x".join(map(str, self.shape)) + (" dense" if self.dense else "")
         labels = f", k={self.k}" if self.matrix else ""
         return (f"Problem({self.name!r}, {shape}, nnz={self.nnz}{labels}, loss={self.loss!r}, "
                 f"penalty={self.penalty!r})")
@@ -147,7 +160,29 @@ class Problem:
         pen = resolve_penalty(spec, n)
         params = {k: v for k, v in spec.items() if k != "name"}
         key = ProblemKey(ds.name, loss, spec["name"], params, recipe=recipe)
-        return cls(ds.A, ds.b, loss=loss, penalty=pen, name=ds.name, key=key)
+        b = ds.b
+        if (ds.meta or {}).get("task") == "multiclass" and get_loss(loss).binary_labels:
+            b, _ = one_vs_rest(ds.b)
+        return cls(ds.A, b, loss=loss, penalty=pen, name=ds.name, key=key)
+
+    def column(self, c: int) -> Problem:
+        """The vector problem of label column ``c`` (one class of one-vs-rest), sharing this
+        problem's data: no copy of A, its CSC or its norms is made."""
+        if not self.matrix:
+            if c != 0:
+                raise IndexError(f"problem {self.name!r} has one label column, not {c + 1}")
+            return self
+        sub = object.__new__(Problem)
+        sub.__dict__.update({k: v for k, v in self.__dict__.items()
+                             if k in ("A", "loss", "key", "_csr", "_dense", "csc",
+                                      "row_sqnorms", "col_sqnorms")})
+        # the CSC and the norms are cached properties: make them once, here, for every column
+        for name in ("row_sqnorms", "col_sqnorms") + (() if self.dense else ("csc",)):
+            sub.__dict__[name] = getattr(self, name)
+        sub.name = f"{self.name}[{c}]"
+        sub.b = np.ascontiguousarray(self.b[:, c])
+        sub.penalty = self.penalty
+        return sub
 
     # -- the penalty ---------------------------------------------------------------------
 
@@ -221,32 +256,73 @@ class Problem:
     # -- the data ---------------------------------------------------------------------------
 
     @property
+    def dense(self) -> bool:
+        """The data matrix is a dense array (one C-order copy; no CSR or CSC)."""
+        return self._dense is not None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.mat.shape
+
+    @property
+    def mat(self) -> sp.csr_matrix | np.ndarray:
+        """A as stored: the CSR matrix, or the dense array. ``mat @ w`` and ``mat.T @ alpha``
+        are the products every evaluation uses (:mod:`pdsparse.objective`)."""
+        return self._dense if self._dense is not None else self._csr
+
+    @property
     def csr(self) -> sp.csr_matrix:
+        if self._csr is None:
+            raise ConfigError(f"problem {self.name!r} has dense data: use Problem.mat or "
+                              "Problem.lines (a CSR copy of dense features is never made)")
         return self._csr
 
     @cached_property
     def csc(self) -> sp.csc_matrix:
-        C = self._csr.tocsc()
+        C = self.csr.tocsc()
         C.sort_indices()
         C.indices = C.indices.astype(np.int32, copy=False)
         C.indptr = C.indptr.astype(np.int32, copy=False)
         return C
 
+    def lines(self, by: str) -> tuple:
+        """Kernel arguments for the rows (``by="rows"``) or columns (``"cols"``) of A: the
+        ``(layout, data, indices, indptr, count, length, step, inc)`` of ``_matrix.pxd``'s
+        ``lines_init``. Sparse rows come from the CSR, sparse columns from the CSC (built
+        once); dense rows and columns are both views of the one dense array."""
+        if by not in ("rows", "cols"):
+            raise ValueError(f"lines: by must be 'rows' or 'cols', got {by!r}")
+        none = np.empty(0, dtype=np.int32)
+        n, d = self.shape
+        if self._dense is not None:
+            flat = self._dense.reshape(-1)
+            if by == "rows":
+                return (1, flat, none, none, n, d, d, 1)
+            return (1, flat, none, none, d, n, 1, d)
+        M = self._csr if by == "rows" else self.csc
+        count = n if by == "rows" else d
+        return (0, M.data, M.indices, M.indptr, count, 0, 0, 0)
+
     @property
     def n(self) -> int:
-        return self._csr.shape[0]
+        return self.shape[0]
 
     @property
     def d(self) -> int:
-        return self._csr.shape[1]
+        return self.shape[1]
 
     @property
     def nnz(self) -> int:
+        """Stored entries of A (n d when dense): the unit of the kernels' work budgets."""
+        if self._dense is not None:
+            return int(self._dense.size)
         return int(self._csr.nnz)
 
     @cached_property
     def row_sqnorms(self) -> np.ndarray:
         """v_j = ||a_j||^2, the dual ESO parameters for serial sampling (Face-Off eq. 7)."""
+        if self._dense is not None:
+            return np.einsum("ij,ij->i", self._dense, self._dense)
         A = self._csr
         # sums of data^2 per row, without a second copy of the index arrays
         sq = sp.csr_matrix((A.data * A.data, A.indices, A.indptr), shape=A.shape)
@@ -255,6 +331,8 @@ class Problem:
     @cached_property
     def col_sqnorms(self) -> np.ndarray:
         """u_i = ||A_{:,i}||^2, the primal ESO parameters for serial sampling (Face-Off eq. 7)."""
+        if self._dense is not None:
+            return np.einsum("ij,ij->j", self._dense, self._dense)
         A = self._csr
         return np.bincount(A.indices, weights=A.data * A.data, minlength=A.shape[1])
 
@@ -397,3 +475,20 @@ class ProblemKey:
             raise ConfigError(f"problem tag {tag!r} is not in canonical form ({key.tag()!r})")
         return key
 
+
+
+def one_vs_rest(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Labels of a multiclass data set as a one-vs-rest label matrix ``B`` (n, k) in {-1, +1}
+    (column c: class ``classes[c]`` against the rest), and the sorted ``classes``.
+
+    DGPD's data sets are multiclass; the DGPD text does not say how its binary smooth-hinge
+    problems were formed from them, so we solve one-vs-rest (ALGORITHMS.md, "Multiclass"):
+    P(W) = sum over the k columns of the binary problems, which decouple for a separable
+    penalty (the elastic net).
+    """
+    y = np.asarray(y).ravel()
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise DataError(f"one-vs-rest needs at least two classes, found {classes.tolist()}")
+    B = np.where(y[:, None] == classes[None, :], 1.0, -1.0)
+    return np.ascontiguousarray(B), classes
