@@ -43,6 +43,7 @@ def aggregate(dataset="ds", seeds=(0, 1, 2), epochs=6, rates=None, p_star=0.5, *
                         "dual_step": step,
                         "seed": seed,
                         "iteration": 100 * k,
+                        "sweeps": k,
                         "epoch": float(k),
                         "time_s": 0.01 * k * (1.0 + seed / 10.0),
                         "primal": primal,

@@ -64,8 +64,10 @@ def test_trace_contract_and_epochs(data):
     p = Problem(A, b, l2=0.01)
     res = solve(p, "dual_rcd", "uniform", "fixed", seed=0, max_epochs=4, eval_every=0.5)
     t = res.trace
-    assert list(t.columns) == ["iteration", "epoch", "time_s", "primal", "dual", "gap",
-                               "nnz_primal", "nnz_dual", "status"]
+    assert list(t.columns) == ["iteration", "epoch", "sweeps", "time_s", "primal", "dual",
+                               "gap", "nnz_primal", "nnz_dual", "status"]
+    # a sweep of dual RCD is n coordinate updates (DGPD's "one pass over all the variables")
+    np.testing.assert_array_equal(t.sweeps, t.iteration / p.n)
     assert t.epoch.iloc[0] == 0 and t.epoch.iloc[-1] >= 4 and t.epoch.iloc[-1] < 4 + 0.5
     assert np.all(np.diff(t.epoch) > 0) and np.all(np.diff(t.time_s) >= 0)
     assert t.status.iloc[-1] == "max_epochs" and (t.status.iloc[:-1] == "").all()

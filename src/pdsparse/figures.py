@@ -101,9 +101,11 @@ X_AXES: dict[str, str] = {
     "epoch": "passes over data",
     "iteration": "iterations",
     "time_s": "time (s)",
+    "sweeps": "iterations (passes over the variables; DGPD: searches)",
 }
 #: What "the x values every seed reached" are called in the legend title.
-_X_SUPPORT = {"epoch": "passes", "iteration": "iterations", "time_s": "times"}
+_X_SUPPORT = {"epoch": "passes", "iteration": "iterations", "time_s": "times",
+              "sweeps": "iterations"}
 #: y axes: quantity -> axis label. ``subopt = P - P*``; ``rel_subopt = (P - P*)/|P*|``;
 #: ``rel_objective`` is the same quantity under the DGPD paper's name ("relative
 #: objective"); ``rel_gap = (P - D)/|P|``, the certified relative duality gap.
@@ -127,6 +129,7 @@ OPEN_SAMPLINGS = frozenset({"uniform"})
 PALETTES: dict[str, tuple[str, ...]] = {
     "primal": ("#1f77b4", "#17becf", "#393b79", "#6b6ecf", "#2ca02c"),
     "dual": ("#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#bcbd22"),
+    "primal_dual": ("#2ca02c", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"),
     "other": ("#2ca02c", "#7f7f7f", "#bcbd22", "#17becf", "#8c564b", "#e377c2"),
 }
 PRIMAL_COLOR = PALETTES["primal"][0]

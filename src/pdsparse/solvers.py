@@ -32,8 +32,12 @@ __all__ = ["SOLVERS", "SolverSpec", "PrimalRCDOptions", "DualRCDOptions", "Resul
            "METHODS", "SAMPLINGS", "DUAL_STEPS", "DEFAULT_TOL", "DEFAULT_MAX_SECONDS"]
 
 
-TRACE_COLUMNS = ["iteration", "epoch", "time_s", "primal", "dual", "gap",
+TRACE_COLUMNS = ["iteration", "epoch", "sweeps", "time_s", "primal", "dual", "gap",
                  "nnz_primal", "nnz_dual", "status"]
+"""One row per evaluation. ``iteration`` counts the kernel's own steps (coordinate updates;
+DGPD searches), ``epoch`` the stored entries of A touched over nnz(A) (times k with k label
+columns), ``sweeps`` DGPD's "iteration" (Sec. 5): a pass over all the variables of a
+coordinate method, one search with its inner passes for DGPD (``SolverSpec.sweep``)."""
 
 DEFAULT_TOL = 1e-6
 """Default target of :func:`solve`: a certified relative duality gap gap / |P| <= 1e-6."""
@@ -157,9 +161,46 @@ class _DualKernel(_Kernel):
         return self.w
 
 
+class _OneVsRest:
+    """A vector kernel per label column of a label-matrix problem (one-vs-rest), advanced in
+    lockstep: each call gives every column an equal share of the budget, so the trace's
+    time is the sum over the columns and P, D are the summed objectives (DGPD Sec. 5; the
+    penalty is separable, so the k problems decouple)."""
+
+    def __init__(self, spec: SolverSpec, problem: Problem, options: Any, seed: int,
+                 start: np.ndarray | None = None):
+        self.problem = problem
+        if start is not None and np.shape(start)[1:] != (problem.k,):
+            raise ConfigError(f"{spec.name}: a warm start of a {problem.k}-column problem "
+                              f"must have {problem.k} columns, got shape {np.shape(start)}")
+        self.kernels = [spec.factory(problem.column(c), options, seed,
+                                     None if start is None else start[:, c])
+                        for c in range(problem.k)]
+
+    def run(self, budget: int) -> tuple[int, int]:
+        share = max(1, -(-budget // len(self.kernels)))
+        iters = touched = 0
+        for kernel in self.kernels:
+            i, t = kernel.run(share)
+            iters += i
+            touched += t
+        return iters, touched
+
+    def iterates(self) -> tuple[np.ndarray, np.ndarray]:
+        pairs = [k.iterates() for k in self.kernels]
+        return (np.column_stack([w for w, _ in pairs]),
+                np.column_stack([a for _, a in pairs]))
+
+    def solution(self) -> np.ndarray:
+        return np.column_stack([k.solution() for k in self.kernels])
+
+
 # ---------------------------------------------------------------------------------------------
 # The solver registry
 # ---------------------------------------------------------------------------------------------
+
+FAMILIES = ("primal", "dual", "primal_dual")
+"""Plot families: what a method iterates on (colours in :mod:`pdsparse.figures`)."""
 
 NONE = "none"
 """Trace-column value of an option the solver does not have (``dual_step`` of primal RCD)."""
@@ -247,12 +288,23 @@ class SolverSpec:
     label: str
     start: str
     summary: str = ""
+    sweep: str = "d"
+    """What one of DGPD's "iterations" is (the ``sweeps`` trace column): ``"d"`` (d kernel
+    iterations: a primal pass), ``"n"`` (a dual or primal-dual pass) or ``"1"`` (each kernel
+    iteration: a DGPD search and its inner passes)."""
 
     def __post_init__(self) -> None:
         bad = [x for k, v in self.choices().items() for x in (k, *v) if not _TOKEN.match(x)]
-        if bad or self.family not in ("primal", "dual") or not _TOKEN.match(self.name):
+        if (bad or self.family not in FAMILIES or not _TOKEN.match(self.name)
+                or self.sweep not in ("d", "n", "1")):
             raise ValueError(f"solver {self.name!r}: names must match {_TOKEN.pattern} "
-                             f"(tags join them with '-'), family primal|dual; bad: {bad}")
+                             f"(tags join them with '-'), family one of {FAMILIES}, sweep "
+                             f"d|n|1; bad: {bad}")
+
+    def sweep_size(self, problem: Problem) -> int:
+        """Kernel iterations per sweep on ``problem`` (every label column counted)."""
+        per = {"d": problem.d, "n": problem.n, "1": 1}[self.sweep]
+        return per * problem.k
 
     def choices(self) -> dict[str, tuple[str, ...]]:
         """Each option's allowed values, in field order."""
@@ -289,8 +341,12 @@ class SolverSpec:
 
     def make_kernel(self, problem: Problem, options: Any = None, seed: int = 0,
                     start: np.ndarray | None = None) -> _Kernel:
-        """Set up the kernel (not run); ``start`` is w0 (primal) or alpha0 (dual)."""
-        return self.factory(problem, self.parse_options(options), int(seed), start)
+        """Set up the kernel (not run); ``start`` is w0 (primal) or alpha0 (dual). A problem
+        with a label matrix gets one kernel per column, run in lockstep (one-vs-rest)."""
+        opts = self.parse_options(options)
+        if problem.matrix:
+            return _OneVsRest(self, problem, opts, int(seed), start)
+        return self.factory(problem, opts, int(seed), start)
 
     def tag(self, options: Any = None) -> str:
         """Short path-safe name of the options: their values in field order joined by "-"
@@ -320,10 +376,12 @@ def _dual_factory(problem: Problem, options: DualRCDOptions, seed: int,
 SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
     SolverSpec("primal_rcd", PrimalRCDOptions, _primal_factory, family="primal",
                label="primal RCD", start="w0",
-               summary="randomized coordinate descent on P (Face-Off Algorithm 1), CSC"),
+               summary="randomized coordinate descent on P (Face-Off Algorithm 1), CSC",
+               sweep="d"),
     SolverSpec("dual_rcd", DualRCDOptions, _dual_factory, family="dual", label="dual RCD",
                start="alpha0",
-               summary="randomized coordinate ascent on D (Face-Off Algorithm 2, SDCA), CSR"),
+               summary="randomized coordinate ascent on D (Face-Off Algorithm 2, SDCA), CSR",
+               sweep="n"),
 )})
 """The solvers by name; ``tuple(SOLVERS) == pdsparse.names.METHODS`` (tested)."""
 
@@ -536,7 +594,8 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     t0 = time.perf_counter()
     kernel = spec.make_kernel(problem, opts, seed, start)
     setup_s = time.perf_counter() - t0
-    nnz = max(problem.nnz, 1)
+    nnz = max(problem.nnz * problem.k, 1)  # one epoch: a pass over A for every label column
+    per_sweep = spec.sweep_size(problem)
     limit = math.inf if max_epochs is None else int(math.ceil(max_epochs * nnz))
     schedule = (_AdaptiveSchedule(tol, nnz, from_zero=start is None) if eval_every is None
                 else _FixedSchedule(eval_every, nnz))
@@ -563,7 +622,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         p_val = objective.primal(problem, w)
         d_val = objective.dual(problem, alpha)
         gap = p_val - d_val
-        rows.append((iters, touched / nnz, elapsed, p_val, d_val, gap,
+        rows.append((iters, touched / nnz, iters / per_sweep, elapsed, p_val, d_val, gap,
                      int(np.count_nonzero(w)), int(np.count_nonzero(alpha)), ""))
         eval_s += time.perf_counter() - t
         # stop?

@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 from pdsparse import __version__
 from pdsparse.errors import DataError
 from pdsparse.io import atomic_path, read_parquet
+from pdsparse.solvers import option_names
 
 __all__ = [
     "COMMIT_ENV",
@@ -43,8 +44,9 @@ __all__ = [
 
 METADATA_KEY = b"pdsparse"
 COMMIT_ENV = "PDSPARSE_GIT_COMMIT"
-# Run keys, in column order: the experiment, the problem, the solver and its options, the seed.
-KEY_COLUMNS = ("experiment", "dataset", "solver", "loss", "l2", "l1", "sampling", "dual_step",
+# Run keys, in column order: the experiment, the problem, the solver and every option of the
+# registry ("none" where a solver lacks one), the seed.
+KEY_COLUMNS = ("experiment", "dataset", "solver", "loss", "l2", "l1", *option_names(),
                "problem", "seed")
 
 
