@@ -1,0 +1,146 @@
+"""Time to a target accuracy, and the speedup of one solver over the others, from aggregates.
+
+The papers state their speed claims as ratios of times to an accuracy: DGPD's "up to 30x"
+(relative objective (P - P*)/P*), PDBFW's "about 10x". :func:`time_to_target` reads them off
+the traces (the kernel time of the first evaluation at or below the target; the median over
+seeds), :func:`speedup_table` puts every configuration beside a base solver.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from pdsparse.errors import DataError
+from pdsparse.io import atomic_path, read_parquet
+
+__all__ = ["config_label", "speedup_table", "time_to_target", "write_speedup_table"]
+
+PathLike = str | os.PathLike
+NONE = "none"
+
+
+def config_label(row: Mapping, option_names: Sequence[str]) -> str:
+    """``solver`` plus its options that are set (``dual_rcd (uniform, newton)``)."""
+    opts = [str(row[k]) for k in option_names
+            if k in row and str(row[k]) not in ("", NONE, "nan")]
+    return f"{row['solver']} ({', '.join(opts)})" if opts else str(row["solver"])
+
+
+def time_to_target(df: pd.DataFrame, target: float, y: str = "rel_subopt",
+                   x: str = "time_s", by: Sequence[str] = ("problem", "config")) -> pd.DataFrame:
+    """Per group of ``by``: the median over seeds of the first ``x`` at which ``y <= target``
+    (NaN when a seed never gets there), the largest ``x`` any seed reached (``x_max``, a
+    lower bound on the time of a run that stopped short), and how many seeds got there."""
+    need = {*by, "seed", x, y}
+    missing = sorted(need - set(df.columns))
+    if missing:
+        raise DataError(f"time_to_target: the aggregate lacks column(s) {missing}")
+    rows = []
+    for key, group in df.groupby(list(by), sort=False):
+        hits = []
+        for _, run in group.groupby("seed", sort=True):
+            run = run.sort_values(x)
+            reached = run[run[y] <= target]
+            hits.append(float(reached[x].iloc[0]) if len(reached) else math.nan)
+        ok = [h for h in hits if not math.isnan(h)]
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append({**dict(zip(by, key, strict=True)),
+                     "time": float(np.median(hits)) if len(ok) == len(hits) else math.nan,
+                     "x_max": float(group[x].max()), "seeds_reached": len(ok),
+                     "seeds": len(hits)})
+    return pd.DataFrame(rows)
+
+
+def speedup_table(df: pd.DataFrame, base: str, targets: Iterable[float],
+                  option_names: Sequence[str], by: Sequence[str] = ("dataset", "l1", "l2"),
+                  y: str = "rel_subopt") -> pd.DataFrame:
+    """Rows (problem, configuration): time to each target and the base solver's speedup over
+    it, ``t_config / t_base``.
+
+    When the configuration never reached a target its time is unknown but at least its
+    longest run (``x_max``): the speedup is then a lower bound, flagged in ``bound_<t>`` as
+    ``">="``; when the base did not reach it, no speedup is given.
+    """
+    df = df.copy()
+    df["config"] = [config_label(r, option_names) for r in df.to_dict("records")]
+    keys = [*by, "problem"]
+    out = df[[*keys, "solver", "config"]].drop_duplicates().reset_index(drop=True)
+    for t in targets:
+        tt = time_to_target(df, t, y=y, by=("problem", "config"))
+        tt = tt.rename(columns={"time": f"time_{t:g}", "x_max": f"xmax_{t:g}",
+                                "seeds_reached": f"reached_{t:g}"})
+        out = out.merge(tt[["problem", "config", f"time_{t:g}", f"xmax_{t:g}",
+                            f"reached_{t:g}"]], on=["problem", "config"], how="left")
+    bases = out[out["solver"] == base]
+    if bases.empty:
+        raise DataError(f"speedup: no run of the base solver {base!r} in the aggregate")
+    result = []
+    for problem, group in out.groupby("problem", sort=False):
+        base_rows = group[group["solver"] == base]
+        for _, row in group.iterrows():
+            rec = row.to_dict()
+            for t in targets:
+                col = f"time_{t:g}"
+                if base_rows.empty:
+                    rec[f"speedup_{t:g}"], rec[f"bound_{t:g}"] = math.nan, ""
+                    continue
+                t_base = float(base_rows[col].min())
+                t_row = row[col]
+                if math.isnan(t_base) or t_base <= 0:
+                    rec[f"speedup_{t:g}"], rec[f"bound_{t:g}"] = math.nan, ""
+                elif math.isnan(t_row):
+                    rec[f"speedup_{t:g}"] = row[f"xmax_{t:g}"] / t_base
+                    rec[f"bound_{t:g}"] = ">="
+                else:
+                    rec[f"speedup_{t:g}"], rec[f"bound_{t:g}"] = t_row / t_base, ""
+            result.append(rec)
+    table = pd.DataFrame(result)
+    return table.sort_values([*by, "solver", "config"], kind="stable").reset_index(drop=True)
+
+
+def _fmt_time(value: float) -> str:
+    return "—" if value is None or math.isnan(value) else f"{value:.3g} s"
+
+
+def _fmt_speedup(value: float, bound: str) -> str:
+    if value is None or math.isnan(value):
+        return "—"
+    return f"{'≥ ' if bound else ''}{value:.3g}×"
+
+
+def write_speedup_table(aggregates: Sequence[PathLike], base: str, targets: Sequence[float],
+                        out_csv: PathLike, out_md: PathLike, caption: str = "",
+                        by: Sequence[str] = ("dataset", "l1", "l2"),
+                        claim: str = "") -> pd.DataFrame:
+    """Read aggregates, build :func:`speedup_table` and write it as CSV and Markdown."""
+    from pdsparse.solvers import option_names
+
+    frames = [read_parquet(p, "aggregate") for p in aggregates]
+    if not frames:
+        raise DataError("speedup: no aggregate given")
+    df = pd.concat(frames, ignore_index=True)
+    table = speedup_table(df, base, targets, option_names(), by=by)
+    with atomic_path(out_csv) as tmp:
+        table.to_csv(tmp, index=False)
+    head = [*by, "method"] + [f"time to {t:g}" for t in targets] + \
+        [f"{base} speedup at {t:g}" for t in targets]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for _, r in table.iterrows():
+        cells = [str(r[k]) for k in by] + [str(r["config"])]
+        cells += [_fmt_time(r[f"time_{t:g}"]) for t in targets]
+        cells += ["(base)" if r["solver"] == base else
+                  _fmt_speedup(r[f"speedup_{t:g}"], r[f"bound_{t:g}"]) for t in targets]
+        lines.append("| " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n"
+    if caption:
+        text += "\n" + caption.strip() + "\n"
+    if claim:
+        text += "\nThe paper: " + claim.strip() + "\n"
+    with atomic_path(out_md) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return table

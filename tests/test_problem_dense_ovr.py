@@ -1,0 +1,93 @@
+"""Dense data (one C-order copy) and one-vs-rest label matrices: Problem, objective, solve."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from pdsparse import objective
+from pdsparse.errors import ConfigError, DataError
+from pdsparse.problem import Problem, one_vs_rest
+from pdsparse.solvers import solve
+
+
+def _data(n=30, d=12, seed=0, density=0.4):
+    rng = np.random.default_rng(seed)
+    A = sp.random(n, d, density=density, random_state=rng, format="csr")
+    y = rng.integers(0, 3, size=n)
+    return A, y
+
+
+def test_dense_problem_evaluates_like_sparse():
+    A, y = _data()
+    b = np.where(y == 0, 1.0, -1.0)
+    ps = Problem(A, b, "smooth_hinge", l2=0.1, l1=0.01)
+    pd_ = Problem(A.toarray(), b, "smooth_hinge", l2=0.1, l1=0.01)
+    assert pd_.dense and not ps.dense and pd_.nnz == A.shape[0] * A.shape[1]
+    rng = np.random.default_rng(1)
+    w, alpha = rng.normal(size=A.shape[1]), rng.uniform(0, 1, A.shape[0]) * b
+    assert objective.primal(pd_, w) == pytest.approx(objective.primal(ps, w), rel=1e-14)
+    assert objective.dual(pd_, alpha) == pytest.approx(objective.dual(ps, alpha), rel=1e-14)
+    np.testing.assert_allclose(pd_.row_sqnorms, ps.row_sqnorms, rtol=1e-14)
+    np.testing.assert_allclose(pd_.col_sqnorms, ps.col_sqnorms, rtol=1e-14)
+    with pytest.raises(ConfigError, match="dense"):
+        pd_.csr  # noqa: B018 - a CSR copy of dense features is never made
+
+
+def test_lines_describe_rows_and_columns_of_one_copy():
+    A, y = _data(n=5, d=4)
+    p = Problem(A.toarray(), np.ones(5), "squared")
+    layout, data, _, _, count, length, step, inc = p.lines("rows")
+    assert (layout, count, length, step, inc) == (1, 5, 4, 4, 1)
+    layout, data2, _, _, count, length, step, inc = p.lines("cols")
+    assert (layout, count, length, step, inc) == (1, 4, 5, 1, 4)
+    assert np.shares_memory(data, data2) and np.shares_memory(data, p.mat)
+    q = Problem(A, np.ones(5), "squared")
+    layout, data, indices, indptr, count, *_ = q.lines("cols")
+    assert layout == 0 and count == 4 and indptr.shape == (5,) and indices.dtype == np.int32
+    with pytest.raises(ValueError, match="rows"):
+        q.lines("columns")
+
+
+def test_one_vs_rest_labels():
+    B, classes = one_vs_rest(np.array([3, 1, 3, 2]))
+    assert classes.tolist() == [1, 2, 3]
+    np.testing.assert_array_equal(B, [[-1, -1, 1], [1, -1, -1], [-1, -1, 1], [-1, 1, -1]])
+    with pytest.raises(DataError, match="two classes"):
+        one_vs_rest(np.array([1, 1]))
+
+
+@pytest.mark.parametrize("method,options", [("primal_rcd", {"sampling": "uniform"}),
+                                            ("dual_rcd", {"sampling": "uniform",
+                                                          "dual_step": "newton"})])
+def test_one_vs_rest_solve_sums_the_class_problems(method, options):
+    A, y = _data(n=40, d=10, seed=3)
+    B, _ = one_vs_rest(y)
+    l1 = 0.01 if method == "primal_rcd" else 0.0
+    p = Problem(A, B, "smooth_hinge", l2=0.1, l1=l1)
+    res = solve(p, method, options=options, tol=1e-9, max_epochs=5000)
+    assert res.status == "converged" and res.w.shape == (10, 3)
+    # P of the label matrix is the sum of the k binary problems' P, each near its optimum
+    parts = []
+    for c in range(3):
+        pc = p.column(c)
+        assert pc.csc is p.csc or method == "dual_rcd"  # the columns share the data
+        parts.append(objective.primal(pc, res.w[:, c]))
+        single = solve(Problem(A, B[:, c], "smooth_hinge", l2=0.1, l1=l1), method,
+                       options=options, tol=1e-11, max_epochs=5000)
+        # the summed gap (<= 1e-9 |P|) bounds each class's suboptimality
+        total = abs(res.trace.primal.iloc[-1])
+        assert parts[-1] - single.trace.primal.iloc[-1] <= 2e-9 * total
+    assert objective.primal(p, res.w) == pytest.approx(sum(parts), rel=1e-13)
+    last = res.trace.iloc[-1]
+    assert last.nnz_primal == np.count_nonzero(res.w)
+    # an epoch is a pass over A for every class
+    assert res.trace.epoch.iloc[-1] > 0 and res.trace.sweeps.iloc[-1] > 0
+
+
+def test_from_dataset_makes_multiclass_one_vs_rest():
+    from pdsparse.data.store import Dataset
+
+    A, y = _data(n=12, d=5)
+    ds = Dataset("toy", A, y.astype(float), {"task": "multiclass"})
+    p = Problem.from_dataset(ds, "smooth_hinge", l2=0.1, l1=0.01)
+    assert p.matrix and p.k == 3 and set(np.unique(p.b)) == {-1.0, 1.0}
