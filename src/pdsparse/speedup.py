@@ -34,24 +34,28 @@ def config_label(row: Mapping, option_names: Sequence[str]) -> str:
 def time_to_target(df: pd.DataFrame, target: float, y: str = "rel_subopt",
                    x: str = "time_s", by: Sequence[str] = ("problem", "config")) -> pd.DataFrame:
     """Per group of ``by``: the median over seeds of the first ``x`` at which ``y <= target``
-    (NaN when a seed never gets there), the largest ``x`` any seed reached (``x_max``, a
-    lower bound on the time of a run that stopped short), and how many seeds got there."""
+    (NaN when a seed never gets there), a lower bound on that median (``x_max``: the median
+    over seeds of the hit, or of the longest ``x`` of a seed that stopped short), and how
+    many seeds got there."""
     need = {*by, "seed", x, y}
     missing = sorted(need - set(df.columns))
     if missing:
         raise DataError(f"time_to_target: the aggregate lacks column(s) {missing}")
     rows = []
     for key, group in df.groupby(list(by), sort=False):
-        hits = []
+        hits, at_least = [], []
         for _, run in group.groupby("seed", sort=True):
             run = run.sort_values(x)
             reached = run[run[y] <= target]
             hits.append(float(reached[x].iloc[0]) if len(reached) else math.nan)
+            at_least.append(hits[-1] if len(reached) else float(run[x].max()))
         ok = [h for h in hits if not math.isnan(h)]
         key = key if isinstance(key, tuple) else (key,)
         rows.append({**dict(zip(by, key, strict=True)),
                      "time": float(np.median(hits)) if len(ok) == len(hits) else math.nan,
-                     "x_max": float(group[x].max()), "seeds_reached": len(ok),
+                     # each seed's time is at least its hit or its longest x: the median of
+                     # these bounds the median time from below (the median is monotone)
+                     "x_max": float(np.median(at_least)), "seeds_reached": len(ok),
                      "seeds": len(hits)})
     return pd.DataFrame(rows)
 

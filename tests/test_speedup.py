@@ -1,0 +1,62 @@
+"""Time to a target accuracy and speedup tables (pdsparse.speedup)."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pdsparse.errors import DataError
+from pdsparse.speedup import speedup_table, time_to_target, write_speedup_table
+
+
+def _runs(solver, rate, seeds=(0, 1, 2), problem="p1", dataset="toy", steps=10, **opts):
+    """rel_subopt = 10^(-rate * k) at time k * (1 + seed / 10)."""
+    rows = []
+    for seed in seeds:
+        for k in range(steps + 1):
+            rows.append({"problem": problem, "dataset": dataset, "l1": 0.1, "l2": 0.01,
+                         "solver": solver, "seed": seed, "time_s": k * (1 + seed / 10),
+                         "rel_subopt": 10.0 ** (-rate * k), **opts})
+    return pd.DataFrame(rows)
+
+
+def test_time_to_target_is_first_hit_median_over_seeds():
+    df = _runs("a", 1.0).assign(config="a")
+    tt = time_to_target(df, 1e-3)
+    # k = 3 for every seed, at times 3, 3.3, 3.6 -> median 3.3
+    assert tt["time"].iloc[0] == pytest.approx(3.3)
+    assert tt["seeds_reached"].iloc[0] == 3
+    assert math.isnan(time_to_target(df, 1e-30)["time"].iloc[0])
+    with pytest.raises(DataError, match="lacks"):
+        time_to_target(df.drop(columns="seed"), 1e-3)
+
+
+def test_speedup_ratios_and_lower_bounds():
+    df = pd.concat([_runs("fast", 2.0, sampling="none"), _runs("slow", 0.5, sampling="uniform"),
+                    _runs("never", 0.1, sampling="uniform")])
+    table = speedup_table(df, "fast", [1e-2, 1e-4], ("sampling",))
+    row = table.set_index("solver")
+    # fast reaches 1e-4 at k = 2 (median time 2.2); slow at k = 8 (8.8): 4x
+    assert row.loc["slow", "speedup_0.0001"] == pytest.approx(8.8 / 2.2)
+    assert row.loc["slow", "bound_0.0001"] == ""
+    # never reaches 1e-4 within 10 steps: at least the median longest run (11 s) over 2.2 s
+    assert row.loc["never", "bound_0.0001"] == ">="
+    assert row.loc["never", "speedup_0.0001"] == pytest.approx(11 / 2.2)
+    assert row.loc["fast", "speedup_0.01"] == pytest.approx(1.0)
+    assert row.loc["slow", "config"] == "slow (uniform)"
+    with pytest.raises(DataError, match="base solver"):
+        speedup_table(df, "missing", [1e-2], ("sampling",))
+
+
+def test_write_speedup_table(tmp_path):
+    df = pd.concat([_runs("fast", 2.0, sampling="none"), _runs("slow", 0.5, sampling="none")])
+    path = tmp_path / "agg.parquet"
+    df.to_parquet(path)
+    table = write_speedup_table([path], "fast", [1e-3], tmp_path / "s.csv", tmp_path / "s.md",
+                                caption="Caption.", claim="up to 30x")
+    md = (tmp_path / "s.md").read_text()
+    assert "(base)" in md and "Caption." in md and "up to 30x" in md
+    back = pd.read_csv(tmp_path / "s.csv")
+    assert len(back) == len(table) == 2
+    assert np.isfinite(back["speedup_0.001"]).all()
