@@ -279,6 +279,7 @@ def cmd_run(args: argparse.Namespace) -> None:
         max_seconds=args.max_seconds,
         tol=args.tol,
         eval_every=args.eval_every,
+        eval_per_decade=args.eval_per_decade,
         problem=args.problem or "",
     )
     results = execute(spec, _require_file(args.data, "data file"), args.reference, args.out,
@@ -355,6 +356,36 @@ def cmd_table_faceoff1(args: argparse.Namespace) -> None:
         caption=args.caption,
         variant_paths=args.variant or None,
     )
+
+
+def _pairs(items: Sequence[str] | None, what: str) -> dict[str, str]:
+    """``["name=value", ...]`` as a dict (order kept); a clear error naming a bad item."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise ConfigError(f"{what}: expected NAME=VALUE, got {item!r}")
+        out[name] = value
+    return out
+
+
+def cmd_table_speedup(args: argparse.Namespace) -> None:
+    from pdsparse.speedup import write_speedup_table
+
+    for path in args.aggregate:
+        _require_file(path, "aggregate")
+    write_speedup_table(args.aggregate, args.base, args.targets, args.out_csv, args.out_md,
+                        caption=args.caption or "", claim=args.claim or "")
+
+
+def cmd_table_dgpd2(args: argparse.Namespace) -> None:
+    from pdsparse.tables_dgpd import write_table2
+
+    data = _pairs(args.data, "--data")
+    for path in [*args.runs, *data.values()]:
+        _require_file(path, "input")
+    write_table2(args.runs, data, args.out_csv, args.out_md,
+                 paper_rows=_pairs(args.paper_rows, "--paper-rows"), caption=args.caption or "")
 
 
 # --------------------------------------------------------------------------------------------
@@ -604,6 +635,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--tol", type=_nonneg_float, default=1e-10, help="stop at gap <= tol*|P| (0: never)"
     )
     p.add_argument("--eval-every", type=_positive_float, default=1.0, help="epochs per row")
+    p.add_argument(
+        "--eval-per-decade", type=int, default=0,
+        help="> 0: rows at the start, after --eval-every epochs, then this many per decade of "
+        "epochs (log-spaced, for methods whose speeds differ by orders of magnitude)",
+    )
     p.add_argument("--out", required=True, help="output .parquet trace (a row block per seed)")
     p.set_defaults(func=cmd_run)
 
@@ -656,6 +692,27 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out-csv", required=True, help="output CSV (one row per data set)")
     t.add_argument("--out-md", required=True, help="output Markdown (ours / paper)")
     t.set_defaults(func=cmd_table_faceoff1)
+    t = _sub(tabs, "speedup", "time to target accuracies and the speedup of a base solver")
+    t.add_argument("--aggregate", nargs="+", required=True, help="aggregate .parquet files")
+    t.add_argument("--base", required=True, help="the solver whose speedup is reported")
+    t.add_argument("--targets", type=_positive_float, nargs="+", default=[1e-3, 1e-6],
+                   help="relative suboptimality targets (P - P*)/|P*|")
+    t.add_argument("--claim", help="the paper's claim, quoted under the table")
+    t.add_argument("--caption", help="caption text under the Markdown table")
+    t.add_argument("--out-csv", required=True, help="output CSV")
+    t.add_argument("--out-md", required=True, help="output Markdown")
+    t.set_defaults(func=cmd_table_speedup)
+    t = _sub(tabs, "dgpd2", "DGPD Table 2: data statistics and DGPD's nonzeros beside the paper")
+    t.add_argument("--runs", nargs="+", required=True,
+                   help="DGPD trace files at Table 2's lambda, mu")
+    t.add_argument("--data", nargs="+", required=True, metavar="NAME=FILE",
+                   help="display name = prepared .npz, one per row")
+    t.add_argument("--paper-rows", nargs="*", metavar="NAME=ROW",
+                   help="display name = the paper's Table 2 row it is compared with")
+    t.add_argument("--caption", help="caption text under the Markdown table")
+    t.add_argument("--out-csv", required=True, help="output CSV")
+    t.add_argument("--out-md", required=True, help="output Markdown")
+    t.set_defaults(func=cmd_table_dgpd2)
     return parser
 
 

@@ -44,6 +44,8 @@ class RunSpec:
     max_seconds: float = 600.0
     tol: float = 1e-10
     eval_every: float | None = 1.0
+    eval_per_decade: int = 0
+    """> 0: geometric evaluation points (:func:`pdsparse.solvers.solve`)."""
     problem: str = ""
     """The problem's tag (:meth:`pdsparse.problem.ProblemKey.tag`): the aggregate's join
     key with the reference; default: the key of (dataset, loss, l2, l1)."""
@@ -141,7 +143,8 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
         l2_spec=str(spec.l2),
         p_star=float(ref["p_star"]),
         reference_gap=float(ref.get("gap", math.nan)),
-        runs=[{"seed": s, "status": str(r.status), "setup_s": float(r.setup_s)}
+        runs=[{"seed": s, "status": str(r.status), "setup_s": float(r.setup_s),
+               "test_accuracy": test_accuracy(ds, r.w)}
               for s, r in zip(seeds, results, strict=True)],
         data_meta=ds.meta,
     )
@@ -149,9 +152,27 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
     return results
 
 
+def test_accuracy(ds, w) -> float | None:
+    """Accuracy of ``w`` on the data set's test rows (None without test rows): the sign of
+    the margin for a binary problem; for one-vs-rest (``w`` of shape (d, k)) the class whose
+    column scores highest, classes in sorted order (:func:`pdsparse.problem.one_vs_rest`)."""
+    import numpy as np
+
+    A_test, b_test = getattr(ds, "A_test", None), getattr(ds, "b_test", None)
+    if A_test is None or b_test is None or len(b_test) == 0:
+        return None
+    scores = A_test @ w
+    if np.ndim(w) == 1:
+        predicted = np.where(scores >= 0, 1.0, -1.0)
+    else:
+        classes = np.unique(ds.b)
+        predicted = classes[np.argmax(scores, axis=1)]
+    return float(np.mean(predicted == np.asarray(b_test)))
+
+
 def _solve_one(spec: RunSpec, problem):
     from pdsparse.solvers import solve
 
     return solve(problem, spec.solver, options=spec.options, seed=spec.seed,
                  max_epochs=spec.max_epochs, max_seconds=spec.max_seconds, tol=spec.tol,
-                 eval_every=spec.eval_every)
+                 eval_every=spec.eval_every, eval_per_decade=spec.eval_per_decade)

@@ -84,7 +84,7 @@ def speedup_table(df: pd.DataFrame, base: str, targets: Iterable[float],
     if bases.empty:
         raise DataError(f"speedup: no run of the base solver {base!r} in the aggregate")
     result = []
-    for problem, group in out.groupby("problem", sort=False):
+    for _, group in out.groupby("problem", sort=False):
         base_rows = group[group["solver"] == base]
         for _, row in group.iterrows():
             rec = row.to_dict()

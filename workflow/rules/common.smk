@@ -225,11 +225,20 @@ def stats_args(spec):
     return " ".join(args)
 
 
+def penalty_args(problem):
+    """`--l2` (and `--l1` when set) of a ProblemSpec's elastic net."""
+    args = f"--l2 {_q(pdcfg.format_l2(problem.l2))}"
+    l1 = dict(problem.params).get("l1", 0.0)
+    if l1 not in (0, 0.0, "0"):
+        args += f" --l1 {_q(pdcfg.format_l2(l1))}"
+    return args
+
+
 def reference_args(tag):
     problem, ref = PROBLEMS[tag], REFERENCE[tag]
     return (
         f"--dataset {_q(problem.data.name)} --problem {_q(tag)} --loss {problem.loss}"
-        f" --l2 {_q(pdcfg.format_l2(problem.l2))} --rtol {ref['rtol']!r}"
+        f" {penalty_args(problem)} --rtol {ref['rtol']!r}"
         f" --max-epochs {ref['max_epochs']!r} --max-seconds {ref['max_seconds']!r}"
     )
 
@@ -240,9 +249,10 @@ def run_args(run):
         f"--experiment {_q(run.experiment)} --dataset {_q(run.problem.data.name)}"
         f" --problem {_q(run.problem.tag)}"
         f" --solver {run.solver} {options} --seed {' '.join(map(str, run.seeds))}"
-        f" --loss {run.problem.loss} --l2 {_q(pdcfg.format_l2(run.problem.l2))}"
+        f" --loss {run.problem.loss} {penalty_args(run.problem)}"
         f" --max-epochs {run.max_epochs!r} --max-seconds {run.max_seconds!r}"
         f" --tol {run.tol!r} --eval-every {run.eval_every!r}"
+        + (f" --eval-per-decade {run.eval_per_decade}" if run.eval_per_decade else "")
     )
 
 

@@ -132,6 +132,7 @@ class RunGroup:
     max_seconds: float
     tol: float
     eval_every: float
+    eval_per_decade: int = 0
 
     @property
     def key(self) -> tuple[str, str, str, str, str]:

@@ -1,0 +1,80 @@
+"""The DGPD plan: grid of runs, figures by (lambda, mu), Table 2 and the speedup table."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from pdsparse.errors import ConfigError
+from pdsparse.figures import CurveFigure
+from pdsparse.papers.dgpd import FIGURES, plan
+
+GEN = {"generator": {"name": "zipf", "kind": "zipf_bow",
+                     "params": {"n": 60, "d": 40, "mean_nnz_per_row": 5}}}
+
+
+def _config(**dgpd):
+    cfg = {
+        "data": {"require_all": False, "processed_dir": "data/processed"},
+        "dgpd": {
+            "loss": "smooth_hinge", "lambdas": [0.1, 0.01], "mus": [1.0, 0.1, 0.01],
+            "seeds": [0], "max_epochs": 10, "max_seconds": 5, "tol": 1e-7,
+            "eval_first": 0.01, "eval_per_decade": 4, "log_time": ["toy"],
+            "reference": {"rtol": 1e-10, "max_epochs": 1000, "max_seconds": 60},
+            "solvers": [{"method": "primal_rcd", "sampling": "uniform"},
+                        {"method": "dual_rcd", "sampling": "uniform", "dual_step": "newton"}],
+            "speedup": {"base": "dual_rcd", "targets": [1e-3, 1e-6]},
+            "table2": {"lam": 0.1, "mu": 0.01},
+            "datasets": {"toy": {"source": GEN, "recipe": {"normalization": "unit_rows"},
+                                 "paper": "Sector"},
+                         "real": {"source": {"registry": "leu"}, "paper": "Mnist-RB"}},
+        },
+    }
+    cfg["dgpd"].update(dgpd)
+    return cfg
+
+
+REGISTRY = {"leu": object()}
+
+
+def test_grid_of_runs_and_outputs():
+    p = plan(_config(), REGISTRY, available=lambda name: False)
+    assert p.skipped == [("DGPD real", "leu")]
+    assert len(p.runs) == 6 * 2  # (lambda, mu) x solvers on the one available set
+    tags = {r.problem.tag for r in p.runs}
+    assert "zipf+unit_rows__smooth_hinge__l2-0.01__l1-0.1" in tags
+    assert all(r.eval_per_decade == 4 and r.eval_every == 0.01 for r in p.runs)
+    names = [o.name for o in p.outputs]
+    assert names == [f"figure{k}" for k in range(1, 7)] + ["speedup", "table2"]
+    fig1 = next(o for o in p.outputs if o.name == "figure1")
+    spec = CurveFigure.from_json(fig1.command[1].split(" ", 1)[1].strip("'"))
+    assert spec.y == "rel_objective" and len(spec.panels) == 2  # time and iterations
+    assert [pn.x for pn in spec.panels] == ["time_s", "sweeps"]
+    assert spec.panels[0].logx is True and "λ = 0.1, μ = 0.01" in spec.suptitle
+    table2 = next(o for o in p.outputs if o.name == "table2")
+    assert all("lam0.1_mu0.01" in f for f in table2.inputs if f.startswith("results/runs"))
+    assert any(f.endswith(".npz") for f in table2.inputs)
+    assert FIGURES[0] == (0.1, 0.01)
+
+
+def test_available_registry_set_and_figure_subset():
+    p = plan(_config(lambdas=[0.1], mus=[0.01]), REGISTRY, available=lambda name: True)
+    assert not p.skipped
+    assert {r.problem.data.name for r in p.runs} == {"zipf", "leu"}
+    assert [o.name for o in p.outputs] == ["figure1", "speedup", "table2"]
+
+
+def test_config_errors_name_the_setting():
+    cfg = _config()
+    cfg["dgpd"]["datasets"]["toy"]["recipe"] = {"normalizaton": "none"}
+    with pytest.raises(ConfigError, match=r"dgpd.datasets.toy.recipe"):
+        plan(cfg, REGISTRY, available=lambda name: False)
+    cfg = _config()
+    cfg["dgpd"]["datasets"]["real"]["source"] = {"registry": "nope"}
+    with pytest.raises(ConfigError, match=r"dgpd.datasets.real.source.registry: 'nope'"):
+        plan(cfg, REGISTRY, available=lambda name: False)
+    cfg = copy.deepcopy(_config())
+    cfg["dgpd"]["solvers"] = [{"method": "primal_rcd", "samplng": "uniform"}]
+    with pytest.raises(ConfigError, match=r"dgpd.solvers\[0\].*samplng"):
+        plan(cfg, REGISTRY, available=lambda name: False)
