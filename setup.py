@@ -1,5 +1,6 @@
 """Cython extension build; metadata lives in pyproject.toml."""
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +26,10 @@ extensions = [
         extra_compile_args=COMPILE_ARGS,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for name in ("_losses", "_sampling", "_rcd")
+    for name in ("_losses", "_sampling", "_rcd", "_erm")
+    # PDSPARSE_BUILD_ONLY=_erm,_dgpd: rebuild only these while working on a kernel
+    if not os.environ.get("PDSPARSE_BUILD_ONLY")
+    or name in os.environ["PDSPARSE_BUILD_ONLY"].split(",")
 ]
 
 setup(

@@ -571,7 +571,7 @@ def test_elastic_net_from_the_command_line(pipeline, tmp_path, capsys):
     assert code == 0, err
     row = pd.read_parquet(ref).iloc[0]
     assert row["problem"] == "tiny__logistic__l2-1_n__l1-0.01" and row["l1"] == 0.01
-    assert row["rel_gap"] <= 1e-10 and row["method"] == "apg_restart"
+    assert row["rel_gap"] <= 1e-10 and row["method"] == "prox_sdca"
     out = tmp_path / "run.parquet"
     code, _, err = run_main(
         ["run", "--data", npz, "--reference", ref, "--experiment", "e", "--solver",
@@ -582,7 +582,13 @@ def test_elastic_net_from_the_command_line(pipeline, tmp_path, capsys):
                     capsys)[0] == 0
     trace = pd.read_parquet(agg)
     assert trace["subopt"].min() > -1e-9 and trace["subopt"].iloc[-1] < 1e-6
+    # dual RCD with l1 is Prox-SDCA: the exact step only, said plainly for another one
     code, _, err = run_main(
         ["run", "--data", npz, "--reference", ref, "--experiment", "e", "--solver",
          "dual_rcd", "--l1", "0.01", "--out", tmp_path / "d.parquet"], capsys)
-    assert code == 2 and "l1 must be 0" in err
+    assert code == 2 and "dual_step=newton" in err
+    code, _, err = run_main(
+        ["run", "--data", npz, "--reference", ref, "--experiment", "e", "--solver",
+         "dual_rcd", "--option", "dual_step=newton", "--l1", "0.01", "--max-epochs", "50",
+         "--out", tmp_path / "d.parquet"], capsys)
+    assert code == 0, err

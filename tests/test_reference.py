@@ -35,16 +35,25 @@ def test_reference_on_badly_scaled_worst_case():
 
 
 def test_route_by_penalty():
-    """Pure l2 keeps the dual-RCD route; other penalties take the first-order route (and
-    record it), whose answer for l1 -> 0 meets the pure-l2 one."""
+    """Pure l2 keeps the dual-RCD route; the elastic net with l1 > 0 takes Prox-SDCA and the
+    balls the first-order route (each recorded); for l1 -> 0 both meet the pure-l2 answer."""
     from pdsparse.penalties import ElasticNet, L1Ball
 
     A, b = make_data(n=60, d=30, loss="logistic", seed=2)
     ridge = reference_solution(Problem(A, b, loss="logistic", l2=1.0 / 60))
     assert ridge.method in ("dual_rcd_newton", "trust_ncg")
     tiny_l1 = reference_solution(Problem(A, b, "logistic", ElasticNet(1.0 / 60, 1e-12)))
-    assert tiny_l1.method in ("apg_restart", "newton_support")
+    assert tiny_l1.method == "prox_sdca"
     assert tiny_l1.p_star == pytest.approx(ridge.p_star, rel=1e-9)
+    # the fallback: the first-order route alone agrees
+    import time
+
+    from pdsparse.reference import _first_order
+
+    apg = _first_order(Problem(A, b, "logistic", ElasticNet(1.0 / 60, 1e-12)), 1e-10, 20000,
+                       60.0, time.perf_counter())
+    assert apg.method in ("apg_restart", "newton_support")
+    assert apg.p_star == pytest.approx(ridge.p_star, rel=1e-9)
     ball = reference_solution(Problem(A, b, "logistic", L1Ball(1.0, 1.0 / 60)))
     assert ball.method in ("apg_restart", "newton_support") and ball.rel_gap <= 1e-10
     assert ball.p_star > ridge.p_star

@@ -32,7 +32,7 @@ def all_options(spec):
 def test_registry_covers_the_names():
     assert names.METHODS == tuple(SOLVERS)
     for spec in SOLVERS.values():
-        assert spec.choices()["sampling"] == names.SAMPLINGS
+        assert spec.choices().get("sampling", names.SAMPLINGS) == names.SAMPLINGS
     assert SOLVERS["dual_rcd"].choices()["dual_step"] == names.DUAL_STEPS
     # every option value the CLI and the schema offer is some solver's choice, and back
     offered = set(names.SAMPLINGS) | set(names.DUAL_STEPS)
@@ -40,7 +40,7 @@ def test_registry_covers_the_names():
 
 
 def test_specs_describe_themselves():
-    assert {s.family for s in SOLVERS.values()} == {"primal", "dual"}
+    assert {s.family for s in SOLVERS.values()} == {"primal", "dual", "primal_dual"}
     labels = [s.label for s in SOLVERS.values()]
     assert all(labels) and len(set(labels)) == len(labels)
     assert SOLVERS["dual_rcd"].label == "dual RCD" and SOLVERS["primal_rcd"].start == "w0"

@@ -90,7 +90,7 @@ cdef inline double line_dot(const Lines* L, Py_ssize_t k, const double* x) noexc
             acc += L.data[p] * x[L.indices[p]]
         return acc
     n = <int>L.length
-    return ddot(&n, <double*>(L.data + k * L.step), &L.inc, <double*>x, &one)
+    return ddot(&n, <double*>(L.data + k * L.step), <int*>&L.inc, <double*>x, &one)
 
 
 cdef inline void line_axpy(const Lines* L, Py_ssize_t k, double a, double* y) noexcept nogil:
@@ -103,7 +103,7 @@ cdef inline void line_axpy(const Lines* L, Py_ssize_t k, double a, double* y) no
             y[L.indices[p]] += a * L.data[p]
         return
     n = <int>L.length
-    daxpy(&n, &a, <double*>(L.data + k * L.step), &L.inc, y, &one)
+    daxpy(&n, &a, <double*>(L.data + k * L.step), <int*>&L.inc, y, &one)
 
 
 cdef inline double line_entry(const Lines* L, Py_ssize_t k, Py_ssize_t pos) noexcept nogil:

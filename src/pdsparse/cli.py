@@ -612,8 +612,9 @@ def build_parser() -> argparse.ArgumentParser:
         dest="solver",
         required=True,
         choices=choices["methods"],
-        help="a solver of the registry (pdsparse.solvers.SOLVERS): primal_rcd = Algorithm 1 "
-        "(RCD on P), dual_rcd = Algorithm 2 (SDCA)",
+        help="a solver of the registry (pdsparse.solvers.SOLVERS): primal_rcd = Face-Off "
+        "Algorithm 1 (RCD on P, proximal with --l1), dual_rcd = Algorithm 2 (SDCA; Prox-SDCA "
+        "with --l1 or dense data), spdc = SPDC (Zhang & Xiao)",
     )
     p.add_argument(
         "--option",
@@ -621,9 +622,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="KEY=VALUE",
         help="a solver option (repeatable): sampling=" + "|".join(choices["samplings"])
-        + " (both; importance = eq. (14), the default), dual_step="
+        + " (primal_rcd, dual_rcd; importance = eq. (14), the default), dual_step="
         + "|".join(choices["dual_steps"]) + " (dual_rcd; fixed = Sec. 7 step with Quartz's "
-        "1/q_j, the default)",
+        "1/q_j, the default; newton with --l1)",
     )
     p.add_argument(
         "--seed", type=int, nargs="+", default=[0],

@@ -12,7 +12,7 @@ solver registry, and ``SAMPLINGS`` / ``DUAL_STEPS`` are its options' choices
 
 LOSSES = ("logistic", "squared", "smooth_hinge")
 NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
-METHODS = ("primal_rcd", "dual_rcd")
+METHODS = ("primal_rcd", "dual_rcd", "spdc")
 SAMPLINGS = ("uniform", "importance", "permutation")
 DUAL_STEPS = ("fixed", "newton", "printed")
 SYNTHETIC_KINDS = ("worst_case_general", "worst_case_binary_dual", "dense_gaussian", "zipf_bow")

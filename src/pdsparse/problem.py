@@ -161,7 +161,8 @@ class Problem:
         params = {k: v for k, v in spec.items() if k != "name"}
         key = ProblemKey(ds.name, loss, spec["name"], params, recipe=recipe)
         b = ds.b
-        if (ds.meta or {}).get("task") == "multiclass" and get_loss(loss).binary_labels:
+        meta = getattr(ds, "meta", None) or {}
+        if meta.get("task") == "multiclass" and get_loss(loss).binary_labels:
             b, _ = one_vs_rest(ds.b)
         return cls(ds.A, b, loss=loss, penalty=pen, name=ds.name, key=key)
 

@@ -9,7 +9,6 @@ family, label and path tag.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 import time
@@ -22,10 +21,22 @@ import numpy as np
 import pandas as pd
 
 from pdsparse import _rcd, objective
-from pdsparse._sampling import sampler_arrays, seed_state
 from pdsparse.errors import ConfigError
 from pdsparse.names import DUAL_STEPS, METHODS, SAMPLINGS
 from pdsparse.problem import Problem
+from pdsparse.solver_base import (
+    _did_you_mean,
+    _Kernel,
+    _option,
+    _Options,
+    sampling_probabilities,
+)
+from pdsparse.solvers_erm import (
+    PrimalRCDKernel,
+    ProxSDCAKernel,
+    SPDCOptions,
+    spdc_factory,
+)
 
 __all__ = ["SOLVERS", "SolverSpec", "PrimalRCDOptions", "DualRCDOptions", "Result",
            "get_solver", "make_kernel", "solve", "sampling_probabilities", "TRACE_COLUMNS",
@@ -58,41 +69,6 @@ class Result:
     params: dict = field(default_factory=dict)
     eval_s: float = 0.0
     """Wall time of the evaluations (P, D, gap, nonzero counts), outside ``time_s``."""
-
-
-def sampling_probabilities(sqnorms: np.ndarray, l2: float, n: int, beta: float,
-                           sampling: str) -> np.ndarray:
-    """Serial sampling probabilities: uniform, or importance sampling, Face-Off eq. (14).
-
-    Importance: p_i proportional to beta u_i + lambda n (primal, u = column norms^2)
-    or q_j proportional to beta v_j + lambda n (dual, v = row norms^2). A random
-    permutation visits each coordinate once per epoch: its marginal is uniform.
-    """
-    m = sqnorms.shape[0]
-    if sampling in ("uniform", "permutation"):
-        return np.full(m, 1.0 / m)
-    if sampling == "importance":
-        wts = beta * sqnorms + l2 * n
-        return wts / wts.sum()
-    raise ConfigError(f"unknown sampling {sampling!r}; choose one of {list(SAMPLINGS)}")
-
-
-class _Kernel:
-    """State of one run: the iterates, the random state and the kernel's fixed arguments.
-
-    ``run(budget)`` advances it; ``solution()`` is the primal iterate w (no extra work);
-    ``iterates()`` is the pair (w, alpha) the duality gap is evaluated at, which for
-    primal RCD costs a product with A to form alpha(w) = -phi'(A w).
-    """
-
-    def __init__(self, problem: Problem, sampling: str, seed: int):
-        self.problem = problem
-        self.state = seed_state(seed)
-        self.sampling = sampling
-
-    def _sampler(self, probs: np.ndarray) -> tuple:
-        """Kernel arguments (mode, prob, alias, perm, perm_pos) for this sampling."""
-        return sampler_arrays(self.sampling, probs)
 
 
 class _PrimalKernel(_Kernel):
@@ -206,33 +182,6 @@ NONE = "none"
 """Trace-column value of an option the solver does not have (``dual_step`` of primal RCD)."""
 
 _TOKEN = re.compile(r"^[a-z0-9_]+$")  # option names and values: path-safe, no "-" (tag joiner)
-
-
-def _did_you_mean(word: Any, candidates: Iterable[Any]) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in candidates], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _option(default: str, choices: tuple[str, ...], doc: str) -> Any:
-    """An option field: a name out of ``choices`` (validated), with a one-line ``doc``."""
-    return field(default=default, metadata={"choices": tuple(choices), "doc": doc})
-
-
-@dataclass(frozen=True)
-class _Options:
-    """Base of the options dataclasses: every field is a name out of its ``choices``."""
-
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value, choices = getattr(self, f.name), f.metadata["choices"]
-            if not isinstance(value, str) or value not in choices:
-                raise ConfigError(
-                    f"{self.solver}: unknown {f.name} {value!r}{_did_you_mean(value, choices)}; "
-                    f"choose one of {list(choices)}")
-
-    @property
-    def solver(self) -> str:
-        return _SOLVER_OF_OPTIONS.get(type(self), type(self).__name__)
 
 
 _SAMPLING_DOC = ("coordinate sampling: uniform, importance (Face-Off eq. 14) or permutation "
@@ -350,10 +299,10 @@ class SolverSpec:
 
     def tag(self, options: Any = None) -> str:
         """Short path-safe name of the options: their values in field order joined by "-"
-        ("importance", "importance-fixed"). Values never contain "-", so distinct options
-        of one solver never share a tag."""
+        ("importance", "importance-fixed"; "default" for a solver without options). Values
+        never contain "-", so distinct options of one solver never share a tag."""
         opts = self.parse_options(options)
-        return "-".join(getattr(opts, k) for k in self.choices())
+        return "-".join(getattr(opts, k) for k in self.choices()) or "default"
 
     def option_columns(self, options: Any = None) -> dict[str, str]:
         """The options as trace key columns: every option of the registry, ``"none"`` for
@@ -364,11 +313,21 @@ class SolverSpec:
 
 def _primal_factory(problem: Problem, options: PrimalRCDOptions, seed: int,
                     start: np.ndarray | None = None) -> _Kernel:
+    if problem.dense:  # the same method over dense columns (_erm.pyx, through BLAS)
+        return PrimalRCDKernel(problem, options.sampling, seed, w0=start)
     return _PrimalKernel(problem, options.sampling, seed, w0=start)
 
 
 def _dual_factory(problem: Problem, options: DualRCDOptions, seed: int,
                   start: np.ndarray | None = None) -> _Kernel:
+    if problem.elastic_net("dual_rcd").l1 or problem.dense:
+        # Prox-SDCA (Shalev-Shwartz & Zhang): dual RCD with the exact step for l1 >= 0, on
+        # sparse or dense rows; with l1 = 0 it is dual_step=newton (tests/test_erm_kernels.py)
+        if options.dual_step != "newton":
+            raise ConfigError(
+                f"dual_rcd with l1 > 0 or dense data is Prox-SDCA, which takes the exact step: "
+                f"give dual_step=newton (got {options.dual_step!r})")
+        return ProxSDCAKernel(problem, options.sampling, seed, alpha0=start)
     return _DualKernel(problem, options.sampling, seed, alpha0=start,
                        dual_step=options.dual_step)
 
@@ -380,12 +339,22 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
                sweep="d"),
     SolverSpec("dual_rcd", DualRCDOptions, _dual_factory, family="dual", label="dual RCD",
                start="alpha0",
-               summary="randomized coordinate ascent on D (Face-Off Algorithm 2, SDCA), CSR",
+               summary="randomized coordinate ascent on D (Face-Off Algorithm 2, SDCA), CSR; "
+               "Prox-SDCA for l1 > 0 or dense data",
                sweep="n"),
+    SolverSpec("spdc", SPDCOptions, spdc_factory, family="primal_dual", label="SPDC",
+               start="w0", sweep="n",
+               summary="stochastic primal-dual coordinate method (Zhang & Xiao 2015, "
+               "Algorithm 1, batch 1, dense primal update)"),
 )})
 """The solvers by name; ``tuple(SOLVERS) == pdsparse.names.METHODS`` (tested)."""
 
 _SOLVER_OF_OPTIONS = {s.options: s.name for s in SOLVERS.values()}
+
+
+def solver_of_options(options: type) -> str:
+    """The registry name of an options dataclass (its class name when unregistered)."""
+    return _SOLVER_OF_OPTIONS.get(options, options.__name__)
 
 
 def option_names() -> tuple[str, ...]:
