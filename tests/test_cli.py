@@ -437,6 +437,7 @@ def test_choices_equal_the_library_constants():
     from pdsparse.data.synthetic import GENERATORS
     from pdsparse.losses import LOSSES
     from pdsparse.solvers import DUAL_STEPS, METHODS, SAMPLINGS
+    from pdsparse.solvers_dgpd import ETA_CHOICES, INNER_CHOICES
 
     assert cli._choices() == {
         "losses": tuple(LOSSES),
@@ -444,6 +445,8 @@ def test_choices_equal_the_library_constants():
         "methods": tuple(METHODS),
         "samplings": tuple(SAMPLINGS),
         "dual_steps": tuple(DUAL_STEPS),
+        "dgpd_inner": tuple(INNER_CHOICES),
+        "dgpd_etas": tuple(ETA_CHOICES),
         "synthetic_kinds": tuple(GENERATORS),
     }
 

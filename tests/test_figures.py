@@ -299,13 +299,15 @@ def test_figure_styles_are_distinct_for_unknown_configurations():
     """Curves outside the registry (a new solver, a non-option column): distinct colours
     from their family's palette and markers not taken by the registry curves."""
     names = ("solver", "mu")
-    keys = [("dual_rcd", ""), ("dgpd", "0.1"), ("dgpd", "0.01"), ("other", "1"), ("dual_x", "")]
+    keys = [("dual_rcd", ""), ("newton_cd", "0.1"), ("newton_cd", "0.01"), ("other", "1"),
+            ("dual_x", "")]
     styles = figures.figure_styles(names, keys)
     assert len({s["marker"] for s in styles.values()}) == len(keys)
     assert len({s["color"] for s in styles.values()}) == len(keys)
     assert styles[("dual_rcd", "")]["color"] == "#d62728"
-    assert styles[("dual_x", "")]["color"] in figures.PALETTES["dual"]
-    assert figures.curve_label(names, ("dgpd", "0.1")) == "dgpd, mu = 0.1"
+    # an unregistered name is "other", never guessed from a prefix
+    assert styles[("dual_x", "")]["color"] in figures.PALETTES["other"]
+    assert figures.curve_label(names, ("newton_cd", "0.1")) == "newton_cd, mu = 0.1"
     # Order of the keys does not matter.
     assert figures.figure_styles(names, keys[::-1]) == styles
 

@@ -35,7 +35,8 @@ def test_registry_covers_the_names():
         assert spec.choices().get("sampling", names.SAMPLINGS) == names.SAMPLINGS
     assert SOLVERS["dual_rcd"].choices()["dual_step"] == names.DUAL_STEPS
     # every option value the CLI and the schema offer is some solver's choice, and back
-    offered = set(names.SAMPLINGS) | set(names.DUAL_STEPS)
+    offered = (set(names.SAMPLINGS) | set(names.DUAL_STEPS) | set(names.DGPD_INNER)
+               | set(names.DGPD_ETAS))
     assert offered == {v for s in SOLVERS.values() for c in s.choices().values() for v in c}
 
 

@@ -116,6 +116,20 @@ cdef inline double loss_conj_neg(int loss, double alpha, double b) noexcept nogi
     return 0.5 * t * t - t
 
 
+cdef inline double conj_deriv(int loss, double alpha, double b) noexcept nogil:
+    """(phi^*)'(y) at y = -alpha, the derivative of the dual term ``loss_conj_neg`` in y.
+
+    Squared phi^*(y) = y^2/2 + b y and smooth hinge phi^*(y) = h^*(b y), h^*(v) = v^2/2 + v
+    (b^2 = 1) both give y + b = b - alpha; logistic, t = b alpha in [0, 1]:
+    b log((1 - t) / t) (+-inf at the boundary). DGPD's dual gradient, eqs. (7) and (12).
+    """
+    cdef double t
+    if loss == LOGISTIC:
+        t = b * alpha
+        return b * (log1p(-t) - log(t))
+    return b - alpha
+
+
 cdef inline double dual_step_exact(int loss, double alpha, double b, double z,
                                    double q) noexcept nogil:
     """New alpha_j maximizing the 1-D dual model of Face-Off Algorithm 2.

@@ -59,6 +59,8 @@ def _choices() -> dict[str, tuple[str, ...]]:
         "methods": names.METHODS,
         "samplings": names.SAMPLINGS,
         "dual_steps": names.DUAL_STEPS,
+        "dgpd_inner": names.DGPD_INNER,
+        "dgpd_etas": names.DGPD_ETAS,
         "synthetic_kinds": names.SYNTHETIC_KINDS,
     }
 
@@ -187,20 +189,54 @@ def cmd_fetch(args: argparse.Namespace) -> None:
     print(path)
 
 
+#: bundled data sources of ``--generator`` beside the synthetic kinds (light copy of
+#: ``pdsparse.data.synthetic.BUNDLED``; tests/test_data_prepare.py checks they agree)
+BUNDLED_KINDS = ("digits",)
+#: feature maps and input scalings of a recipe (pdsparse.data.prepare.FEATURES/INPUT_SCALES)
+FEATURE_KINDS = ("rf", "rb")
+INPUT_SCALES = ("max_abs", "none")
+
+
+def _recipe(args: argparse.Namespace):
+    """The :class:`pdsparse.data.prepare.Recipe` of the prepare flags."""
+    from pdsparse.data.prepare import Recipe
+
+    optional = {
+        "features": args.features, "n_features": args.n_features, "n_grids": args.n_grids,
+        "sigma": args.sigma, "map_seed": args.map_seed, "input_scale": args.input_scale,
+        "subsample": args.subsample, "split_seed": args.split_seed,
+        "test_rows": args.test_rows,
+    }
+    return Recipe(
+        normalization=args.normalization,
+        positive_class=args.positive_class,
+        **{k: v for k, v in optional.items() if v is not None},
+    )
+
+
 def cmd_prepare(args: argparse.Namespace) -> None:
     from pdsparse.data.prepare import prepare, prepare_synthetic
 
     if (args.raw is None) == (args.generator is None):
         raise ConfigError("give either --raw FILE (a registry data set) or --generator KIND")
+    recipe = _recipe(args)
     if args.generator is not None:
         ds = prepare_synthetic(args.dataset, args.generator, _params(args.param), args.seed,
-                               args.normalization, args.out)
-    else:
+                               recipe if not recipe.legacy or recipe.positive_class
+                               else args.normalization, args.out)
+    elif recipe.legacy:  # the Face-Off path, exactly as before
         spec = _registry_spec(args.registry, args.dataset)
         raw = _require_file(args.raw, "raw file")
         positive = None if args.positive_class is None else _scalar(args.positive_class)
         ds = prepare(raw, spec, args.normalization, args.out, positive_class=positive)
-    print(f"{ds.name}: n={ds.n} d={ds.d} nnz={ds.nnz} -> {args.out}", file=sys.stderr)
+    else:
+        spec = _registry_spec(args.registry, args.dataset)
+        raw = _require_file(args.raw, "raw file")
+        ds = prepare(raw, spec, recipe, args.out)
+    test = f" + {ds.n_test} test rows" if ds.n_test else ""
+    kind = " dense" if ds.dense else ""
+    print(f"{ds.name}: n={ds.n} d={ds.d} nnz={ds.nnz}{kind}{test} [{recipe.tag()}] "
+          f"-> {args.out}", file=sys.stderr)
 
 
 def _params(pairs) -> dict[str, Any]:
@@ -483,13 +519,16 @@ def build_parser() -> argparse.ArgumentParser:
         "prepare",
         "prepare a data set by its recipe into a .npz: a raw LIBSVM file or a generator",
         "Real data (--raw): parse, check against the registry, binarize. Synthetic data "
-        "(--generator KIND --param k=v --seed S): generate. Both are then normalized and "
-        "saved atomically.",
+        "(--generator KIND --param k=v --seed S): generate (or load a bundled set). Then the "
+        "recipe: an optional split and feature map, normalization; saved atomically as "
+        "data/processed/<name>__<recipe tag>.npz by the workflow.",
     )
     p.add_argument("--registry", default="config/datasets.yaml", help="data-set registry YAML")
     p.add_argument("--dataset", required=True, help="data-set name, e.g. leu")
     p.add_argument("--raw", help="raw file from 'pdsparse fetch' (a registry data set)")
-    p.add_argument("--generator", choices=choices["synthetic_kinds"], help="synthetic generator")
+    p.add_argument("--generator", choices=(*choices["synthetic_kinds"], *BUNDLED_KINDS),
+                   help="synthetic generator, or a bundled data set (digits: scikit-learn's "
+                   "8x8 digits, 1,797 x 64, 10 classes)")
     p.add_argument(
         "--param",
         action="append",
@@ -502,9 +541,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--normalization",
         choices=choices["normalizations"],
         default="avg_example_norm",
-        help="avg_example_norm = divide by the mean example norm (Face-Off Sec. 7)",
+        help="avg_example_norm = divide by the mean example norm (Face-Off Sec. 7); with a "
+        "split computed on the training rows; after a feature map (DGPD: none)",
     )
-    p.add_argument("--positive-class", help="one-vs-rest: this label becomes +1, others -1")
+    p.add_argument("--positive-class", help="one-vs-rest: this label becomes +1, others -1 "
+                   "(without it multiclass labels are kept)")
+    g = p.add_argument_group(
+        "recipe: split and feature map (DGPD)",
+        "Order: split (test rows, subsample) -> input scaling -> feature map fitted on the "
+        "training rows -> normalization. Each setting is part of the recipe tag.")
+    g.add_argument("--test-rows", type=int, metavar="N",
+                   help="hold out N rows of the file as test rows (stored in the same .npz)")
+    g.add_argument("--subsample", type=int, metavar="N",
+                   help="keep only N training rows (after the test rows are drawn)")
+    g.add_argument("--split-seed", type=int, metavar="S",
+                   help="seed of the split and subsample (default 0)")
+    g.add_argument("--features", choices=FEATURE_KINDS,
+                   help="random Fourier (rf, dense, Gaussian kernel) or random binning (rb, "
+                   "sparse, Laplacian kernel) features, Rahimi & Recht 2007")
+    g.add_argument("--n-features", type=int, metavar="D", help="rf: number of features")
+    g.add_argument("--n-grids", type=int, metavar="P", help="rb: number of grids")
+    g.add_argument("--sigma", type=float, help="kernel bandwidth (in scaled input units)")
+    g.add_argument("--map-seed", type=int, metavar="S", help="seed of the feature map (default 0)")
+    g.add_argument("--input-scale", choices=INPUT_SCALES,
+                   help="before the map: max_abs = divide by the training rows' largest "
+                   "|value| (default; MNIST pixels / 255), none = keep")
     p.add_argument("--out", required=True, help="output .npz")
     p.set_defaults(func=cmd_prepare)
 
@@ -614,7 +675,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=choices["methods"],
         help="a solver of the registry (pdsparse.solvers.SOLVERS): primal_rcd = Face-Off "
         "Algorithm 1 (RCD on P, proximal with --l1), dual_rcd = Algorithm 2 (SDCA; Prox-SDCA "
-        "with --l1 or dense data), spdc = SPDC (Zhang & Xiao)",
+        "with --l1 or dense data), spdc = SPDC (Zhang & Xiao), dgpd = DGPD Algorithm 2 "
+        "(active sets), dgpd_full = DGPD Algorithm 1",
     )
     p.add_argument(
         "--option",
@@ -624,7 +686,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="a solver option (repeatable): sampling=" + "|".join(choices["samplings"])
         + " (primal_rcd, dual_rcd; importance = eq. (14), the default), dual_step="
         + "|".join(choices["dual_steps"]) + " (dual_rcd; fixed = Sec. 7 step with Quartz's "
-        "1/q_j, the default; newton with --l1)",
+        "1/q_j, the default; newton with --l1), inner=" + "|".join(choices["dgpd_inner"])
+        + " (dgpd: inner passes per search, default 5), eta=" + "|".join(choices["dgpd_etas"])
+        + " (dgpd, dgpd_full: the dual step, Theorem 4.2's or a multiple)",
     )
     p.add_argument(
         "--seed", type=int, nargs="+", default=[0],

@@ -12,7 +12,9 @@ solver registry, and ``SAMPLINGS`` / ``DUAL_STEPS`` are its options' choices
 
 LOSSES = ("logistic", "squared", "smooth_hinge")
 NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
-METHODS = ("primal_rcd", "dual_rcd", "spdc")
+METHODS = ("primal_rcd", "dual_rcd", "spdc", "dgpd", "dgpd_full")
+DGPD_INNER = ("1", "3", "5", "10")
+DGPD_ETAS = ("theorem", "x10", "x100", "x1000")
 SAMPLINGS = ("uniform", "importance", "permutation")
 DUAL_STEPS = ("fixed", "newton", "printed")
 SYNTHETIC_KINDS = ("worst_case_general", "worst_case_binary_dual", "dense_gaussian", "zipf_bow")

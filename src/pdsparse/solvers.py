@@ -31,6 +31,12 @@ from pdsparse.solver_base import (
     _Options,
     sampling_probabilities,
 )
+from pdsparse.solvers_dgpd import (
+    DGPDFullOptions,
+    DGPDOptions,
+    dgpd_factory,
+    dgpd_full_factory,
+)
 from pdsparse.solvers_erm import (
     PrimalRCDKernel,
     ProxSDCAKernel,
@@ -346,6 +352,14 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
                start="w0", sweep="n",
                summary="stochastic primal-dual coordinate method (Zhang & Xiao 2015, "
                "Algorithm 1, batch 1, dense primal update)"),
+    SolverSpec("dgpd", DGPDOptions, dgpd_factory, family="primal_dual", label="DGPD",
+               start="alpha0", sweep="1",
+               summary="doubly greedy primal-dual CD with active sets (Lei et al. 2017, "
+               "Algorithm 2), CSR + CSC or dense"),
+    SolverSpec("dgpd_full", DGPDFullOptions, dgpd_full_factory, family="primal_dual",
+               label="DGPD (Alg. 1)", start="alpha0", sweep="d",
+               summary="doubly greedy primal-dual CD, one coordinate each (Lei et al. 2017, "
+               "Algorithm 1), CSR + CSC or dense"),
 )})
 """The solvers by name; ``tuple(SOLVERS) == pdsparse.names.METHODS`` (tested)."""
 
