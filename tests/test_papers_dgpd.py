@@ -18,7 +18,8 @@ def _config(**dgpd):
     cfg = {
         "data": {"require_all": False, "processed_dir": "data/processed"},
         "dgpd": {
-            "loss": "smooth_hinge", "lambdas": [0.1, 0.01], "mus": [1.0, 0.1, 0.01],
+            "loss": "smooth_hinge", "loss_sum": False, "lambdas": [0.1, 0.01],
+            "mus": [1.0, 0.1, 0.01],
             "seeds": [0], "max_epochs": 10, "max_seconds": 5, "tol": 1e-7,
             "eval_first": 0.01, "eval_per_decade": 4, "log_time": ["toy"],
             "reference": {"rtol": 1e-10, "max_epochs": 1000, "max_seconds": 60},
@@ -56,6 +57,15 @@ def test_grid_of_runs_and_outputs():
     assert all("lam0.1_mu0.01" in f for f in table2.inputs if f.startswith("results/runs"))
     assert any(f.endswith(".npz") for f in table2.inputs)
     assert FIGURES[0] == (0.1, 0.01)
+
+
+def test_summed_loss_names_the_weights_per_example():
+    p = plan(_config(loss_sum=True, lambdas=[0.1], mus=[0.01]), REGISTRY,
+             available=lambda name: False)
+    assert {r.problem.tag for r in p.runs} == {
+        "zipf+unit_rows__smooth_hinge__l2-0.01_n__l1-0.1_n"}
+    fig = next(o for o in p.outputs if o.name == "figure1")
+    assert "l1-0.1_n" in fig.command[1]
 
 
 def test_available_registry_set_and_figure_subset():

@@ -104,7 +104,7 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
     for lam, mu in grid:
         experiment = _experiment(lam, mu)
         for spec, entry in kept.values():
-            problem = ProblemSpec.of(spec, cfg["loss"], l2=mu, l1=lam)
+            problem = _problem(cfg, spec, lam, mu)
             for i, solver in enumerate(cfg["solvers"]):
                 options, tag = _options(solver, f"{PAPER}.solvers[{i}]")
                 out.add_run(RunGroup(
@@ -135,8 +135,8 @@ def _outputs(out: Plan, cfg: Mapping, grid, kept, processed: str) -> None:
             for name in names:
                 spec, _ = kept[name]
                 title = f"{name} ({'time' if row == 'time_s' else 'iterations'})"
-                panels.append(Panel(title, experiment, {"problem": _problem_tag(cfg, spec, lam,
-                                                                                 mu)},
+                panels.append(Panel(title, experiment,
+                                    {"problem": _problem(cfg, spec, lam, mu).tag},
                                     x=row, logx=row == "time_s" and name in logx))
         figure = CurveFigure(
             f"figure{number}", tuple(panels), ncols=len(names), x="time_s",
@@ -175,8 +175,13 @@ def _outputs(out: Plan, cfg: Mapping, grid, kept, processed: str) -> None:
                                   "dgpd/table2.rst"))
 
 
-def _problem_tag(cfg: Mapping, spec: DataSpec, lam: float, mu: float) -> str:
-    return ProblemSpec.of(spec, cfg["loss"], l2=mu, l1=lam).tag
+def _problem(cfg: Mapping, spec: DataSpec, lam: float, mu: float) -> ProblemSpec:
+    """The problem at (lambda, mu). With ``dgpd.loss_sum`` the loss is summed, not averaged:
+    P(x) = sum_i phi_i + mu/2 ||x||^2 + lambda ||x||_1, which is n times the house's averaged
+    objective with l2 = mu/n and l1 = lambda/n (so the weights are written "c/n")."""
+    if cfg.get("loss_sum", False):
+        return ProblemSpec.of(spec, cfg["loss"], l2=f"{mu:g}/n", l1=f"{lam:g}/n")
+    return ProblemSpec.of(spec, cfg["loss"], l2=mu, l1=lam)
 
 
 def _option_keys(cfg: Mapping) -> tuple[str, ...]:

@@ -1,0 +1,73 @@
+"""DGPD Table 2 from prepared data and DGPD traces; the test accuracy a run records."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from pdsparse.data.store import save_dataset
+from pdsparse.run import test_accuracy as accuracy_of
+from pdsparse.tables_dgpd import build_table2, data_meta, write_table2
+from pdsparse.traces import write_trace
+
+
+def _data(tmp_path, name="toy", n=20, d=8):
+    A = sp.random(n, d, density=0.5, random_state=0, format="csr")
+    b = np.arange(n) % 3 + 1.0
+    meta = {"name": name, "n": n, "d": d, "nnz": int(A.nnz), "task": "multiclass",
+            "raw_label_counts": {"1": 7, "2": 7, "3": 6}, "split": {"n_test": 5}}
+    path = tmp_path / f"{name}.npz"
+    save_dataset(path, A, b, meta)
+    return path, meta
+
+
+def _trace(tmp_path, dataset="toy", seeds=(0, 1), nnz=((10, 4), (12, 6))):
+    frames = []
+    for seed, (nzp, nzd) in zip(seeds, nnz, strict=True):
+        frames.append(pd.DataFrame({"seed": seed, "iteration": [0, 5], "nnz_primal": [0, nzp],
+                                    "nnz_dual": [0, nzd], "status": ["", "converged"]}))
+    path = tmp_path / f"{dataset}.parquet"
+    write_trace(pd.concat(frames), path, {"dataset": dataset, "problem": f"{dataset}__p"},
+                {"runs": [{"seed": s, "test_accuracy": a} for s, a in zip(seeds, (0.8, 0.9),
+                                                                            strict=True)]})
+    return path
+
+
+def test_table2_ours_beside_the_paper(tmp_path):
+    data, meta = _data(tmp_path)
+    assert data_meta(data)["nnz"] == meta["nnz"]
+    run = _trace(tmp_path)
+    table = build_table2([run], {"toy-rb": data}, {"toy-rb": "Mnist-RB"})
+    row = table.iloc[0]
+    assert (row.features, row.train, row.test, row.classes) == (8, 20, 5, 3)
+    assert row.nnz_per_sample == meta["nnz"] / 20
+    assert (row.nz_primal, row.nz_dual) == (11.0, 5.0)  # medians over the two seeds
+    assert math.isclose(row.test_accuracy, 0.85)
+    assert row.paper_features == 1_572_556 and row.paper_nz_dual == 1_208
+    out_md = tmp_path / "t.md"
+    write_table2([run], {"toy-rb": data}, tmp_path / "t.csv", out_md,
+                 {"toy-rb": "Mnist-RB"}, caption="Stand-in.")
+    text = out_md.read_text()
+    assert "toy-rb (ours)" in text and "Mnist-RB (paper)" in text and "Stand-in." in text
+
+
+def test_table2_without_runs_or_paper_row(tmp_path):
+    data, _ = _data(tmp_path, name="other")
+    row = build_table2([], {"other": data}).iloc[0]
+    assert math.isnan(row.nz_primal) and math.isnan(row.paper_features)
+
+
+def test_accuracy_binary_and_one_vs_rest():
+    A_test = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 1.0]])
+    ds = SimpleNamespace(b=np.array([1.0, 2.0, 3.0]), A_test=A_test,
+                         b_test=np.array([1.0, 2.0, 2.0]))
+    W = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.5]])  # class 1 <- x0, class 2 <- x1
+    assert accuracy_of(ds, W) == 1.0
+    ds_bin = SimpleNamespace(b=np.array([-1.0, 1.0]), A_test=A_test,
+                             b_test=np.array([1.0, -1.0, 1.0]))
+    assert accuracy_of(ds_bin, np.array([1.0, -2.0])) == 2 / 3
+    assert accuracy_of(SimpleNamespace(b=np.ones(2)), np.ones(2)) is None
