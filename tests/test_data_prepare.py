@@ -8,9 +8,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from pdsparse.data.fetch import fetch, resolve_mirror
-from pdsparse.data.prepare import check_shape, prepare
+from pdsparse.data.prepare import (
+    FEATURES,
+    INPUT_SCALES,
+    Recipe,
+    check_shape,
+    prepare,
+    prepare_synthetic,
+    split_rows,
+)
 from pdsparse.data.registry import DatasetSpec, load_registry
 from pdsparse.data.store import load_dataset
 from pdsparse.errors import ConfigError, DataError
@@ -133,3 +142,253 @@ def test_fetch_and_prepare_leu_from_mirror(tmp_path):
     assert (loaded.n, loaded.d, loaded.nnz) == (38, 7129, 270902)
     norms = np.sqrt(np.asarray(loaded.A.multiply(loaded.A).sum(axis=1)).ravel())
     assert norms.mean() == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------------------ DGPD recipes
+
+
+def test_face_off_recipes_keep_their_fields_defaults_and_tags():
+    assert Recipe().tag() == "avg_example_norm"
+    assert Recipe("unit_rows").tag() == "unit_rows"
+    assert Recipe("none").tag() == "none"
+    assert Recipe("none", "3").tag() == "none-pos3"  # positional, as papers/faceoff.py builds it
+    assert Recipe("avg_example_norm", positive_class="1").tag() == "avg_example_norm-pos1"
+    assert (Recipe().normalization, Recipe().positive_class) == ("avg_example_norm", None)
+    assert Recipe().legacy and Recipe("none", "3").legacy
+
+
+def test_dgpd_recipe_tags_are_safe_short_and_distinct():
+    import re
+
+    recipes = [
+        Recipe("none", features="rb", n_grids=1000, sigma=39.5, test_rows=2000),
+        Recipe("none", features="rb", n_grids=1000, sigma=39.5, test_rows=2000, split_seed=1),
+        Recipe("none", features="rb", n_grids=1000, sigma=39.5, map_seed=1, test_rows=2000),
+        Recipe("none", features="rb", n_grids=1000, sigma=40, test_rows=2000),
+        Recipe("none", features="rb", n_grids=200, sigma=39.5, test_rows=2000),
+        Recipe("none", features="rf", n_features=1000, sigma=39.5, test_rows=2000),
+        Recipe("none", features="rf", n_features=10000, sigma=10, test_rows=2000,
+               subsample=10000),
+        Recipe("none", features="rf", n_features=10000, sigma=10, input_scale="none"),
+        Recipe("none", features="rf", n_features=10000, sigma=0.1),
+        Recipe("none", features="rf", n_features=10000, sigma=0.10000000000000002),
+        Recipe("none", features="rf", n_features=10000, sigma=1e-5),
+        Recipe("none", features="rf", n_features=10000, sigma=1e20),
+        Recipe("none", features="rf", n_features=10000, sigma=1.5e20),
+        Recipe("unit_rows", test_rows=100),
+        Recipe("unit_rows", subsample=100),
+        Recipe("unit_rows", "2", test_rows=100),
+    ]
+    tags = [r.tag() for r in recipes]
+    assert tags[0] == "none-rb1000-sig39.5-ms0-te2000-ss0"
+    assert tags[6] == "none-rf10000-sig10-ms0-te2000-sub10000-ss0"
+    assert tags[7] == "none-rf10000-sig10-ms0-innone"
+    assert len(set(tags)) == len(tags), tags
+    from pdsparse.problem import ProblemKey
+
+    for tag in tags:
+        assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", tag) and "__" not in tag
+        assert len(tag) < 60
+        # a problem on the prepared file is named by the data set + recipe tag
+        key = ProblemKey("mnist", "smooth_hinge", "elastic_net", {"l2": 0.01, "l1": 0.1},
+                         recipe=tag)
+        assert ProblemKey.from_tag(key.tag()) == key
+    assert "sig1e20" in tags[11]
+    # numbers given as YAML would give them: 40 and 40.0, 1e4 and 10000 are one recipe
+    assert Recipe("none", features="rb", n_grids=1e3, sigma=40).tag() == \
+        Recipe("none", features="rb", n_grids=1000, sigma=40.0).tag()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"features": "rb", "n_grids": 10, "sigma": -1.0}, "sigma .* must be > 0"),
+        ({"features": "rb", "n_grids": 0, "sigma": 1.0}, "n_grids must be >= 1"),
+        ({"features": "rb", "sigma": 1.0}, "needs n_grids"),
+        ({"features": "rb", "n_grids": 5}, "needs sigma"),
+        ({"features": "rf", "n_grids": 5, "sigma": 1.0}, "n_grids does not apply"),
+        ({"features": "rf", "n_features": 2.5, "sigma": 1.0}, "n_features must be an integer"),
+        ({"features": "poly"}, "unknown features"),
+        ({"sigma": 1.0}, "sigma only apply to a feature map"),
+        ({"input_scale": "none"}, "input_scale only apply"),
+        ({"split_seed": 3}, "split_seed only applies"),
+        ({"test_rows": -1}, "test_rows must be >= 0"),
+        ({"subsample": 0}, "subsample must be >= 1"),
+        ({"features": "rb", "n_grids": 5, "sigma": 1.0, "input_scale": "std"},
+         "unknown input_scale"),
+    ],
+)
+def test_bad_recipes_name_the_setting(kwargs, needle):
+    with pytest.raises(ConfigError, match=needle):
+        Recipe("none", **kwargs)
+
+
+def test_split_rows():
+    r = Recipe("none", test_rows=3, split_seed=5)
+    train, test = split_rows(10, r)
+    assert test.size == 3 and train.size == 7
+    assert sorted(np.concatenate([train, test]).tolist()) == list(range(10))
+    assert list(train) == sorted(train) and list(test) == sorted(test)
+    train_s, test_s = split_rows(10, Recipe("none", test_rows=3, subsample=4, split_seed=5))
+    np.testing.assert_array_equal(test_s, test)  # a subsample keeps the test rows
+    assert set(train_s) <= set(train) and train_s.size == 4
+    with pytest.raises(DataError, match="test_rows=10 leaves no training rows"):
+        split_rows(10, Recipe("none", test_rows=10), "toy")
+    with pytest.raises(DataError, match="subsample=8 exceeds the 7 training rows"):
+        split_rows(10, Recipe("none", test_rows=3, subsample=8))
+
+
+def multiclass_file(tmp_path, n=40, d=5, seed=0):
+    """A LIBSVM multiclass file (labels 1..3, sparse nonnegative values) and its spec."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 9, (n, d)) * (rng.random((n, d)) < 0.6)
+    y = np.arange(n) % 3 + 1
+    lines = [" ".join([str(c)] + [f"{j + 1}:{v}" for j, v in enumerate(row) if v])
+             for c, row in zip(y, X, strict=True)]
+    path = tmp_path / "mc.bz2"
+    path.write_bytes(bz2.compress(("\n".join(lines) + "\n").encode()))
+    counts = {float(c): int((y == c).sum()) for c in (1, 2, 3)}
+    spec = make_spec(name="mc", task="multiclass", n=n, d=d, nnz=int((X != 0).sum()),
+                     label_counts=counts)
+    return path, spec, X.astype(float), y.astype(float)
+
+
+def test_prepare_rb_recipe_end_to_end(tmp_path):
+    raw, spec, X, y = multiclass_file(tmp_path)
+    recipe = Recipe("none", features="rb", n_grids=20, sigma=2.0, map_seed=1, test_rows=8,
+                    split_seed=2)
+    out = tmp_path / f"mc__{recipe.tag()}.npz"
+    ds = prepare(raw, spec, recipe, out)
+    loaded = load_dataset(out)
+    test_rows = loaded.meta["split"]["test_rows"]
+    train_rows = sorted(set(range(40)) - set(test_rows))
+    assert len(test_rows) == 8 and loaded.n == 32 and loaded.n_test == 8
+    # multiclass labels kept as class labels, in file order
+    np.testing.assert_array_equal(loaded.b, y[train_rows])
+    np.testing.assert_array_equal(loaded.b_test, y[test_rows])
+    assert loaded.meta["task"] == "multiclass" and set(loaded.b) == {1.0, 2.0, 3.0}
+    # exactly P entries of 1/sqrt(P) per training row; test rows at most P
+    np.testing.assert_array_equal(np.diff(loaded.A.indptr), 20)
+    np.testing.assert_allclose(loaded.A.data, 1 / np.sqrt(20))
+    assert np.diff(loaded.A_test.indptr).max() <= 20
+    assert (loaded.A != ds.A).nnz == 0 and (loaded.A_test != ds.A_test).nnz == 0
+    # the map, refitted by hand on the scaled training rows, gives the same file
+    from pdsparse.data.features import RandomBinning
+
+    scale = X[train_rows].max()
+    rb = RandomBinning(20, 2.0, seed=1)
+    Z = rb.fit_transform(sp.csr_matrix(X[train_rows] / scale))
+    assert (Z != loaded.A).nnz == 0
+    assert (rb.transform(sp.csr_matrix(X[test_rows] / scale)) != loaded.A_test).nnz == 0
+    meta = loaded.meta
+    assert meta["features"]["input_scale"]["divisor"] == scale
+    assert meta["features"]["n_features"] == loaded.d == rb.n_features
+    assert meta["recipe_tag"] == recipe.tag() and meta["recipe"]["n_grids"] == 20
+    assert meta["split"]["published"] is False and meta["split"]["split_seed"] == 2
+    assert meta["nnz"] == 32 * 20 and meta["dense"] is False
+    assert sum(int(v) for v in meta["test_label_counts"].values()) == 8
+    # the same recipe again: the same bytes of data
+    again = prepare(raw, spec, recipe, tmp_path / "again.npz")
+    assert (again.A != ds.A).nnz == 0
+
+
+def test_prepare_rf_recipe_is_dense_and_normalizes_test_rows_by_the_training_scale(tmp_path):
+    raw, spec, X, y = multiclass_file(tmp_path)
+    recipe = Recipe("avg_example_norm", features="rf", n_features=64, sigma=1.5, test_rows=10,
+                    subsample=20)
+    ds = load_dataset(prepare(raw, spec, recipe, tmp_path / "rf.npz") and tmp_path / "rf.npz")
+    assert ds.dense and ds.A.shape == (20, 64) and ds.A_test.shape == (10, 64)
+    assert isinstance(ds.A_test, np.ndarray)
+    assert np.linalg.norm(ds.A, axis=1).mean() == pytest.approx(1.0)
+    from pdsparse.data.features import RandomFourier
+
+    test_rows = ds.meta["split"]["test_rows"]
+    scale_in = ds.meta["features"]["input_scale"]["divisor"]
+    rf = RandomFourier(64, 1.5, seed=0).fit(X)
+    divisor = ds.meta["normalization"]["scale"]
+    np.testing.assert_allclose(ds.A_test, rf.transform(X[test_rows] / scale_in) / divisor,
+                               rtol=1e-12, atol=1e-14)
+    # the subsample kept the test rows of the unsubsampled split
+    full = prepare(raw, spec, Recipe("none", test_rows=10), tmp_path / "split.npz")
+    assert full.meta["split"]["test_rows"] == test_rows and full.n == 30
+
+
+def test_legacy_recipe_object_prepares_exactly_as_before(tmp_path, raw):
+    a = prepare(raw, make_spec(), "avg_example_norm", tmp_path / "a.npz")
+    b = prepare(raw, make_spec(), Recipe("avg_example_norm"), tmp_path / "b.npz")
+    assert a.meta == b.meta and (a.A != b.A).nnz == 0
+    c = prepare(raw, make_spec(task="multiclass"), Recipe("none", "1"), tmp_path / "c.npz")
+    np.testing.assert_array_equal(c.b, [1, -1, -1, 1])
+    with pytest.raises(ConfigError, match="positive_class in the recipe"):
+        prepare(raw, make_spec(), Recipe("none"), tmp_path / "d.npz", positive_class=1)
+
+
+def test_prepare_split_larger_than_the_file_names_the_setting(tmp_path, raw):
+    out = tmp_path / "x.npz"
+    with pytest.raises(DataError, match="'toy'.*test_rows=4 leaves no training rows"):
+        prepare(raw, make_spec(), Recipe("none", test_rows=4), out)
+    assert not out.exists()
+
+
+def test_digits_is_a_bundled_multiclass_source(tmp_path):
+    from pdsparse.data.synthetic import BUNDLED, generate
+
+    A, y = generate("digits", {}, 0)
+    assert A.shape == (1797, 64) and sorted(set(y)) == list(range(10))
+    assert A.data.min() > 0 and A.data.max() == 16
+    recipe = Recipe("none", features="rb", n_grids=10, sigma=3.0, test_rows=297)
+    ds = prepare_synthetic("digits", "digits", {}, 0, recipe,
+                           tmp_path / f"digits__{recipe.tag()}.npz")
+    assert (ds.n, ds.n_test) == (1500, 297) and ds.meta["task"] == "multiclass"
+    assert ds.meta["source"] == "bundled" and ds.meta["kind"] == "digits"
+    np.testing.assert_array_equal(np.diff(ds.A.indptr), 10)
+    ovr = prepare_synthetic("digits", "digits", {}, 0, Recipe("none", "3"), tmp_path / "o.npz")
+    assert set(ovr.b) == {-1.0, 1.0} and int((ovr.b == 1).sum()) == 183
+    # the command line offers the bundled sources and the recipe choices of the library
+    from pdsparse import cli
+
+    assert cli.BUNDLED_KINDS == tuple(BUNDLED)
+    assert cli.FEATURE_KINDS == FEATURES and cli.INPUT_SCALES == INPUT_SCALES
+
+
+def test_cli_prepare_with_a_recipe(tmp_path, capsys):
+    from pdsparse.cli import main
+
+    raw, spec, X, y = multiclass_file(tmp_path)
+    registry = tmp_path / "reg.yaml"
+    import yaml
+
+    registry.write_text(yaml.safe_dump({"datasets": {"mc": {
+        "url": "https://example.invalid/mc.bz2", "filename": "mc.bz2", "compression": "bz2",
+        "task": "multiclass", "n": spec.n, "d": spec.d, "nnz": spec.nnz,
+        "label_counts": {int(k): v for k, v in spec.label_counts.items()}}}}))
+    out = tmp_path / "mc.npz"
+    code = main(["prepare", "--registry", str(registry), "--dataset", "mc", "--raw", str(raw),
+                 "--normalization", "none", "--features", "rb", "--n-grids", "12",
+                 "--sigma", "2", "--map-seed", "3", "--test-rows", "5", "--split-seed", "1",
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "[none-rb12-sig2-ms3-te5-ss1]" in err and "+ 5 test rows" in err
+    ds = load_dataset(out)
+    assert ds.meta["recipe_tag"] == "none-rb12-sig2-ms3-te5-ss1" and ds.n_test == 5
+    code = main(["prepare", "--registry", str(registry), "--dataset", "mc", "--raw", str(raw),
+                 "--features", "rb", "--n-grids", "12", "--sigma", "-2", "--out", str(out)])
+    assert code == 2 and "sigma" in capsys.readouterr().err
+    code = main(["prepare", "--dataset", "digits", "--generator", "digits", "--normalization",
+                 "none", "--features", "rf", "--n-features", "8", "--sigma", "1",
+                 "--subsample", "100", "--out", str(tmp_path / "d.npz")])
+    assert code == 0, capsys.readouterr().err
+    d = load_dataset(tmp_path / "d.npz")
+    assert d.dense and d.A.shape == (100, 8) and d.n_test == 0
+
+
+def test_chunked_row_norms_equal_normalize_row_norms():
+    from pdsparse.data.normalize import row_norms
+    from pdsparse.data.prepare import _row_norms
+
+    A = sp.random(300, 20, density=0.2, format="csr", random_state=3)
+    A = sp.vstack([A, sp.csr_matrix((2, 20)), A[:5]], format="csr")  # empty rows inside
+    for chunk in (1, 3, 50, 1 << 22):
+        np.testing.assert_allclose(_row_norms(A, chunk), row_norms(A), rtol=1e-15)
+    np.testing.assert_allclose(_row_norms(A.toarray()), row_norms(A), rtol=1e-15)

@@ -163,3 +163,31 @@ def test_project_registry_is_valid_and_consistent():
     assert reg["leu"].sha256_text == (
         "95d1d089712937c6661d3beb218bcb02be5b0f7c17c13cbdbb19787b1fce87f8"
     )
+
+
+def test_project_registry_has_the_dgpd_sets():
+    reg = load_registry(REPO / "config" / "datasets.yaml")
+    shapes = {
+        "mnist": (60000, 780, 8994156),
+        "mnist.t": (10000, 780, 1511219),
+        "aloi": (108000, 128, None),
+        "rcv1.multiclass": (15564, 47236, None),
+        "sector.scale": (6412, 55197, None),
+        "sector.t.scale": (3207, 55197, None),
+        "news20": (15935, 62061, 1272569),
+    }
+    for name, shape in shapes.items():
+        spec = reg[name]
+        assert (spec.n, spec.d, spec.nnz) == shape, name
+        assert spec.task == "multiclass" and "/datasets/multiclass/" in spec.url, name
+        assert spec.url.endswith("/" + spec.filename) and spec.sha256 is None, name
+    assert sum(reg["mnist"].label_counts.values()) == 60000
+    assert sum(reg["mnist.t"].label_counts.values()) == 10000
+    assert reg["mnist"].mirror_sha256_text == (
+        "c42b75fcb54dda11d97af9bd6e3950b41c93b4f44eeb9608aa115f79a5979e88"
+    )
+    assert "dgpd" in reg["mnist"].papers and "dgpd" in reg["aloi"].papers
+    # the paper's own sizes are recorded where they differ from the files
+    assert "58,000" in reg["mnist"].description and "90,000" in reg["aloi"].description
+    assert "7,793" in reg["sector.scale"].description
+    assert "uncertain" in reg["rcv1.multiclass"].description

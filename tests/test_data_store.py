@@ -100,3 +100,87 @@ def test_load_missing_and_garbage(tmp_path):
     junk.write_bytes(b"not a zip")
     with pytest.raises(DataError, match="junk.npz"):
         load_dataset(junk)
+
+
+# ------------------------------------------------------------------------------ dense A, test rows
+
+
+def test_dense_round_trip_without_copies(tmp_path):
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((3000, 1000))  # 24 MB, C-order float64
+    b = rng.integers(0, 3, 3000).astype(float)
+    path = tmp_path / "dense.npz"
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        save_dataset(path, A, b, {"name": "dense"})
+        _, peak_save = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        ds = load_dataset(path)
+        _, peak_load = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # numpy.savez writes 16 MiB pieces; np.load reads into the one array it returns
+    assert peak_save < 0.75 * A.nbytes
+    assert peak_load < 1.25 * A.nbytes
+    assert isinstance(ds.A, np.ndarray) and ds.A.flags.c_contiguous and ds.A.dtype == np.float64
+    assert ds.dense and (ds.n, ds.d, ds.nnz) == (3000, 1000, 3000 * 1000)
+    np.testing.assert_array_equal(ds.A, A)
+    np.testing.assert_array_equal(ds.b, b)
+    assert ds.A_test is None and ds.b_test is None and ds.n_test == 0
+    with np.load(path) as npz:
+        assert int(npz["format"]) == 2 and "A" in npz.files and "data" not in npz.files
+    mapped = load_dataset(path, mmap=True)
+    assert isinstance(mapped.A, np.memmap) and not mapped.A.flags.writeable
+    np.testing.assert_array_equal(mapped.A, A)
+    # a Problem keeps the mapped array as its one copy
+    from pdsparse.problem import Problem
+
+    prob = Problem(mapped.A, np.where(b > 0, 1.0, -1.0), loss="logistic")
+    assert np.shares_memory(prob.mat, mapped.A)
+
+
+@pytest.mark.parametrize("dense_test", [False, True])
+def test_test_rows_round_trip(tmp_path, dense_test):
+    A, b = toy()
+    T = sp.random(6, 7, density=0.4, format="csr", random_state=1)
+    bt = np.arange(6, dtype=float)
+    path = tmp_path / "split.npz"
+    save_dataset(path, A, b, {"name": "s"}, A_test=T.toarray() if dense_test else T, b_test=bt)
+    ds = load_dataset(path)
+    assert ds.n_test == 6 and not ds.dense
+    assert isinstance(ds.A_test, np.ndarray) == dense_test
+    np.testing.assert_array_equal(
+        ds.A_test if dense_test else ds.A_test.toarray(), T.toarray())
+    np.testing.assert_array_equal(ds.b_test, bt)
+    with np.load(path) as npz:  # sparse-only files keep layout version 1
+        assert int(npz["format"]) == (2 if dense_test else 1)
+
+
+def test_version_1_files_still_load(tmp_path):
+    """A file written before dense matrices and test rows existed (the old layout)."""
+    path = tmp_path / "old.npz"
+    _write_parts(path)
+    ds = load_dataset(path)
+    assert ds.name == "t" and ds.A_test is None and not ds.dense
+
+
+def test_bad_test_rows(tmp_path):
+    A, b = toy()
+    with pytest.raises(DataError, match="both A_test and b_test"):
+        save_dataset(tmp_path / "x.npz", A, b, {}, A_test=A)
+    with pytest.raises(DataError, match="A_test has 3 columns, A has 7"):
+        save_dataset(tmp_path / "x.npz", A, b, {}, A_test=np.ones((2, 3)), b_test=np.ones(2))
+    with pytest.raises(DataError, match="test labels have shape"):
+        save_dataset(tmp_path / "x.npz", A, b, {}, A_test=np.ones((2, 7)), b_test=np.ones(3))
+    with pytest.raises(DataError, match="A contains NaN"):
+        save_dataset(tmp_path / "x.npz", np.full((2, 2), np.nan), np.ones(2), {})
+    path = tmp_path / "bad.npz"
+    _write_parts(path, A_test=np.ones((2, 7)))
+    with pytest.raises(DataError, match="test rows without test labels"):
+        load_dataset(path)
+    _write_parts(path, A=np.ones((20, 7)))  # a dense matrix in a version-1 file
+    with pytest.raises(DataError, match="version 1 cannot hold a dense"):
+        load_dataset(path)

@@ -86,9 +86,14 @@ def test_tags_and_columns_of_the_defaults():
     assert SOLVERS["dual_rcd"].tag({"sampling": "permutation", "dual_step": "newton"}) == \
         "permutation-newton"
     assert SOLVERS["primal_rcd"].option_columns() == {"sampling": "importance",
-                                                      "dual_step": "none"}
+                                                      "dual_step": "none", "inner": "none",
+                                                      "eta": "none"}
     assert SOLVERS["dual_rcd"].option_columns() == {"sampling": "importance",
-                                                    "dual_step": "fixed"}
+                                                    "dual_step": "fixed", "inner": "none",
+                                                    "eta": "none"}
+    assert SOLVERS["dgpd"].option_columns() == {"sampling": "none", "dual_step": "none",
+                                                "inner": "5", "eta": "theorem"}
+    assert SOLVERS["spdc"].tag() == "default"
 
 
 def test_parse_options_accepts_strings_instances_and_cli_pairs():
@@ -134,13 +139,16 @@ def test_parse_options_errors_name_the_key_and_the_allowed_keys():
 
 @pytest.mark.parametrize("name", list(SOLVERS))
 def test_registry_kernel_equals_the_keyword_kernel(name):
-    """``spec.make_kernel(problem, options, seed)`` is ``make_kernel(problem, method, ...)``."""
+    """``spec.make_kernel(problem, options, seed)`` is ``make_kernel(problem, method, ...)``
+    (the legacy keywords sampling= and dual_step= where the solver's options are those)."""
     A, b = make_data(n=30, d=20, seed=2)
     p = Problem(A, b, l2=0.05)
     spec = SOLVERS[name]
+    legacy = set(spec.choices()) <= {"sampling", "dual_step"}
     for opts in all_options(spec):
         k1 = spec.make_kernel(p, opts, 4)
-        k2 = make_kernel(p, name, **{k: v for k, v in dataclasses.asdict(opts).items()}, seed=4)
+        k2 = (make_kernel(p, name, **dataclasses.asdict(opts), seed=4) if legacy
+              else make_kernel(p, name, options=opts, seed=4))
         k3 = make_kernel(p, name, options=spec.option_columns(opts), seed=4)
         for k in (k1, k2, k3):
             k.run(3 * p.nnz)

@@ -211,9 +211,22 @@ def prepare_args(data):
         gen = data.generator
         args = [f"--generator {gen.kind}", f"--seed {gen.seed}"]
         args += [f"--param {_q(f'{k}={v}')}" for k, v in gen.params]
-    args += [f"--dataset {_q(data.name)}", f"--normalization {data.recipe.normalization}"]
-    if data.recipe.positive_class is not None:
-        args.append(f"--positive-class {_q(data.recipe.positive_class)}")
+    recipe = data.recipe
+    args += [f"--dataset {_q(data.name)}", f"--normalization {recipe.normalization}"]
+    if recipe.positive_class is not None:
+        args.append(f"--positive-class {_q(recipe.positive_class)}")
+    # the DGPD fields (pdsparse.data.prepare.Recipe), only when they differ from the defaults
+    if recipe.test_rows:
+        args.append(f"--test-rows {recipe.test_rows}")
+    if recipe.subsample is not None:
+        args.append(f"--subsample {recipe.subsample}")
+    if recipe.test_rows or recipe.subsample is not None:
+        args.append(f"--split-seed {recipe.split_seed}")
+    if recipe.features is not None:
+        size = "--n-features" if recipe.features == "rf" else "--n-grids"
+        args += [f"--features {recipe.features}", f"{size} {recipe.map_size}",
+                 f"--sigma {recipe.sigma!r}", f"--map-seed {recipe.map_seed}",
+                 f"--input-scale {recipe.input_scale}"]
     return " ".join(args)
 
 
@@ -271,22 +284,48 @@ def caption(wildcards):
 # ------------------------------------------------------------------------------ resources
 
 
+# rows of the bundled sources (pdsparse.data.synthetic.BUNDLED), for the estimate below
+_BUNDLED_ROWS = {"digits": 1797}
+
+
 def dataset_nnz(data):
-    """Approximate nnz(A) of a DataSpec, for memory estimates (registry or generator)."""
+    """Approximate nnz(A) of a DataSpec, for memory estimates (registry or generator).
+
+    With a recipe's split or feature map: the training rows after the map (plus the test
+    rows). A dense map (rf) counts n * D / 16: a dense entry takes 8 bytes where the rules
+    budget 100-250 bytes per sparse nonzero, so this still over-estimates (Mnist-RF, 4.6 GB
+    of data: about 36 M "nonzeros", i.e. 5.4 GB for a run at 150 bytes each).
+    """
+    recipe = data.recipe
     if data.real:
         spec = REGISTRY[data.name]
+        rows = spec.n
         if spec.nnz:
-            return int(spec.nnz)
-        return int((spec.n or 10**5) * min(spec.d or 10**3, 10**3))
-    p = dict(data.generator.params)
-    n, d = int(p.get("n", 1000)), int(p.get("d", 1000))
-    if data.generator.kind == "worst_case_binary_dual":
-        return int(p.get("alpha", n * d))
-    if data.generator.kind == "worst_case_general":
-        return n + d
-    if data.generator.kind == "zipf_bow":
-        return int(n * float(p.get("mean_nnz_per_row", 100)))
-    return n * d
+            nnz = int(spec.nnz)
+        else:
+            nnz = int((spec.n or 10**5) * min(spec.d or 10**3, 10**3))
+    else:
+        p = dict(data.generator.params)
+        kind = data.generator.kind
+        n, d = int(p.get("n", 1000)), int(p.get("d", 1000))
+        rows = n
+        if kind in _BUNDLED_ROWS:
+            rows = _BUNDLED_ROWS[kind]
+            nnz = rows * 64
+        elif kind == "worst_case_binary_dual":
+            nnz = int(p.get("alpha", n * d))
+        elif kind == "worst_case_general":
+            nnz = n + d
+        elif kind == "zipf_bow":
+            nnz = int(n * float(p.get("mean_nnz_per_row", 100)))
+        else:
+            nnz = n * d
+    if recipe.features is None:
+        return nnz
+    rows = rows or max(nnz // 100, 1)
+    train = recipe.subsample or max(rows - recipe.test_rows, 1)
+    out = (train + recipe.test_rows) * recipe.map_size  # the map's output: training + test
+    return out // 16 if recipe.features == "rf" else out
 
 
 def _data_of(wildcards):

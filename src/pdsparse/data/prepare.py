@@ -10,19 +10,43 @@ Steps for a raw file: parse (:func:`~pdsparse.data.libsvm.read_libsvm`, with
 labels to ±1 for a binary task (or one-vs-rest with ``positive_class``), normalize
 (:mod:`pdsparse.data.normalize`; Face-Off Sec. 7 uses ``avg_example_norm``), and save
 atomically with metadata (:func:`~pdsparse.data.store.save_dataset`).
+
+Recipes for DGPD (Lei et al. 2017) add, in this order, after the labels:
+
+1. **Split** (``test_rows``, ``subsample``, ``split_seed``): ``perm =
+   default_rng(split_seed).permutation(n)``; the test rows are ``perm[:test_rows]``, the
+   training rows ``perm[test_rows:]``, or only the first ``subsample`` of those (a smaller
+   stand-in keeps the same test rows); both sets are kept in file order. DGPD's Mnist
+   58,000 / 2,000 split is not a published split: it is drawn here and recorded as such in
+   ``meta["split"]``. The test rows go into the same ``.npz`` (``A_test``, ``b_test``).
+2. **Input scaling** (``input_scale``, with a feature map only): ``max_abs`` divides every
+   value by the largest |value| of the training rows (MNIST: raw intensities 0..255 -> [0, 1],
+   digits: 0..16 -> [0, 1]); ``none`` keeps the values. ``sigma`` is in the scaled units.
+3. **Feature map** (``features``: ``rf`` with ``n_features``, ``rb`` with ``n_grids``;
+   ``sigma``, ``map_seed``): :mod:`pdsparse.data.features`, fitted on the training rows and
+   applied to the test rows. RF gives a dense A (stored dense), RB a sparse one.
+4. **Normalization**, computed on the training rows and applied to the test rows with the
+   same divisor (``avg_example_norm``) or row by row (``unit_rows``). The DGPD recipes use
+   ``none``: both maps already give rows of norm about 1 (RB: exactly 1).
+
+Multiclass labels stay class labels (one-vs-rest is the solvers' business,
+:func:`pdsparse.problem.one_vs_rest`) unless ``positive_class`` is set.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from numbers import Real
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from pdsparse.data.libsvm import binarize_labels, label_counts, read_libsvm
 from pdsparse.data.normalize import normalize
@@ -31,9 +55,32 @@ from pdsparse.data.store import Dataset, save_dataset
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.names import NORMALIZATIONS
 
-__all__ = ["Recipe", "check_shape", "prepare", "prepare_synthetic"]
+__all__ = ["FEATURES", "INPUT_SCALES", "Recipe", "check_shape", "prepare", "prepare_synthetic",
+           "split_rows"]
 
 _SAFE = re.compile(r"^[A-Za-z0-9.+-]+$")
+#: feature maps of a recipe (:mod:`pdsparse.data.features`)
+FEATURES = ("rf", "rb")
+#: input scalings applied before a feature map
+INPUT_SCALES = ("max_abs", "none")
+
+
+def _num(value: float) -> str:
+    """Shortest round-trip text of a float without a trailing ``.0`` or an exponent's ``+``
+    (``40.0`` -> ``40``, ``0.1`` -> ``0.1``, ``1e-05``, ``1e+20`` -> ``1e20``): distinct
+    numbers give distinct texts, and the text suits a ProblemKey's recipe name."""
+    text = repr(float(value)).replace("e+", "e")
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _int_field(name: str, value, minimum: int, allow_none: bool = False) -> int | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Real) or not float(value).is_integer():
+        raise ConfigError(f"recipe: {name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ConfigError(f"recipe: {name} must be >= {minimum}, got {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -41,13 +88,44 @@ class Recipe:
     """How a data set is prepared, named in config; :meth:`tag` names the processed file.
 
     normalization : {"avg_example_norm", "unit_rows", "none"}
-        :func:`pdsparse.data.normalize.normalize` (Face-Off Sec. 7: ``avg_example_norm``).
+        :func:`pdsparse.data.normalize.normalize` (Face-Off Sec. 7: ``avg_example_norm``);
+        with a split, computed on the training rows and applied to the test rows alike.
     positive_class : str, optional
-        One-vs-rest: this raw label becomes +1, every other -1.
+        One-vs-rest: this raw label becomes +1, every other -1. Without it multiclass labels
+        are kept as class labels.
+    features : {"rf", "rb"}, optional
+        Random Fourier (``n_features`` = D, dense output) or random binning (``n_grids`` = P,
+        sparse output) features (:mod:`pdsparse.data.features`) with bandwidth ``sigma`` and
+        seed ``map_seed``, fitted on the training rows.
+    input_scale : {"max_abs", "none"}
+        Before the feature map: divide by the training rows' largest |value| (MNIST pixels /
+        255), or not. Only with ``features``.
+    test_rows : int
+        Rows of the file held out as test rows (0: none), drawn with ``split_seed``.
+    subsample : int, optional
+        Keep only this many training rows (a stand-in such as ``mnist10k``), drawn with
+        ``split_seed`` after the test rows, so the test rows do not change.
+    split_seed : int
+        Seed of the split and the subsample (only with ``test_rows`` or ``subsample``).
+
+    Settings that would have no effect (``sigma`` without ``features``, ``split_seed``
+    without a split, ...) are errors, so that one file has one recipe. The module docstring
+    gives the order of the steps. Tags (``-`` separated, path-safe, never ``__``):
+    ``avg_example_norm``, ``none-pos3``, ``none-rb1000-sig39.5-ms0-te2000-ss0``,
+    ``none-rf10000-sig10-ms0-te2000-sub10000-ss0``.
     """
 
     normalization: str = "avg_example_norm"
     positive_class: str | None = None
+    features: str | None = None
+    n_features: int | None = None
+    n_grids: int | None = None
+    sigma: float | None = None
+    map_seed: int = 0
+    input_scale: str = "max_abs"
+    test_rows: int = 0
+    subsample: int | None = None
+    split_seed: int = 0
 
     def __post_init__(self) -> None:
         if self.normalization not in NORMALIZATIONS:
@@ -57,13 +135,84 @@ class Recipe:
             )
         if self.positive_class is not None and not _SAFE.match(str(self.positive_class)):
             raise ConfigError(f"recipe: positive_class {self.positive_class!r} is not a label")
+        set_ = object.__setattr__
+        if self.features is not None and self.features not in FEATURES:
+            raise ConfigError(f"recipe: unknown features {self.features!r}; choose one of "
+                              f"{', '.join(FEATURES)} (or none)")
+        if self.input_scale not in INPUT_SCALES:
+            raise ConfigError(f"recipe: unknown input_scale {self.input_scale!r}; choose one "
+                              f"of {', '.join(INPUT_SCALES)}")
+        set_(self, "map_seed", _int_field("map_seed", self.map_seed, 0))
+        set_(self, "test_rows", _int_field("test_rows", self.test_rows, 0))
+        set_(self, "subsample", _int_field("subsample", self.subsample, 1, allow_none=True))
+        set_(self, "split_seed", _int_field("split_seed", self.split_seed, 0))
+        size = {"rf": "n_features", "rb": "n_grids"}
+        if self.features is None:
+            given = [k for k in ("n_features", "n_grids", "sigma") if getattr(self, k) is not None]
+            if self.map_seed != 0:
+                given.append("map_seed")
+            if self.input_scale != "max_abs":
+                given.append("input_scale")
+            if given:
+                raise ConfigError(f"recipe: {', '.join(given)} only apply to a feature map; "
+                                  "set features: rf or rb")
+        else:
+            need, other = size[self.features], size["rb" if self.features == "rf" else "rf"]
+            if getattr(self, other) is not None:
+                raise ConfigError(f"recipe: {other} does not apply to features "
+                                  f"{self.features!r} (it takes {need})")
+            if getattr(self, need) is None:
+                raise ConfigError(f"recipe: features {self.features!r} needs {need}")
+            set_(self, need, _int_field(need, getattr(self, need), 1))
+            sigma = self.sigma
+            if sigma is None:
+                raise ConfigError(f"recipe: features {self.features!r} needs sigma (the kernel "
+                                  "bandwidth)")
+            if isinstance(sigma, bool) or not isinstance(sigma, Real) or not math.isfinite(sigma):
+                raise ConfigError(f"recipe: sigma must be a finite number, got {sigma!r}")
+            if sigma <= 0:
+                raise ConfigError(f"recipe: sigma (the kernel bandwidth) must be > 0, "
+                                  f"got {sigma!r}")
+            set_(self, "sigma", float(sigma))
+        if self.split_seed != 0 and not (self.test_rows or self.subsample):
+            raise ConfigError("recipe: split_seed only applies with test_rows or subsample")
+
+    @property
+    def legacy(self) -> bool:
+        """Only normalization and positive_class (the Face-Off recipes): prepared exactly as
+        before the DGPD fields existed (same files, same metadata)."""
+        return (self.features is None and self.test_rows == 0 and self.subsample is None)
+
+    @property
+    def map_size(self) -> int | None:
+        """D (rf) or P (rb)."""
+        return self.n_features if self.features == "rf" else self.n_grids
 
     def tag(self) -> str:
-        """``avg_example_norm``, ``none-pos3``: safe in file names, distinct per recipe."""
+        """``avg_example_norm``, ``none-pos3``, ``none-rb1000-sig39.5-ms0-te2000-ss0``: safe
+        in file names, distinct per recipe."""
         parts = [self.normalization]
         if self.positive_class is not None:
             parts.append(f"pos{self.positive_class}")
+        if self.features is not None:
+            parts += [f"{self.features}{self.map_size}", f"sig{_num(self.sigma)}",
+                      f"ms{self.map_seed}"]
+            if self.input_scale != "max_abs":
+                parts.append(f"in{self.input_scale}")
+        if self.test_rows:
+            parts.append(f"te{self.test_rows}")
+        if self.subsample is not None:
+            parts.append(f"sub{self.subsample}")
+        if self.test_rows or self.subsample is not None:
+            parts.append(f"ss{self.split_seed}")
         return "-".join(parts)
+
+    def to_dict(self) -> dict:
+        """The fields that differ from their defaults (for metadata and config)."""
+        defaults = Recipe()
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if getattr(self, f.name) != getattr(defaults, f.name)
+                or f.name == "normalization"}
 
 
 def _sha256(path: Path) -> str:
@@ -111,14 +260,188 @@ def _check_labels(spec: DatasetSpec, y: np.ndarray, source: str) -> None:
         )
 
 
+def split_rows(n: int, recipe: Recipe, name: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """Training and test row indices (sorted) of an n-row file under ``recipe``.
+
+    ``perm = default_rng(split_seed).permutation(n)``; test = ``perm[:test_rows]``; training =
+    ``perm[test_rows:]``, cut to the first ``subsample`` rows when set. Without a split or
+    subsample: all rows for training, none for test.
+
+    Raises
+    ------
+    DataError
+        ``test_rows >= n`` or ``subsample > n - test_rows`` (the message names the setting).
+    """
+    where = f"data set {name!r}: " if name else ""
+    t, k = recipe.test_rows, recipe.subsample
+    if t >= n:
+        raise DataError(f"{where}recipe test_rows={t} leaves no training rows: the file has "
+                        f"{n} rows")
+    if k is not None and k > n - t:
+        raise DataError(f"{where}recipe subsample={k} exceeds the {n - t} training rows "
+                        f"({n} rows - test_rows {t})")
+    if not t and k is None:
+        return np.arange(n), np.empty(0, dtype=np.int64)
+    perm = np.random.default_rng(recipe.split_seed).permutation(n)
+    test = np.sort(perm[:t])
+    train = np.sort(perm[t:] if k is None else perm[t:t + k])
+    return train, test
+
+
+def _row_norms(A, chunk_nnz: int = 1 << 22) -> np.ndarray:
+    """Row 2-norms of a dense array or a CSR matrix, with bounded temporaries (a CSR is
+    squared ~4 M stored entries at a time; ``A.multiply(A)`` would copy all of A)."""
+    if isinstance(A, np.ndarray):
+        return np.sqrt(np.einsum("ij,ij->i", A, A))
+    n = A.shape[0]
+    out = np.zeros(n)
+    indptr = A.indptr
+    start = 0
+    while start < n:
+        stop = int(np.searchsorted(indptr, indptr[start] + chunk_nnz, side="right")) - 1
+        stop = min(max(stop, start + 1), n)
+        counts = np.diff(indptr[start:stop + 1])
+        rows = np.repeat(np.arange(stop - start), counts)
+        sq = A.data[indptr[start]:indptr[stop]] ** 2
+        out[start:stop] = np.bincount(rows, weights=sq, minlength=stop - start)
+        start = stop
+    return np.sqrt(out)
+
+
+def _normalize_inplace(A, A_test, method: str) -> dict:
+    """``normalize`` semantics on the training rows A (in place, dense or sparse), applied
+    to the test rows alike: ``avg_example_norm`` divides both by the TRAINING mean row norm,
+    ``unit_rows`` scales every row to norm 1."""
+    if method not in NORMALIZATIONS:
+        raise ConfigError(f"unknown normalization {method!r}; valid methods: "
+                          f"{', '.join(NORMALIZATIONS)}")
+    norms = _row_norms(A)
+    before = float(norms.mean()) if norms.size else 0.0
+    info: dict = {"method": method, "mean_row_norm_before": before}
+
+    def values(M):
+        return M if isinstance(M, np.ndarray) else M.data
+
+    if method == "avg_example_norm":
+        if not before > 0.0:
+            raise DataError("avg_example_norm: every example is zero; cannot normalize")
+        for M in (A, A_test):
+            if M is not None:
+                values(M)[...] /= before
+        info["scale"] = before
+    elif method == "unit_rows":
+        zero_rows = 0
+        for M, nrm in ((A, norms), (A_test, None)):
+            if M is None:
+                continue
+            nrm = _row_norms(M) if nrm is None else nrm
+            zero = nrm == 0.0
+            inv = np.divide(1.0, nrm, out=np.ones_like(nrm), where=~zero)
+            if isinstance(M, np.ndarray):
+                M *= inv[:, None]
+            else:
+                M.data *= np.repeat(inv, np.diff(M.indptr))
+            zero_rows += int(zero.sum()) if M is A else 0
+        info["zero_rows"] = zero_rows
+    else:
+        info["scale"] = 1.0
+    info["mean_row_norm_after"] = (before if method == "none"
+                                   else float(_row_norms(A).mean()) if A.shape[0] else 0.0)
+    info["computed_on"] = "training rows"
+    return info
+
+
+def _apply_recipe(A: sp.csr_matrix, b: np.ndarray, recipe: Recipe, name: str):
+    """Split, scale, map and normalize (module docstring). ``A`` is consumed (its values may
+    be scaled in place). Returns A, b, A_test, b_test (None without test rows), the
+    normalization info and the metadata entries of these steps."""
+    from pdsparse.data.features import make_feature_map, median_distance
+
+    n = A.shape[0]
+    train, test = split_rows(n, recipe, name)
+    meta: dict[str, Any] = {"recipe": recipe.to_dict(), "recipe_tag": recipe.tag()}
+    if recipe.test_rows or recipe.subsample is not None:
+        meta["split"] = {
+            "method": "perm = numpy.random.default_rng(split_seed).permutation(n_file); "
+                      "test = perm[:test_rows]; train = perm[test_rows:][:subsample]; "
+                      "both sorted (file order)",
+            "split_seed": recipe.split_seed, "n_file": n, "n_train": int(train.size),
+            "n_test": int(test.size), "subsample": recipe.subsample,
+            "published": False,
+            "note": "derived from the training file with a recorded seed; not a published "
+                    "split (DGPD's Mnist 58,000 / 2,000 split was not published)",
+            "train_rows_sha256": hashlib.sha256(train.astype(np.int64).tobytes()).hexdigest(),
+            "test_rows": test.tolist(),
+        }
+        A_tr, b_tr = A[train], b[train]
+        A_te, b_te = (A[test], b[test]) if test.size else (None, None)
+    else:
+        A_tr, b_tr, A_te, b_te = A, b, None, None
+    del A
+
+    if recipe.features is not None:
+        scale = 1.0
+        if recipe.input_scale == "max_abs":
+            scale = float(np.abs(A_tr.data).max()) if A_tr.nnz else 0.0
+            if not scale > 0:
+                raise DataError(f"data set {name!r}: input_scale max_abs: the training rows "
+                                "are all zero")
+            A_tr.data /= scale
+            if A_te is not None:
+                A_te.data /= scale
+        fmap = make_feature_map(recipe.features, recipe.map_size, recipe.sigma, recipe.map_seed)
+        metric = "l2" if recipe.features == "rf" else "l1"
+        median = median_distance(A_tr, metric, n_sample=1000, seed=recipe.map_seed) \
+            if A_tr.shape[0] >= 2 else None
+        d_in = int(A_tr.shape[1])
+        Z = fmap.fit_transform(A_tr)
+        del A_tr
+        Z_te = fmap.transform(A_te) if A_te is not None else None
+        meta["features"] = {
+            **fmap.params(),
+            "input_scale": {"method": recipe.input_scale, "divisor": scale,
+                            "computed_on": "training rows"},
+            "n_input": d_in,
+            f"median_{metric}_distance": median,
+            "median_distance_note": f"median pairwise {metric} distance of up to 1,000 scaled "
+                                    "training rows (seed map_seed), for judging sigma",
+        }
+        A_tr, A_te = Z, Z_te
+    info = _normalize_inplace(A_tr, A_te, recipe.normalization)
+    return A_tr, b_tr, A_te, b_te, info, meta
+
+
+def _stored(A) -> int:
+    return int(A.size) if isinstance(A, np.ndarray) else int(A.nnz)
+
+
+def _save_recipe(out_path, name: str, A, b, A_te, b_te, info: dict, meta: dict,
+                 extra: dict) -> Dataset:
+    meta.update(extra)
+    meta.update({
+        "normalization": info,
+        "n": int(A.shape[0]),
+        "d": int(A.shape[1]),
+        "nnz": _stored(A),
+        "dense": isinstance(A, np.ndarray),
+        "n_test": 0 if b_te is None else int(b_te.shape[0]),
+    })
+    if "task" in meta:
+        meta["label_counts"] = label_counts(b)
+        if b_te is not None:
+            meta["test_label_counts"] = label_counts(b_te)
+    save_dataset(out_path, A, b, meta, A_test=A_te, b_test=b_te)
+    return Dataset(name=name, A=A, b=b, meta=meta, A_test=A_te, b_test=b_te)
+
+
 def prepare(
     raw_path: str | os.PathLike,
     spec: DatasetSpec,
-    normalization: str,
+    normalization: str | Recipe,
     out_path: str | os.PathLike,
     positive_class: float | int | str | None = None,
 ) -> Dataset:
-    """Parse, check, binarize, normalize and save one data set.
+    """Parse, check, binarize, (split, map,) normalize and save one data set.
 
     Parameters
     ----------
@@ -126,8 +449,9 @@ def prepare(
         The raw LIBSVM file (from :func:`pdsparse.data.fetch.fetch`).
     spec : DatasetSpec
         Its registry entry (expected n, d, nnz and label counts are checked when given).
-    normalization : {"avg_example_norm", "unit_rows", "none"}
-        See :func:`pdsparse.data.normalize.normalize`.
+    normalization : {"avg_example_norm", "unit_rows", "none"} or Recipe
+        See :func:`pdsparse.data.normalize.normalize`; or a whole :class:`Recipe` (then
+        ``positive_class`` comes from it and must not be given here).
     out_path : str or PathLike
         Output ``.npz`` (written atomically).
     positive_class : number or str, optional
@@ -140,16 +464,28 @@ def prepare(
     Dataset
         The saved data set. ``meta`` holds name, source_file, source_sha256, url, task,
         original_task, positive_class, normalization (info dict), n, d, nnz, label_counts
-        (of b), raw_label_counts and pdsparse_version.
+        (of b), raw_label_counts and pdsparse_version; with a DGPD recipe also recipe,
+        recipe_tag, split, features, dense, n_test and test_label_counts, and ``n``, ``d``,
+        ``nnz`` (stored entries) describe the training rows after the map.
 
     Raises
     ------
     DataError
-        Unparsable file, shape or label-count mismatch, labels that cannot be binarized.
+        Unparsable file, shape or label-count mismatch, labels that cannot be binarized, a
+        split that leaves no training rows.
     ConfigError
-        Unknown normalization.
+        Unknown normalization, a bad recipe.
     """
     from pdsparse import __version__
+
+    recipe = None
+    if isinstance(normalization, Recipe):
+        if positive_class is not None:
+            raise ConfigError("give positive_class in the recipe, not beside it")
+        recipe, normalization = normalization, normalization.normalization
+        positive_class = recipe.positive_class
+        if recipe.legacy:
+            recipe = None
 
     raw_path = Path(raw_path)
     try:
@@ -170,8 +506,7 @@ def prepare(
         b = y.copy()
         task = "multiclass"
 
-    A, info = normalize(A, normalization)
-    meta = {
+    source = {
         "name": spec.name,
         "source_file": raw_path.name,
         "source_sha256": _sha256(raw_path),
@@ -179,6 +514,15 @@ def prepare(
         "task": task,
         "original_task": spec.task,
         "positive_class": None if positive_class is None else str(positive_class),
+    }
+    if recipe is not None:
+        A, b, A_te, b_te, info, meta = _apply_recipe(A, b, recipe, spec.name)
+        return _save_recipe(out_path, spec.name, A, b, A_te, b_te, info, meta, {
+            **source, "raw_label_counts": label_counts(y), "pdsparse_version": __version__})
+
+    A, info = normalize(A, normalization)
+    meta = {
+        **source,
         "normalization": info,
         "n": int(A.shape[0]),
         "d": int(A.shape[1]),
@@ -196,27 +540,74 @@ def prepare_synthetic(
     kind: str,
     params: Mapping[str, Any],
     seed: int,
-    normalization: str,
+    normalization: str | Recipe,
     out_path: str | os.PathLike,
 ) -> Dataset:
-    """Generate a seeded synthetic data set (:func:`pdsparse.data.synthetic.generate`),
-    normalize it like real data and save it; ``meta`` records the generator and its seed."""
-    from pdsparse import __version__
-    from pdsparse.data.synthetic import generate
+    """Generate a seeded synthetic data set (:func:`pdsparse.data.synthetic.generate`) or load
+    a bundled one (``digits``), prepare it like real data and save it; ``meta`` records the
+    source, its parameters and seed.
 
+    ``normalization`` is a normalization name or a whole :class:`Recipe` (feature map, split,
+    ``positive_class`` for one-vs-rest of a bundled multiclass set).
+    """
+    from pdsparse import __version__
+    from pdsparse.data.synthetic import BUNDLED, generate
+
+    recipe = normalization if isinstance(normalization, Recipe) else None
+    if recipe is not None:
+        normalization = recipe.normalization
     A, b = generate(kind, dict(params), seed)
-    A, info = normalize(A, normalization)
-    meta = {
+    bundled = kind in BUNDLED
+    legacy = recipe is None or (recipe.legacy and recipe.positive_class is None)
+    if legacy and not bundled:
+        A, info = normalize(A, normalization)
+        meta = {
+            "name": name,
+            "source": "synthetic",
+            "kind": kind,
+            "params": dict(params),
+            "seed": seed,
+            "normalization": info,
+            "n": int(A.shape[0]),
+            "d": int(A.shape[1]),
+            "nnz": int(A.nnz),
+            "pdsparse_version": __version__,
+        }
+        save_dataset(out_path, A, b, meta)
+        return Dataset(name=name, A=A, b=b, meta=meta)
+
+    recipe = recipe or Recipe(normalization)
+    y = b
+    task = "multiclass" if bundled else "binary"
+    if recipe.positive_class is not None:
+        try:
+            b = binarize_labels(y, positive=_label(recipe.positive_class))
+        except DataError as exc:
+            raise DataError(f"data set {name!r} ({kind}): {exc}") from exc
+        task = "binary"
+    source = {
         "name": name,
-        "source": "synthetic",
+        "source": "bundled" if bundled else "synthetic",
         "kind": kind,
         "params": dict(params),
         "seed": seed,
-        "normalization": info,
-        "n": int(A.shape[0]),
-        "d": int(A.shape[1]),
-        "nnz": int(A.nnz),
+        "task": task,
+        "original_task": "multiclass" if bundled else "binary",
+        "positive_class": recipe.positive_class,
+        "raw_label_counts": label_counts(y),
         "pdsparse_version": __version__,
     }
-    save_dataset(out_path, A, b, meta)
-    return Dataset(name=name, A=A, b=b, meta=meta)
+    if bundled:
+        import sklearn
+
+        source["origin"] = (f"sklearn.datasets.load_{kind} (scikit-learn {sklearn.__version__}, "
+                            "bundled with the package; seed unused)")
+    A, b, A_te, b_te, info, meta = _apply_recipe(A, b, recipe, name)
+    return _save_recipe(out_path, name, A, b, A_te, b_te, info, meta, source)
+
+
+def _label(value: str) -> float | str:
+    try:
+        return float(value)
+    except ValueError:
+        return value

@@ -9,6 +9,11 @@ Labels (all generators): ``b = sign(A w_true + e)`` with ``w_true ~ N(0, I_d)`` 
 agree and ``n >= 2``, the label of the example with the smallest margin ``|A w_true + e|`` is
 flipped, so both classes are always present. The matrix and the labels use independent
 streams spawned from ``seed``, so ``label_noise`` never changes ``A``.
+
+Bundled sources (:data:`BUNDLED`) go through the same door (``generate(kind, params, seed)``)
+but are fixed data shipped with a library, not random: :func:`digits` is scikit-learn's
+copy of the UCI optical digits (1,797 x 64, 10 classes, multiclass labels kept). Their
+``seed`` is accepted and ignored.
 """
 
 from __future__ import annotations
@@ -24,7 +29,10 @@ import scipy.sparse as sp
 from pdsparse.errors import ConfigError
 
 __all__ = [
+    "BUNDLED",
     "GENERATORS",
+    "SOURCES",
+    "digits",
     "WORST_CASE_GENERAL_EPS",
     "dense_gaussian",
     "generate",
@@ -451,6 +459,44 @@ GENERATORS: dict[str, Callable[..., tuple[sp.csr_matrix, np.ndarray]]] = {
 }
 
 
+
+# ---------------------------------------------------------------------------------------------
+# bundled data
+# ---------------------------------------------------------------------------------------------
+
+
+def digits(seed: int = 0, *, n_class: int = 10) -> tuple[sp.csr_matrix, np.ndarray]:
+    """scikit-learn's bundled handwritten digits (``sklearn.datasets.load_digits``; offline).
+
+    The UCI "Optical Recognition of Handwritten Digits" test set: 1,797 images of 8 x 8 pixels
+    with integer intensities 0..16, classes 0..9. Returns ``A`` (1,797 x 64 CSR float64, raw
+    intensities, zeros not stored, rows in the bundled order) and the class labels as float64
+    (multiclass, not binarized). A small stand-in for MNIST (``digits-rb``, ``digits-rf``:
+    digits + a feature-map recipe). ``seed`` is ignored: the data are fixed.
+
+    Parameters
+    ----------
+    n_class : int
+        Keep the classes ``0 .. n_class - 1`` (2..10), as ``load_digits(n_class=...)``.
+    """
+    from sklearn.datasets import load_digits
+
+    n_class = _check_int("n_class", n_class, minimum=2)
+    if n_class > 10:
+        raise ConfigError(f"bundled data parameter 'n_class' must be <= 10, got {n_class}")
+    bunch = load_digits(n_class=n_class)
+    A = sp.csr_matrix(np.asarray(bunch.data, dtype=np.float64))
+    A.eliminate_zeros()
+    A.sort_indices()
+    return A, np.asarray(bunch.target, dtype=np.float64)
+
+
+#: fixed data shipped with a library; multiclass labels
+BUNDLED: dict[str, Callable[..., tuple[sp.csr_matrix, np.ndarray]]] = {"digits": digits}
+#: every kind :func:`generate` accepts
+SOURCES = {**GENERATORS, **BUNDLED}
+
+
 def generate(kind: str, params: Mapping, seed: int) -> tuple[sp.csr_matrix, np.ndarray]:
     """Dispatch to a generator by name.
 
@@ -458,7 +504,8 @@ def generate(kind: str, params: Mapping, seed: int) -> tuple[sp.csr_matrix, np.n
     ----------
     kind : str
         One of ``worst_case_general``, ``worst_case_binary_dual``, ``dense_gaussian``,
-        ``zipf_bow``.
+        ``zipf_bow`` (:data:`GENERATORS`, binary labels) or a bundled source such as ``digits``
+        (:data:`BUNDLED`, multiclass labels).
     params : mapping
         Keyword arguments of the generator except ``seed`` (e.g. ``{"n": 100, "d": 50}``). For
         ``worst_case_general`` the magnitudes ``a``, ``b``, ``c`` are optional; missing ones
@@ -470,16 +517,16 @@ def generate(kind: str, params: Mapping, seed: int) -> tuple[sp.csr_matrix, np.n
     ConfigError
         Unknown ``kind``, unknown or missing parameter, or invalid value (message names it).
     """
-    if kind not in GENERATORS:
+    if kind not in SOURCES:
         raise ConfigError(
-            f"unknown synthetic data kind {kind!r}; expected one of {sorted(GENERATORS)}"
+            f"unknown synthetic data kind {kind!r}; expected one of {sorted(SOURCES)}"
         )
     if params is None:
         params = {}
     if not isinstance(params, Mapping):
         raise ConfigError(f"synthetic data params for {kind!r} must be a mapping, got {params!r}")
     seed = _check_int("seed", seed, minimum=0)
-    fn = GENERATORS[kind]
+    fn = SOURCES[kind]
     sig = inspect.signature(fn)
     allowed = [p for p in sig.parameters if p != "seed"]
     unknown = sorted(set(params) - set(allowed))
