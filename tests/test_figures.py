@@ -550,3 +550,16 @@ def test_figure1_spec_is_data():
     assert CurveFigure.from_json(spec.to_json()) == spec
     with pytest.raises(DataError, match="panel keys"):
         plotting.figure1_spec({"e": "x"})
+
+
+def test_two_solvers_never_share_a_colour_in_one_figure():
+    """The primal-dual palette has fewer colours than DGPD has configurations: a figure
+    still draws SPDC and DGPD in different colours (they shared green before)."""
+    names = ("solver", "inner", "eta")
+    keys = [("spdc", "none", "none"), ("dgpd", "5", "x10"), ("dgpd_full", "none", "x100")]
+    styles = figures.figure_styles(names, keys)
+    assert len({s["color"] for s in styles.values()}) == 3
+    # sampling variants of one solver keep sharing their colour (Face-Off's look)
+    same = figures.figure_styles(("solver", "sampling"), [("primal_rcd", "importance"),
+                                                          ("primal_rcd", "uniform")])
+    assert len({s["color"] for s in same.values()}) == 1

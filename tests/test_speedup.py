@@ -16,6 +16,7 @@ def _runs(solver, rate, seeds=(0, 1, 2), problem="p1", dataset="toy", steps=10, 
     for seed in seeds:
         for k in range(steps + 1):
             rows.append({"problem": problem, "dataset": dataset, "l1": 0.1, "l2": 0.01,
+                         "experiment": "lam0.1_mu0.01",
                          "solver": solver, "seed": seed, "time_s": k * (1 + seed / 10),
                          "rel_subopt": 10.0 ** (-rate * k), **opts})
     return pd.DataFrame(rows)
@@ -35,7 +36,8 @@ def test_time_to_target_is_first_hit_median_over_seeds():
 def test_speedup_ratios_and_lower_bounds():
     df = pd.concat([_runs("fast", 2.0, sampling="none"), _runs("slow", 0.5, sampling="uniform"),
                     _runs("never", 0.1, sampling="uniform")])
-    table = speedup_table(df, "fast", [1e-2, 1e-4], ("sampling",))
+    table = speedup_table(df, "fast", [1e-2, 1e-4], ("sampling",),
+                          by=("dataset", "l1", "l2"))
     row = table.set_index("solver")
     # fast reaches 1e-4 at k = 2 (median time 2.2); slow at k = 8 (8.8): 4x
     assert row.loc["slow", "speedup_0.0001"] == pytest.approx(8.8 / 2.2)
@@ -46,7 +48,7 @@ def test_speedup_ratios_and_lower_bounds():
     assert row.loc["fast", "speedup_0.01"] == pytest.approx(1.0)
     assert row.loc["slow", "config"] == "slow (uniform)"
     with pytest.raises(DataError, match="base solver"):
-        speedup_table(df, "missing", [1e-2], ("sampling",))
+        speedup_table(df, "missing", [1e-2], ("sampling",), by=("dataset",))
 
 
 def test_write_speedup_table(tmp_path):
@@ -54,9 +56,10 @@ def test_write_speedup_table(tmp_path):
     path = tmp_path / "agg.parquet"
     df.to_parquet(path)
     table = write_speedup_table([path], "fast", [1e-3], tmp_path / "s.csv", tmp_path / "s.md",
-                                caption="Caption.", claim="up to 30x")
+                                caption="Caption.", claim="up to 30x", names={"p1": "toy-rb"})
     md = (tmp_path / "s.md").read_text()
     assert "(base)" in md and "Caption." in md and "up to 30x" in md
+    assert "| toy-rb | lam0.1_mu0.01 |" in md
     back = pd.read_csv(tmp_path / "s.csv")
     assert len(back) == len(table) == 2
     assert np.isfinite(back["speedup_0.001"]).all()

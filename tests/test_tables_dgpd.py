@@ -31,7 +31,8 @@ def _trace(tmp_path, dataset="toy", seeds=(0, 1), nnz=((10, 4), (12, 6))):
         frames.append(pd.DataFrame({"seed": seed, "iteration": [0, 5], "nnz_primal": [0, nzp],
                                     "nnz_dual": [0, nzd], "status": ["", "converged"]}))
     path = tmp_path / f"{dataset}.parquet"
-    write_trace(pd.concat(frames), path, {"dataset": dataset, "problem": f"{dataset}__p"},
+    write_trace(pd.concat(frames), path,
+                {"dataset": dataset, "problem": f"{dataset}__smooth_hinge__l2-0.1"},
                 {"runs": [{"seed": s, "test_accuracy": a} for s, a in zip(seeds, (0.8, 0.9),
                                                                             strict=True)]})
     return path

@@ -178,6 +178,21 @@ TINY = {
 }
 
 
+# DGPD on a 200-row subsample of digits with 10 random-binning grids: one (lambda, mu), every
+# output (Figure 1, Table 2, the speedup table) in seconds.
+TINY_DGPD = {
+    "lambdas": [0.1], "mus": [0.01], "max_seconds": 2, "eval_first": 0.1, "eval_per_decade": 2,
+    "reference": {"rtol": 1e-9, "max_seconds": 60},
+    "solvers": [{"method": "dgpd", "inner": "5", "eta": "x10"},
+                {"method": "dual_rcd", "sampling": "uniform", "dual_step": "newton"}],
+    "datasets": {"tiny-rb": {
+        "source": {"generator": {"name": "digits", "kind": "digits"}},
+        "recipe": {"normalization": "none", "features": "rb", "n_grids": 10, "sigma": 5.0,
+                   "test_rows": 50, "subsample": 200},
+        "paper": "Mnist-RB"}},
+}
+
+
 def tiny_config(wd: Path) -> Path:
     """config.yaml with the tiny settings merged in (written as one self-contained file)."""
     from pdsparse.config import _merge
@@ -185,6 +200,7 @@ def tiny_config(wd: Path) -> Path:
     base = yaml.safe_load((wd / "config" / "config.yaml").read_text())
     base["faceoff"]["synthetic"] = {}
     base["faceoff"]["figure1"] = {}
+    base["dgpd"] = TINY_DGPD
     doc = _merge(base, TINY)
     return write_yaml(wd / "config" / "config.yaml", doc)
 
@@ -203,8 +219,14 @@ def test_tiny_workflow_end_to_end(tmp_path):
         "results/tables/faceoff/table1.md",
         "logs/run/faceoff/figure1a/tiny_wc+avg_example_norm__logistic__l2-1_n/dual_rcd/"
         "importance-fixed.log",
+        "results/figures/dgpd/figure1.png",  # lambda = 0.1, mu = 0.01
+        "results/tables/dgpd/table2.md",
+        "results/tables/dgpd/speedup.md",
     ]:
         assert (wd / rel).is_file(), rel
+    table2 = pd.read_csv(wd / "results/tables/dgpd/table2.csv")
+    assert table2["dataset"].tolist() == ["tiny-rb"] and table2["classes"].iloc[0] == 10
+    assert table2["train"].iloc[0] == 200 and table2["test_accuracy"].iloc[0] > 0.5
     agg = pd.read_parquet(wd / "results" / "faceoff" / "figure2.parquet")
     assert set(agg["dataset"]) == {"bin_d5_n10_p0.5", "bin_d5_n10_p1"}
     assert set(agg["solver"]) == {"primal_rcd", "dual_rcd"}

@@ -411,7 +411,8 @@ def cmd_table_speedup(args: argparse.Namespace) -> None:
     for path in args.aggregate:
         _require_file(path, "aggregate")
     write_speedup_table(args.aggregate, args.base, args.targets, args.out_csv, args.out_md,
-                        caption=args.caption or "", claim=args.claim or "")
+                        caption=args.caption or "", claim=args.claim or "",
+                        names=_pairs(args.names, "--names"))
 
 
 def cmd_table_dgpd2(args: argparse.Namespace) -> None:
@@ -763,6 +764,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--targets", type=_positive_float, nargs="+", default=[1e-3, 1e-6],
                    help="relative suboptimality targets (P - P*)/|P*|")
     t.add_argument("--claim", help="the paper's claim, quoted under the table")
+    t.add_argument("--names", nargs="*", metavar="DATA=NAME",
+                   help="display names of data sets: <dataset>+<recipe> (a problem tag's head)"
+                   " = name")
     t.add_argument("--caption", help="caption text under the Markdown table")
     t.add_argument("--out-csv", required=True, help="output CSV")
     t.add_argument("--out-md", required=True, help="output Markdown")

@@ -101,7 +101,7 @@ X_AXES: dict[str, str] = {
     "epoch": "passes over data",
     "iteration": "iterations",
     "time_s": "time (s)",
-    "sweeps": "iterations (passes over the variables; DGPD: searches)",
+    "sweeps": "iterations",
 }
 #: What "the x values every seed reached" are called in the legend title.
 _X_SUPPORT = {"epoch": "passes", "iteration": "iterations", "time_s": "times",
@@ -620,6 +620,21 @@ def figure_styles(
                 if styles[k]["markerfacecolor"] != "white":
                     styles[k]["markerfacecolor"] = color
             used_colors.add(styles[k]["color"])
+    # registry colours repeat once a family has more configurations than its palette has
+    # colours (DGPD's options): two solvers never share a colour within one figure
+    owner: dict[str, str] = {}
+    for k in keys:
+        solver = _as_dict(names, k).get("solver", "")
+        color = styles[k]["color"]
+        if owner.setdefault(color, solver) != solver:
+            family = PALETTES.get(solver_family(solver) if solver else "other", ())
+            pool = [*family, *(c for p in PALETTES.values() for c in p)]
+            free = [c for c in pool if c not in owner]
+            if free:
+                styles[k] = dict(styles[k], color=free[0], markeredgecolor=free[0])
+                if styles[k]["markerfacecolor"] != "white":
+                    styles[k]["markerfacecolor"] = free[0]
+                owner[free[0]] = solver
     taken: set[str] = set()
     pinned = {styles[k]["marker"] for k in keys if known[k][1] is not None}
     for k in sorted(keys, key=lambda k: known[k][1] is None):  # registry markers first

@@ -119,15 +119,22 @@ def _fmt_speedup(value: float, bound: str) -> str:
 
 def write_speedup_table(aggregates: Sequence[PathLike], base: str, targets: Sequence[float],
                         out_csv: PathLike, out_md: PathLike, caption: str = "",
-                        by: Sequence[str] = ("dataset", "l1", "l2"),
-                        claim: str = "") -> pd.DataFrame:
-    """Read aggregates, build :func:`speedup_table` and write it as CSV and Markdown."""
+                        by: Sequence[str] = ("data", "experiment"),
+                        claim: str = "", names: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Read aggregates, build :func:`speedup_table` and write it as CSV and Markdown.
+
+    The column ``data`` names each problem's data set: ``names`` maps the head of a problem
+    tag (``<dataset>+<recipe>``) to a display name (``digits-rb``), else the head itself.
+    """
     from pdsparse.solvers import option_names
 
     frames = [read_parquet(p, "aggregate") for p in aggregates]
     if not frames:
         raise DataError("speedup: no aggregate given")
     df = pd.concat(frames, ignore_index=True)
+    names = dict(names or {})
+    heads = df["problem"].astype(str).str.split("__", n=1).str[0]
+    df["data"] = [names.get(h, h) for h in heads]
     table = speedup_table(df, base, targets, option_names(), by=by)
     with atomic_path(out_csv) as tmp:
         table.to_csv(tmp, index=False)

@@ -13,6 +13,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -58,15 +59,25 @@ def _test_rows(meta: Mapping) -> int | float:
     return math.nan
 
 
+def data_key(problem_tag: str) -> str:
+    """The prepared file's key (``<name>__<recipe>``) of a problem tag
+    (``<name>+<recipe>__<loss>__...``): how a trace finds its data set."""
+    head = problem_tag.split("__", 1)[0]
+    name, _, recipe = head.partition("+")
+    return f"{name}__{recipe}" if recipe else name
+
+
 def build_table2(runs: Sequence[PathLike], data: Mapping[str, PathLike],
                  paper_rows: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per data set (display name -> prepared file in ``data``); ``runs`` are the
-    DGPD traces at Table 2's setting, matched to the data sets by their ``dataset`` key."""
+    DGPD traces at Table 2's setting, matched to the data sets by their problem's data key
+    (two recipes of one source, digits-rb and digits-rf, are two data sets)."""
     paper_rows = dict(paper_rows or {})
     traces = {}
     for path in runs:
         df = read_parquet(path, "trace")
-        traces.setdefault(str(df["dataset"].iloc[0]), []).append((df, read_metadata(path)))
+        key = data_key(str(df["problem"].iloc[0]))
+        traces.setdefault(key, []).append((df, read_metadata(path)))
     rows = []
     for name, path in data.items():
         meta = data_meta(path)
@@ -75,7 +86,7 @@ def build_table2(runs: Sequence[PathLike], data: Mapping[str, PathLike],
                "nnz_per_sample": nnz / n, "train": n, "test": _test_rows(meta),
                "classes": _classes(meta), "problem": "", "nz_primal": math.nan,
                "nz_dual": math.nan, "test_accuracy": math.nan, "status": ""}
-        found = traces.get(str(meta.get("name", name)), [])
+        found = traces.get(Path(path).stem, [])
         if found:
             lasts = pd.concat([df.groupby("seed").tail(1) for df, _ in found])
             row["problem"] = str(lasts["problem"].iloc[0])

@@ -153,8 +153,9 @@ def _outputs(out: Plan, cfg: Mapping, grid, kept, processed: str) -> None:
         ))
     aggregates = [aggregate_path(PAPER, _experiment(lam, mu)) for lam, mu in grid]
     speed = cfg["speedup"]
+    heads = [f"{kept[name][0].name}+{kept[name][0].recipe.tag()}={name}" for name in names]
     command = ["speedup", "--aggregate " + " ".join(map(_q, aggregates)),
-               f"--base {speed['base']}",
+               f"--base {speed['base']}", "--names " + " ".join(map(_q, heads)),
                "--targets " + " ".join(repr(float(t)) for t in speed["targets"]),
                f"--claim {_q('up to 30x speedup over the baselines (abstract)')}"]
     out.outputs.append(Output(PAPER, "speedup", "table", tuple(command), tuple(aggregates),
