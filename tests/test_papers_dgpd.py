@@ -78,7 +78,11 @@ def test_available_registry_set_and_figure_subset():
 def test_config_errors_name_the_setting():
     cfg = _config()
     cfg["dgpd"]["datasets"]["toy"]["recipe"] = {"normalizaton": "none"}
-    with pytest.raises(ConfigError, match=r"dgpd.datasets.toy.recipe"):
+    with pytest.raises(ConfigError, match=r"dgpd.datasets.toy.recipe: unknown key "
+                                          r"'normalizaton' \(did you mean 'normalization'"):
+        plan(cfg, REGISTRY, available=lambda name: False)
+    cfg["dgpd"]["datasets"]["toy"]["recipe"] = {"features": "rb", "n_grids": 0, "sigma": 1.0}
+    with pytest.raises(ConfigError, match=r"dgpd.datasets.toy.recipe: .*n_grids"):
         plan(cfg, REGISTRY, available=lambda name: False)
     cfg = _config()
     cfg["dgpd"]["datasets"]["real"]["source"] = {"registry": "nope"}

@@ -15,8 +15,10 @@ from the ``dgpd`` section of the config; printed values are in
 
 from __future__ import annotations
 
+import difflib
 import shlex
 from collections.abc import Callable, Mapping
+from dataclasses import fields
 from typing import Any
 
 from pdsparse.data.prepare import Recipe
@@ -81,9 +83,17 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
     for name, entry in cfg["datasets"].items():
         where = f"{PAPER}.datasets.{name}"
         source = entry["source"]
+        given = dict(entry.get("recipe") or {})
+        allowed = [f.name for f in fields(Recipe)]
+        for key in given:
+            if key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ConfigError(f"{where}.recipe: unknown key {key!r}{hint}; allowed keys: "
+                                  f"{', '.join(allowed)}")
         try:
-            recipe = Recipe(**dict(entry.get("recipe") or {}))
-        except (TypeError, ConfigError) as exc:
+            recipe = Recipe(**given)
+        except ConfigError as exc:
             raise ConfigError(f"{where}.recipe: {exc}") from None
         if "registry" in source:
             raw = source["registry"]
