@@ -23,9 +23,6 @@ from pdsparse.solvers_erm import (
     PrimalRCDKernel,
     ProxSDCAKernel,
     SPDCKernel,
-    primal_rcd_lines_factory,
-    prox_sdca_factory,
-    spdc_factory,
     spdc_parameters,
 )
 
@@ -481,15 +478,21 @@ def test_spdc_parameters_are_theorem_1():
     assert theta == pytest.approx(1 - 1 / (n + R * np.sqrt(n / (mu * gamma))))
 
 
-def test_factories_and_warm_starts():
-    from pdsparse.solvers_erm import ERMPrimalRCDOptions, ProxSDCAOptions, SPDCOptions
+def test_registry_routes_and_warm_starts():
+    """The registry sends dense data and l1 > 0 to these kernels, with warm starts."""
+    from pdsparse.solvers import SOLVERS
+
     p = problems(l2=0.1, l1=0.01)[1]
+    assert p.dense
     ref, _ = optimum("smooth_hinge", 0.1, 0.01)
-    k = primal_rcd_lines_factory(p, ERMPrimalRCDOptions(), 0, ref.w)
+    k = SOLVERS["primal_rcd"].make_kernel(p, {"sampling": "uniform"}, 0, ref.w)
+    assert isinstance(k, PrimalRCDKernel)
     np.testing.assert_allclose(k.z, p.mat @ ref.w)
-    k = prox_sdca_factory(p, ProxSDCAOptions("uniform"), 0, ref.alpha)
+    k = SOLVERS["dual_rcd"].make_kernel(p, {"sampling": "uniform", "dual_step": "newton"}, 0,
+                                        ref.alpha)
+    assert isinstance(k, ProxSDCAKernel)
     np.testing.assert_allclose(k.solution(), objective.w_of_alpha(p, ref.alpha), atol=1e-14)
-    k = spdc_factory(p, SPDCOptions(), 0, ref.w)
+    k = SOLVERS["spdc"].make_kernel(p, None, 0, ref.w)
     np.testing.assert_array_equal(k.solution(), ref.w)
-    with pytest.raises(ValueError, match="unknown sampling"):
-        ProxSDCAOptions("greedy")
+    with pytest.raises(ValueError, match="dual_step=newton"):
+        SOLVERS["dual_rcd"].make_kernel(p, {"sampling": "uniform"}, 0)

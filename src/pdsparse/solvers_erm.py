@@ -27,13 +27,11 @@ import numpy as np
 
 from pdsparse import _erm, objective
 from pdsparse.errors import ConfigError
-from pdsparse.names import SAMPLINGS
 from pdsparse.problem import Problem
-from pdsparse.solver_base import _Kernel, _option, _Options, sampling_probabilities
+from pdsparse.solver_base import _Kernel, _Options, sampling_probabilities
 
 __all__ = ["PrimalRCDKernel", "ProxSDCAKernel", "SPDCKernel", "spdc_parameters",
-           "ERMPrimalRCDOptions", "ProxSDCAOptions", "SPDCOptions",
-           "primal_rcd_lines_factory", "prox_sdca_factory", "spdc_factory"]
+           "SPDCOptions", "spdc_factory"]
 
 
 def _soft(v: np.ndarray, t: float) -> np.ndarray:
@@ -204,38 +202,9 @@ class SPDCKernel(_Kernel):
 # Registry material (the lead adds the SolverSpec entries to pdsparse.solvers.SOLVERS)
 # ---------------------------------------------------------------------------------------------
 
-_ERM_SAMPLING_DOC = ("coordinate sampling: uniform (default: the published methods), "
-                     "importance (Face-Off eq. 14) or permutation (a fresh random order "
-                     "every epoch, as LIBLINEAR; outside the papers' theory)")
-
-
-@dataclass(frozen=True)
-class ERMPrimalRCDOptions(_Options):
-    """Options of the DGPD baseline PrimalRCD (proximal RCD, sparse or dense data)."""
-
-    sampling: str = _option("uniform", SAMPLINGS, _ERM_SAMPLING_DOC)
-
-
-@dataclass(frozen=True)
-class ProxSDCAOptions(_Options):
-    """Options of the DGPD baseline DualRCD (Prox-SDCA, Option I)."""
-
-    sampling: str = _option("uniform", SAMPLINGS, _ERM_SAMPLING_DOC)
-
-
 @dataclass(frozen=True)
 class SPDCOptions(_Options):
     """SPDC has no options: uniform sampling and Theorem 1's parameters, as published."""
-
-
-def primal_rcd_lines_factory(problem: Problem, options: ERMPrimalRCDOptions, seed: int,
-                             start: np.ndarray | None = None) -> _Kernel:
-    return PrimalRCDKernel(problem, options.sampling, seed, w0=start)
-
-
-def prox_sdca_factory(problem: Problem, options: ProxSDCAOptions, seed: int,
-                      start: np.ndarray | None = None) -> _Kernel:
-    return ProxSDCAKernel(problem, options.sampling, seed, alpha0=start)
 
 
 def spdc_factory(problem: Problem, options: SPDCOptions, seed: int,

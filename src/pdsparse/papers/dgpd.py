@@ -31,6 +31,7 @@ from pdsparse.papers.plan import (
     ProblemSpec,
     RunGroup,
     aggregate_path,
+    solver_options,
 )
 
 __all__ = ["PAPER", "FIGURES", "plan"]
@@ -48,18 +49,6 @@ FIGURES: tuple[tuple[float, float], ...] = (
 
 def _q(value: Any) -> str:
     return shlex.quote(str(value))
-
-
-def _options(solver: Mapping, where: str) -> tuple[tuple[tuple[str, str], ...], str]:
-    from pdsparse.solvers import get_solver
-
-    given = {k: str(v) for k, v in solver.items() if k != "method"}
-    try:
-        spec = get_solver(solver["method"])
-        options = spec.parse_options(given)
-    except ConfigError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
-    return tuple(spec.option_columns(options).items()), spec.tag(options)
 
 
 def _experiment(lam: float, mu: float) -> str:
@@ -116,7 +105,7 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
         for spec, entry in kept.values():
             problem = _problem(cfg, spec, lam, mu)
             for i, solver in enumerate(cfg["solvers"]):
-                options, tag = _options(solver, f"{PAPER}.solvers[{i}]")
+                options, tag = solver_options(solver, f"{PAPER}.solvers[{i}]")
                 out.add_run(RunGroup(
                     PAPER, experiment, problem, solver["method"], options, tag, seeds,
                     float(entry.get("max_epochs") or cfg["max_epochs"]),

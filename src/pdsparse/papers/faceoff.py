@@ -25,6 +25,7 @@ from pdsparse.papers.plan import (
     RunGroup,
     StatsSpec,
     aggregate_path,
+    solver_options,
 )
 
 __all__ = ["PAPER", "Figure2Cell", "figure2_cells", "plan"]
@@ -59,19 +60,6 @@ def figure2_cells(fig2: Mapping) -> list[Figure2Cell]:
             name = f"bin_d{d}_n{int(n)}_p{float(frac):g}"
             cells.append(Figure2Cell(name, d, int(n), alpha, float(frac)))
     return cells
-
-
-def _options(solver: Mapping, where: str) -> tuple[tuple[tuple[str, str], ...], str]:
-    """(options, tag) of a ``faceoff.solvers`` entry, validated by the solver registry."""
-    from pdsparse.solvers import get_solver
-
-    given = {k: str(v) for k, v in solver.items() if k != "method"}
-    try:
-        spec = get_solver(solver["method"])
-        options = spec.parse_options(given)
-    except ConfigError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
-    return tuple(spec.option_columns(options).items()), spec.tag(options)
 
 
 def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str], bool]) -> Plan:
@@ -124,7 +112,7 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
     def add_runs(experiment: str, spec: DataSpec, max_epochs: int) -> None:
         problem = ProblemSpec.of(spec, fo["loss"], l2=fo["l2"])
         for i, solver in enumerate(fo["solvers"]):
-            options, tag = _options(solver, f"faceoff.solvers[{i}]")
+            options, tag = solver_options(solver, f"faceoff.solvers[{i}]")
             out.add_run(RunGroup(
                 PAPER, experiment, problem, solver["method"], options, tag,
                 tuple(int(s) for s in fo["seeds"]), max_epochs, float(fo["max_seconds"]),

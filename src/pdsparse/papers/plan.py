@@ -38,6 +38,7 @@ __all__ = [
     "StatsSpec",
     "aggregate_path",
     "run_path",
+    "solver_options",
 ]
 
 @dataclass(frozen=True)
@@ -141,6 +142,20 @@ class RunGroup:
     @property
     def path(self) -> str:
         return run_path(*self.key)
+
+
+def solver_options(solver: Mapping, where: str) -> tuple[tuple[tuple[str, str], ...], str]:
+    """(option columns, path tag) of a config solver entry ``{method: ..., <options>}``,
+    validated by the solver registry; errors name ``where`` (``dgpd.solvers[0]``)."""
+    from pdsparse.solvers import get_solver
+
+    given = {k: str(v) for k, v in solver.items() if k != "method"}
+    try:
+        spec = get_solver(solver["method"])
+        options = spec.parse_options(given)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    return tuple(spec.option_columns(options).items()), spec.tag(options)
 
 
 def run_path(paper: str, experiment: str, problem: str, solver: str, options: str) -> str:
