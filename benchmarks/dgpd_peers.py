@@ -113,8 +113,9 @@ COLUMNS = ["dataset", "lam", "mu", "target", "solver", "config", "seconds", "rep
            "reached", "ratio"]
 
 
+OTHER_MAX = 0.25  # quiet: other processes kept fewer cores busy than this, on average
 QUIET = "quiet (no snakemake running during the measurement)"
-NOT_QUIET = "NOT quiet: a snakemake workflow ran during part of the measurement"
+NOT_QUIET = "NOT quiet: snakemake or another job ran during part of the measurement"
 
 
 def log(msg: str) -> None:
@@ -340,6 +341,37 @@ def rss_mib() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024.0
     return float("nan")
+
+
+def busy_ticks() -> int:
+    """Busy CPU time of the whole machine so far, in clock ticks (/proc/stat)."""
+    try:
+        with open("/proc/stat") as fh:
+            f = [int(x) for x in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0
+    return sum(f) - f[3] - (f[4] if len(f) > 4 else 0)  # all but idle and iowait
+
+
+class OtherLoad:
+    """Average number of cores kept busy by other processes than this one (and its
+    children) between start and stop: a concurrent job, which pgrep -f snakemake misses."""
+
+    def __init__(self):
+        self.t, self.busy, self.own = time.perf_counter(), busy_ticks(), own_cpu_s()
+
+    def stop(self) -> float:
+        hz = os.sysconf("SC_CLK_TCK")
+        dt = time.perf_counter() - self.t
+        other = (busy_ticks() - self.busy) / hz - (own_cpu_s() - self.own)
+        return round(max(other, 0.0) / dt, 3) if dt > 0 else float("nan")
+
+
+def own_cpu_s() -> float:
+    import resource
+
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
 
 
 def snakemake_running() -> bool:
@@ -605,6 +637,7 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
     from pdsparse.data.store import load_dataset
 
     t_start = time.perf_counter()
+    other = OtherLoad()
     quiet0 = not snakemake_running()
     load0 = [round(x, 2) for x in os.getloadavg()]
     mem = {"start_maxrss_mib": maxrss_mib()}
@@ -656,6 +689,7 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
         del ctx, prob
         gc.collect()
     mem["peak_rss_mib"] = maxrss_mib()
+    other_cores = other.stop()
     for r in rows:
         r.update(n=n, d=d, stored=stored, dense=dense, peak_rss_mib=mem["peak_rss_mib"],
                  load_s=load_s)
@@ -664,7 +698,8 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
             "prep": prep, "cls": dd.cls, "recipe": dd.recipe, "paper": dd.paper,
             "split": {k: v for k, v in meta.get("split", {}).items() if k != "test_rows"},
             "seconds": time.perf_counter() - t_start,
-            "quiet": bool(quiet0 and not snakemake_running()),
+            "other_cores": other_cores, "snakemake": not (quiet0 and not snakemake_running()),
+            "quiet": bool(quiet0 and not snakemake_running() and other_cores < OTHER_MAX),
             "loadavg": [load0, [round(x, 2) for x in os.getloadavg()]]}
 
 
@@ -755,9 +790,13 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
         w = next(x for x in meta["datasets"] if x["dataset"] == ds)
         lines += [f"## {ds} (class {w['cls']:g} vs rest; n = {w['n']:,}, d = {w['d']:,}, "
                   f"{'dense' if w['dense'] else 'nnz'} {w['stored']:,})", ""]
-        lines += [f"Measured {w.get('finished', '')}: machine "
-                  f"{'quiet' if w['quiet'] else 'NOT quiet (snakemake running)'}, load average "
-                  f"{w['loadavg'][0]} -> {w['loadavg'][1]}.", ""]
+        oc = w.get("other_cores")
+        seen = w.get("snakemake", not w["quiet"])
+        lines += [f"Finished {w.get('finished', '')}: machine "
+                  f"{'quiet' if w['quiet'] else 'NOT quiet'} (pgrep -f snakemake at start and "
+                  f"end: {'found one' if seen else 'nothing'}"
+                  + ("" if oc is None else f"; other processes kept {oc:.2f} cores busy on "
+                     "average") + f"), load average {w['loadavg'][0]} -> {w['loadavg'][1]}.", ""]
         if w.get("subsample_note"):
             lines += [f"**{w['subsample_note']}**", ""]
         lines += ["| λ | μ | target | " + " | ".join(short[k] for k in present)
@@ -798,8 +837,14 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
     for w in meta["datasets"]:
         if "skipped" in w:
             lines.append(f"* {w['dataset']}: skipped: {w['skipped']}")
-    lines += [f"* total runtime {meta['total_seconds']:.0f} s "
-              f"({meta['total_seconds'] / 60:.1f} min)", f"* versions: {meta['versions']}", ""]
+    if meta.get("reused"):
+        lines.append(f"* results of {', '.join(meta['reused'])} kept from an earlier run "
+                     "(--reuse; their sections give when they finished)")
+    workers = sum(w.get("seconds", 0.0) for w in meta["datasets"])
+    lines += [f"* runtime of this invocation {meta['total_seconds']:.0f} s "
+              f"({meta['total_seconds'] / 60:.1f} min); the data-set workers took {workers:.0f} s "
+              f"({workers / 60:.1f} min) in all (data preparation and cached references not "
+              "included)", f"* versions: {meta['versions']}", ""]
     return "\n".join(lines)
 
 
@@ -998,7 +1043,7 @@ def main(argv=None) -> int:
             "versions": versions(), "quiet": quiet, "loadavg_before": load0,
             "loadavg_after": [round(x, 2) for x in os.getloadavg()],
             "settings": {k: (sorted(v) if isinstance(v, set) else v) for k, v in opts.items()},
-            "ours": [v.key for v in OURS], "peers": [p.key for p in PEERS],
+            "ours": [v.key for v in OURS], "peers": [p.key for p in PEERS], "reused": reuse,
             "datasets": [{k: v for k, v in r.items() if k not in ("rows", "traces")}
                          for r in results]}
     write_outputs(results, Path(args.out_dir), meta)

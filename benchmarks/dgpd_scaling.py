@@ -63,8 +63,9 @@ KERNELS = (
 DGPD_OPTIONS = {"inner": "5", "eta": "x10"}
 
 
-QUIET = "quiet (no snakemake running during the measurement)"
-NOT_QUIET = "NOT quiet: a snakemake workflow ran during part of the measurement"
+OTHER_MAX = 0.25  # quiet: other processes kept fewer cores busy than this, on average
+QUIET = "quiet (no snakemake running, no other busy process)"
+NOT_QUIET = "NOT quiet: snakemake or another job ran during part of the measurement"
 
 
 def log(msg: str) -> None:
@@ -362,6 +363,37 @@ def plot(chunks: pd.DataFrame, fits: dict, infos: list[dict], path: Path, clock:
 # ---------------------------------------------------------------------------------------------
 
 
+def busy_ticks() -> int:
+    """Busy CPU time of the whole machine so far, in clock ticks (/proc/stat)."""
+    try:
+        with open("/proc/stat") as fh:
+            f = [int(x) for x in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0
+    return sum(f) - f[3] - (f[4] if len(f) > 4 else 0)  # all but idle and iowait
+
+
+class OtherLoad:
+    """Average number of cores kept busy by other processes than this one (and its
+    children) between start and stop: a concurrent job, which pgrep -f snakemake misses."""
+
+    def __init__(self):
+        self.t, self.busy, self.own = time.perf_counter(), busy_ticks(), own_cpu_s()
+
+    def stop(self) -> float:
+        hz = os.sysconf("SC_CLK_TCK")
+        dt = time.perf_counter() - self.t
+        other = (busy_ticks() - self.busy) / hz - (own_cpu_s() - self.own)
+        return round(max(other, 0.0) / dt, 3) if dt > 0 else float("nan")
+
+
+def own_cpu_s() -> float:
+    import resource
+
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
+
 def snakemake_running() -> bool:
     try:
         out = subprocess.run(["pgrep", "-f", "snakemake"], capture_output=True, text=True,
@@ -376,7 +408,8 @@ def markdown(epochs: pd.DataFrame, chunks: pd.DataFrame, fits: dict, infos: list
     m = meta["machine"]
     lines = ["# DGPD scaling", "",
              f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['mem_gib']:.0f} GiB; single-threaded "
-             f"BLAS; {QUIET if meta['quiet'] else NOT_QUIET}; "
+             f"BLAS; {QUIET if meta['quiet'] else NOT_QUIET} (other processes kept "
+             f"{meta['other_cores']:.2f} cores busy on average); "
              f"load average before/after {meta['loadavg_before']} / {meta['loadavg_after']}; "
              f"clock: {clock} time.", ""]
     if not epochs.empty:
@@ -493,6 +526,7 @@ def main(argv=None) -> int:
     from pdsparse.io import atomic_path
 
     t0 = time.perf_counter()
+    other = OtherLoad()
     load0 = [round(x, 2) for x in os.getloadavg()]
     quiet = not snakemake_running()
     epochs = pd.DataFrame(part_a(args) if "a" in parts else [])
@@ -507,10 +541,12 @@ def main(argv=None) -> int:
                 fits[name] = fit(pd.DataFrame(rows), args.clock)
                 log(f"(b) {name}: fit {fits[name]}")
     chunks = pd.DataFrame(chunks)
-    quiet = quiet and not snakemake_running()
+    other_cores = other.stop()
+    quiet = quiet and not snakemake_running() and other_cores < OTHER_MAX
     out = Path(args.out_dir)
     meta = {"total_seconds": time.perf_counter() - t0, "machine": machine(),
-            "versions": versions(), "quiet": quiet, "loadavg_before": load0,
+            "versions": versions(), "quiet": quiet, "other_cores": other_cores,
+            "loadavg_before": load0,
             "loadavg_after": [round(x, 2) for x in os.getloadavg()],
             "settings": {k: v for k, v in vars(args).items()}, "fits": fits,
             "dgpd_runs": infos}

@@ -44,8 +44,8 @@ rule benchmark_dgpd_peers:
         "logs/benchmarks/dgpd_peers.log",
     threads: 2
     resources:
-        mem_mb=16000,
-        runtime=300,
+        mem_mb=8000,
+        runtime=120,
     conda:
         "../envs/pdsparse.yaml"
     shell:
@@ -62,8 +62,8 @@ rule benchmark_dgpd_scaling:
         "logs/benchmarks/dgpd_scaling.log",
     threads: 2
     resources:
-        mem_mb=12000,
-        runtime=30,
+        mem_mb=8000,
+        runtime=15,
     conda:
         "../envs/pdsparse.yaml"
     shell:
