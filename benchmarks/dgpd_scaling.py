@@ -481,12 +481,9 @@ def versions() -> dict:
     import scipy
 
     import pdsparse
+    from pdsparse.traces import git_commit
 
-    try:
-        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
+    commit = git_commit(REPO)  # the one home of the commit lookup
     return {"python": platform.python_version(), "numpy": np.__version__,
             "scipy": scipy.__version__, "pdsparse": pdsparse.__version__, "git_commit": commit,
             "env": {k: os.environ.get(k) for k in THREAD_ENV}}
