@@ -184,3 +184,18 @@ def test_face_off_kernels_refuse_a_ball(name):
     A, b = rng.standard_normal((8, 3)), np.sign(rng.standard_normal(8))
     with pytest.raises(ConfigError, match="elastic net only"):
         solve(Problem(A, b, "logistic", L1Ball(radius=1.0)), name, max_epochs=1)
+
+
+def test_integer_options_are_counts_or_names():
+    """An integer option (PDBFW's sparsity s) takes a positive count or one of its names;
+    the value stays text, normalized, so one setting has one tag."""
+    from pdsparse.solver_base import _int_option, _Options
+
+    @dataclasses.dataclass(frozen=True)
+    class Opts(_Options):
+        s: str = _int_option("auto", ("auto",), "sparsity bound")
+
+    assert Opts().s == "auto" and Opts(s="007").s == "7" and Opts(s=12).s == "12"
+    for bad in ("0", "-1", "x", 1.5, True, "\uff11"):
+        with pytest.raises(ConfigError, match="positive integer"):
+            Opts(s=bad)

@@ -67,6 +67,17 @@ def _option(default: str, choices: tuple[str, ...], doc: str) -> Any:
     return field(default=default, metadata={"choices": tuple(choices), "doc": doc})
 
 
+def _int_option(default: str, choices: tuple[str, ...], doc: str) -> Any:
+    """An option field that is a positive integer written in decimal ("423"), or a name out
+    of ``choices`` ("auto"). Values stay strings, so that tags and trace columns are text."""
+    return field(default=default,
+                 metadata={"choices": tuple(choices), "doc": doc, "integer": True})
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, str) and value.isdigit() and value.isascii() and int(value) >= 1
+
+
 @dataclass(frozen=True)
 class _Options:
     """Base of the options dataclasses: every field is a name out of its ``choices``."""
@@ -74,7 +85,16 @@ class _Options:
     def __post_init__(self) -> None:
         for f in fields(self):
             value, choices = getattr(self, f.name), f.metadata["choices"]
+            if isinstance(value, int) and not isinstance(value, bool) and f.metadata.get(
+                    "integer"):
+                value = str(value)
+                object.__setattr__(self, f.name, value)
+            if f.metadata.get("integer") and _is_count(value):
+                object.__setattr__(self, f.name, str(int(value)))  # "007" and "7": one tag
+                continue
             if not isinstance(value, str) or value not in choices:
+                if f.metadata.get("integer"):
+                    choices = (*choices, "<positive integer>")
                 raise ConfigError(
                     f"{self.solver}: unknown {f.name} {value!r}{_did_you_mean(value, choices)}; "
                     f"choose one of {list(choices)}")

@@ -247,6 +247,9 @@ class SolverSpec:
     """What one of DGPD's "iterations" is (the ``sweeps`` trace column): ``"d"`` (d kernel
     iterations: a primal pass), ``"n"`` (a dual or primal-dual pass) or ``"1"`` (each kernel
     iteration: a DGPD search and its inner passes)."""
+    matrix: bool = False
+    """The kernel takes a label-matrix problem whole (a trace-norm ball couples the columns);
+    otherwise a label matrix is solved one-vs-rest, a kernel per column."""
 
     def __post_init__(self) -> None:
         bad = [x for k, v in self.choices().items() for x in (k, *v) if not _TOKEN.match(x)]
@@ -299,7 +302,7 @@ class SolverSpec:
         """Set up the kernel (not run); ``start`` is w0 (primal) or alpha0 (dual). A problem
         with a label matrix gets one kernel per column, run in lockstep (one-vs-rest)."""
         opts = self.parse_options(options)
-        if problem.matrix:
+        if problem.matrix and not self.matrix:
             return _OneVsRest(self, problem, opts, int(seed), start)
         return self.factory(problem, opts, int(seed), start)
 
