@@ -26,7 +26,7 @@ extensions = [
         extra_compile_args=COMPILE_ARGS,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for name in ("_losses", "_sampling", "_rcd", "_erm", "_dgpd", "_features")
+    for name in sorted(p.stem for p in Path("src/pdsparse").glob("_*.pyx"))
     # PDSPARSE_BUILD_ONLY=_erm,_dgpd: rebuild only these while working on a kernel
     if not os.environ.get("PDSPARSE_BUILD_ONLY")
     or name in os.environ["PDSPARSE_BUILD_ONLY"].split(",")
