@@ -436,6 +436,7 @@ def test_choices_equal_the_library_constants():
     from pdsparse.data.normalize import METHODS as NORMALIZATIONS
     from pdsparse.data.synthetic import GENERATORS
     from pdsparse.losses import LOSSES
+    from pdsparse.penalties import PENALTIES
     from pdsparse.solvers import DUAL_STEPS, METHODS, SAMPLINGS
     from pdsparse.solvers_dgpd import ETA_CHOICES, INNER_CHOICES
 
@@ -448,6 +449,7 @@ def test_choices_equal_the_library_constants():
         "dgpd_inner": tuple(INNER_CHOICES),
         "dgpd_etas": tuple(ETA_CHOICES),
         "synthetic_kinds": tuple(GENERATORS),
+        "penalties": tuple(PENALTIES),
     }
 
 

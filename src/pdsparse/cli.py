@@ -62,6 +62,7 @@ def _choices() -> dict[str, tuple[str, ...]]:
         "dgpd_inner": names.DGPD_INNER,
         "dgpd_etas": names.DGPD_ETAS,
         "synthetic_kinds": names.SYNTHETIC_KINDS,
+        "penalties": names.PENALTIES,
     }
 
 
@@ -287,15 +288,36 @@ def cmd_reference(args: argparse.Namespace) -> None:
 
     ds = _load_dataset(args.data)
     dataset = args.dataset or ds.name
-    problem = Problem.from_dataset(ds, args.loss, args.l2, args.l1)
+    penalty = _penalty_spec(args)
+    if penalty is None:
+        problem = Problem.from_dataset(ds, args.loss, args.l2, args.l1)
+        key = ProblemKey(dataset, args.loss, "elastic_net", {"l2": args.l2, "l1": args.l1})
+    else:
+        problem = Problem.from_dataset(ds, args.loss, penalty=penalty)
+        key = ProblemKey(dataset, args.loss, penalty["name"],
+                         {k: v for k, v in penalty.items() if k != "name"})
     ref = reference_solution(
         problem, rtol=args.rtol, max_epochs=args.max_epochs, max_seconds=args.max_seconds
     )
-    key = ProblemKey(dataset, args.loss, "elastic_net", {"l2": args.l2, "l1": args.l1})
     tag = args.problem or key.tag()
     row = reference_record(problem, ref, dataset, tag)
     _write_parquet(pd.DataFrame([row]), args.out, _provenance(args))
     print(f"{tag}: P* = {ref.p_star:.17g} (gap {ref.gap:.2e}, {ref.method})", file=sys.stderr)
+
+
+def _penalty_spec(args: argparse.Namespace) -> dict | None:
+    """The ``--penalty`` as a config mapping; None for the elastic net (``--l2``/``--l1``).
+    A setting the chosen penalty does not take is an error, not silently dropped."""
+    if args.penalty == "elastic_net":
+        if args.radius is not None:
+            raise ConfigError("--radius needs --penalty l1_ball or trace_ball")
+        return None
+    if args.radius is None:
+        raise ConfigError(f"--penalty {args.penalty} needs --radius")
+    if args.l1 not in (0, 0.0):
+        raise ConfigError(f"--l1 is the elastic net's; --penalty {args.penalty} takes "
+                          "--radius and --l2")
+    return {"name": args.penalty, "radius": args.radius, "l2": args.l2}
 
 
 def cmd_run(args: argparse.Namespace) -> None:
@@ -311,6 +333,8 @@ def cmd_run(args: argparse.Namespace) -> None:
         loss=args.loss,
         l2=args.l2,
         l1=args.l1,
+        penalty=args.penalty,
+        radius=args.radius,
         max_epochs=args.max_epochs,
         max_seconds=args.max_seconds,
         tol=args.tol,
@@ -461,6 +485,11 @@ def _problem_args(p: argparse.ArgumentParser, losses: Sequence[str] | None) -> N
         p.add_argument("--loss", choices=losses, default="logistic", help="loss function")
         p.add_argument("--l1", type=_nonneg_l2, default=0.0,
                        help="L1 strength (elastic net): number or 'c/n'")
+        p.add_argument("--penalty", choices=_choices()["penalties"], default="elastic_net",
+                       help="g: elastic_net (--l2, --l1), or l1_ball / trace_ball "
+                       "(--radius, with --l2 as its strongly convex part)")
+        p.add_argument("--radius", type=_l2_arg, default=None,
+                       help="radius of the l1 or trace-norm ball: number or 'c/n'")
         p.add_argument("--problem", help="the problem's tag to record (default: the tag of "
                        "dataset, loss, l2 and l1)")
     p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")

@@ -40,6 +40,10 @@ class RunSpec:
     loss: str = "logistic"
     l2: float | str = "1/n"
     l1: float | str = 0.0
+    penalty: str = "elastic_net"
+    """The penalty's name (:data:`pdsparse.penalties.PENALTIES`): the elastic net (``l2``,
+    ``l1``) or a ball (``radius``, with ``l2`` its strongly convex part)."""
+    radius: float | str | None = None
     max_epochs: float | None = 30.0
     max_seconds: float = 600.0
     tol: float = 1e-10
@@ -56,10 +60,29 @@ class RunSpec:
 
         solver = get_solver(self.solver)
         object.__setattr__(self, "options", solver.parse_options(self.options or None))
+        spec = self.penalty_spec
         if not self.problem:
-            key = ProblemKey(self.dataset, self.loss, "elastic_net",
-                             {"l2": self.l2, "l1": self.l1})
+            params = ({"l2": self.l2, "l1": self.l1} if spec is None
+                      else {k: v for k, v in spec.items() if k != "name"})
+            key = ProblemKey(self.dataset, self.loss, self.penalty, params)
             object.__setattr__(self, "problem", key.tag())
+
+    @property
+    def penalty_spec(self) -> dict | None:
+        """The penalty as a config mapping (:func:`pdsparse.penalties.resolve_penalty`);
+        None for the elastic net, built from ``l2`` and ``l1`` as before balls existed."""
+        from pdsparse.penalties import check_params
+
+        if self.penalty == "elastic_net":
+            if self.radius is not None:
+                raise ConfigError("radius is a parameter of the l1 and trace-norm balls, not "
+                                  "of the elastic net")
+            return None
+        if self.l1 not in (0, 0.0):
+            raise ConfigError(f"l1 is the elastic net's; the {self.penalty} takes radius, l2")
+        spec = {"radius": self.radius, "l2": self.l2}
+        check_params(self.penalty, {k: v for k, v in spec.items() if v is not None})
+        return {"name": self.penalty, **spec}
 
     @property
     def option_columns(self) -> dict[str, str]:
@@ -115,7 +138,10 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
     if not seeds or len(set(seeds)) != len(seeds):
         raise ConfigError(f"seeds must be distinct and at least one, got {seeds}")
     ds = load_dataset(data)
-    problem = Problem.from_dataset(ds, spec.loss, spec.l2, spec.l1)
+    if spec.penalty_spec is None:
+        problem = Problem.from_dataset(ds, spec.loss, spec.l2, spec.l1)
+    else:
+        problem = Problem.from_dataset(ds, spec.loss, penalty=spec.penalty_spec)
     ref = read_reference(reference, spec.dataset, spec.loss, problem.l2, spec.problem)
     results, frames = [], []
     for seed in seeds:
@@ -130,6 +156,9 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
         "loss": spec.loss,
         "l2": float(problem.l2),
         "l1": float(problem.l1),
+        # a ball's columns only where there is one: elastic-net traces keep their columns
+        **({} if spec.penalty_spec is None else
+           {"penalty": spec.penalty, "radius": float(problem.radius)}),
         **spec.option_columns,
         "problem": spec.problem,
     }
@@ -141,6 +170,7 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
         spec={**{k: v for k, v in asdict(spec).items() if k != "options"},
               "options": asdict(spec.options)},
         l2_spec=str(spec.l2),
+        **({} if spec.penalty_spec is None else {"radius_spec": str(spec.radius)}),
         p_star=float(ref["p_star"]),
         reference_gap=float(ref.get("gap", math.nan)),
         runs=[{"seed": s, "status": str(r.status), "setup_s": float(r.setup_s),

@@ -239,9 +239,14 @@ def stats_args(spec):
 
 
 def penalty_args(problem):
-    """`--l2` (and `--l1` when set) of a ProblemSpec's elastic net."""
+    """`--l2` (and `--l1` when set) of a ProblemSpec's elastic net; `--penalty`, `--radius`
+    and `--l2` of a ball."""
+    params = dict(problem.params)
     args = f"--l2 {_q(pdcfg.format_l2(problem.l2))}"
-    l1 = dict(problem.params).get("l1", 0.0)
+    if problem.penalty != "elastic_net":
+        radius = pdcfg.format_l2(params["radius"])
+        return f"--penalty {problem.penalty} --radius {_q(radius)} " + args
+    l1 = params.get("l1", 0.0)
     if l1 not in (0, 0.0, "0"):
         args += f" --l1 {_q(pdcfg.format_l2(l1))}"
     return args
