@@ -208,3 +208,27 @@ def test_uncertified_raises():
         reference_solution(Problem(A, b, "logistic", ElasticNet(1e-3, 1e-3)), max_epochs=4)
     with pytest.raises(CertificationError, match="did not reach"):
         reference_solution(Problem(A, b, "logistic", L1Ball(5.0)), rtol=1e-30)
+
+
+def test_reference_record_reports_the_ball_at_the_optimum():
+    """PDBFW's Table 2 and captions need nnz(x*) (rank for the trace ball) and whether the
+    constraint is active; elastic-net records keep their columns."""
+    from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
+    from pdsparse.problem import Problem
+    from pdsparse.reference import reference_record, reference_solution
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((40, 12))
+    b = np.sign(rng.standard_normal(40))
+    tight = Problem(A, b, "smooth_hinge", penalty=L1Ball(0.3, 0.25))
+    rec = reference_record(tight, reference_solution(tight), "t", "t")
+    assert rec["active"] and np.isclose(rec["solution_norm"], 0.3) and rec["solution_nnz"] < 12
+    loose = Problem(A, b, "smooth_hinge", penalty=L1Ball(100.0, 0.25))
+    rec = reference_record(loose, reference_solution(loose), "t", "t")
+    assert not rec["active"] and rec["solution_norm"] < 100 and rec["solution_nnz"] == 12
+    X0 = rng.standard_normal((12, 2)) @ rng.standard_normal((2, 5))
+    trace = Problem(A, A @ X0, "squared", penalty=TraceBall(1.0, 0.1))
+    rec = reference_record(trace, reference_solution(trace), "t", "t")
+    assert rec["active"] and 1 <= rec["solution_nnz"] <= 5
+    net = Problem(A, b, "smooth_hinge", penalty=ElasticNet(0.25))
+    assert "active" not in reference_record(net, reference_solution(net), "t", "t")

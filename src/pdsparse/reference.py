@@ -381,6 +381,32 @@ def reference_record(problem: Problem, ref: Reference, dataset: str, tag: str) -
     :class:`~pdsparse.problem.ProblemKey`, data set, loss, penalty) and the certificate."""
     n, d = problem.n, problem.d
     return {
+        **_row(problem, ref, dataset, tag, n, d),
+        **(_ball_columns(problem, ref.w) if problem.penalty.bounded else {}),
+    }
+
+
+ACTIVE_RTOL = 1e-6
+"""A ball is active at x* when its norm is within this relative distance of the radius: the
+certified x* is within about sqrt(2 rtol P* / mu) of the optimum, far inside 1e-6 r here."""
+
+
+def _ball_columns(problem: Problem, w: np.ndarray) -> dict:
+    """What PDBFW's Table 2 and captions report of x* on a ball: its norm, whether the
+    constraint is active, and its size: nonzeros (l1 ball) or rank (trace-norm ball, singular
+    values above 1e-9 of the largest)."""
+    norm = float(problem.penalty.norm(w))
+    if np.ndim(w) == 2 and not isinstance(problem.penalty, L1Ball):
+        sv = np.linalg.svd(w, compute_uv=False)
+        size = int(np.sum(sv > 1e-9 * sv[0])) if sv.size and sv[0] > 0 else 0
+    else:
+        size = int(np.count_nonzero(w))
+    return {"solution_norm": norm, "solution_nnz": size,
+            "active": bool(norm >= problem.radius * (1 - ACTIVE_RTOL))}
+
+
+def _row(problem: Problem, ref: Reference, dataset: str, tag: str, n: int, d: int) -> dict:
+    return {
         "problem": tag,
         "dataset": dataset,
         "loss": problem.loss,
