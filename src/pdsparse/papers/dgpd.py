@@ -15,22 +15,18 @@ from the ``dgpd`` section of the config; printed values are in
 
 from __future__ import annotations
 
-import difflib
 import shlex
 from collections.abc import Callable, Mapping
-from dataclasses import fields
 from typing import Any
 
-from pdsparse.data.prepare import Recipe
-from pdsparse.errors import ConfigError
 from pdsparse.papers.plan import (
     DataSpec,
-    Generator,
     Output,
     Plan,
     ProblemSpec,
     RunGroup,
     aggregate_path,
+    data_entries,
     solver_options,
 )
 
@@ -64,40 +60,9 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
     is unavailable is dropped (listed in ``Plan.skipped``), unless ``data.require_all``.
     """
     cfg = config[PAPER]
-    require_all = bool(config.get("data", {}).get("require_all", False))
     out = Plan(PAPER, reference=dict(cfg["reference"]))
     grid = [(float(lam), float(mu)) for lam in cfg["lambdas"] for mu in cfg["mus"]]
-
-    kept: dict[str, tuple[DataSpec, Mapping]] = {}
-    for name, entry in cfg["datasets"].items():
-        where = f"{PAPER}.datasets.{name}"
-        source = entry["source"]
-        given = dict(entry.get("recipe") or {})
-        allowed = [f.name for f in fields(Recipe)]
-        for key in given:
-            if key not in allowed:
-                close = difflib.get_close_matches(key, allowed, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise ConfigError(f"{where}.recipe: unknown key {key!r}{hint}; allowed keys: "
-                                  f"{', '.join(allowed)}")
-        try:
-            recipe = Recipe(**given)
-        except ConfigError as exc:
-            raise ConfigError(f"{where}.recipe: {exc}") from None
-        if "registry" in source:
-            raw = source["registry"]
-            if raw not in registry:
-                raise ConfigError(f"{where}.source.registry: {raw!r} is not in the registry "
-                                  f"({', '.join(sorted(registry))})")
-            spec = DataSpec(raw, recipe)
-            if not (require_all or available(raw)):
-                out.skipped.append((f"DGPD {name}", raw))
-                continue
-        else:
-            gen = source["generator"]
-            spec = DataSpec(gen["name"], recipe,
-                            Generator.of(gen["kind"], gen.get("params", {}), gen.get("seed", 0)))
-        kept[name] = (out.add_data(spec), entry)
+    kept = data_entries(out, cfg["datasets"], config, registry, available)
 
     seeds = tuple(int(s) for s in cfg["seeds"])
     for lam, mu in grid:

@@ -37,6 +37,7 @@ __all__ = [
     "RunGroup",
     "StatsSpec",
     "aggregate_path",
+    "data_entries",
     "run_path",
     "solver_options",
 ]
@@ -156,6 +157,52 @@ def solver_options(solver: Mapping, where: str) -> tuple[tuple[tuple[str, str], 
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return tuple(spec.option_columns(options).items()), spec.tag(options)
+
+
+def data_entries(out: Plan, section: Mapping, config: Mapping, registry: Mapping[str, Any],
+                 available) -> dict[str, tuple[DataSpec, Mapping]]:
+    """The data sets of a paper's ``datasets`` section: display name -> (spec, entry).
+
+    Each entry has a ``source`` (``{registry: name}`` or ``{generator: {name, kind, params,
+    seed}}``) and a ``recipe`` (:class:`~pdsparse.data.prepare.Recipe` fields; a typo is
+    named with a suggestion). A registry set whose raw file is unavailable is dropped and
+    listed in ``out.skipped``, unless ``data.require_all``. Errors name the setting
+    (``<paper>.datasets.<name>.recipe``)."""
+    import difflib
+    from dataclasses import fields
+
+    require_all = bool(config.get("data", {}).get("require_all", False))
+    kept: dict[str, tuple[DataSpec, Mapping]] = {}
+    allowed = [f.name for f in fields(Recipe)]
+    for name, entry in section.items():
+        where = f"{out.paper}.datasets.{name}"
+        source = entry["source"]
+        given = dict(entry.get("recipe") or {})
+        for key in given:
+            if key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ConfigError(f"{where}.recipe: unknown key {key!r}{hint}; allowed keys: "
+                                  f"{', '.join(allowed)}")
+        try:
+            recipe = Recipe(**given)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}.recipe: {exc}") from None
+        if "registry" in source:
+            raw = source["registry"]
+            if raw not in registry:
+                raise ConfigError(f"{where}.source.registry: {raw!r} is not in the registry "
+                                  f"({', '.join(sorted(registry))})")
+            spec = DataSpec(raw, recipe)
+            if not (require_all or available(raw)):
+                out.skipped.append((f"{out.paper.upper()} {name}", raw))
+                continue
+        else:
+            gen = source["generator"]
+            spec = DataSpec(gen["name"], recipe,
+                            Generator.of(gen["kind"], gen.get("params", {}), gen.get("seed", 0)))
+        kept[name] = (out.add_data(spec), entry)
+    return kept
 
 
 def run_path(paper: str, experiment: str, problem: str, solver: str, options: str) -> str:
