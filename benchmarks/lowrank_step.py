@@ -1,0 +1,84 @@
+"""Benchmark: the rank-s block step (top-s SVD) versus a full SVD as d and s grow.
+
+PDBFW Algorithm 2 and block Frank-Wolfe (Allen-Zhu et al. 2017) replace the projection onto
+the trace-norm ball (a full SVD of a d x c matrix) by a top-s SVD (PDBFW Sec. 4.4: "the time
+dependence on n, c, d, s is ncs + s^2 (n + c)"). This script measures, for each shape d x c
+and rank s, the time of :func:`pdsparse.lowrank.top_singular` with each method
+(``lanczos``, ``randomized``, ``full``) and of a full ``numpy.linalg.svd``, the median of
+``--repeats`` runs, on two kinds of matrix:
+
+* ``lowrank``: a rank-s matrix (Gaussian factors, singular values ~ sqrt(d c)) plus Gaussian
+  noise of standard deviation ``--noise`` -- the shape of X - G/coef near a rank-s optimum,
+  with a spectral gap after s;
+* ``gaussian``: a standard Gaussian matrix, no spectral gap (the worst case for Lanczos and
+  the randomized method).
+
+``err`` is max_j |sigma_j - sigma_j(full)| / sigma_1(full) over the top s, the accuracy of
+the singular values the block step projects.
+
+Usage::
+
+    python benchmarks/lowrank_step.py                        # 800 x 600, s in 1 10 20 100
+    python benchmarks/lowrank_step.py --shapes 400x300 800x600 1600x1200 --ranks 10 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from pdsparse.lowrank import METHODS, top_singular
+
+
+def _matrix(kind: str, d: int, c: int, s: int, noise: float, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if kind == "gaussian":
+        return rng.standard_normal((d, c))
+    L = rng.standard_normal((d, s)) @ rng.standard_normal((s, c))
+    return L + noise * rng.standard_normal((d, c))
+
+
+def _median_time(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shapes", nargs="+", default=["800x600"],
+                        help="matrix shapes d x c (default: PDBFW Sec. 5.1's 800x600)")
+    parser.add_argument("--ranks", nargs="+", type=int, default=[1, 10, 20, 100])
+    parser.add_argument("--kinds", nargs="+", default=["lowrank", "gaussian"],
+                        choices=["lowrank", "gaussian"])
+    parser.add_argument("--noise", type=float, default=1e-2)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+
+    print(f"{'kind':9} {'d x c':>10} {'s':>4} {'full_svd_s':>10} "
+          + " ".join(f"{m + '_s':>12} {m[:4] + '_err':>9}" for m in METHODS))
+    for kind in args.kinds:
+        for shape in args.shapes:
+            d, c = (int(v) for v in shape.lower().split("x"))
+            for s in args.ranks:
+                M = _matrix(kind, d, c, s, args.noise, seed=s)
+                full = _median_time(lambda M=M: np.linalg.svd(M, full_matrices=False),
+                                    args.repeats)
+                ref = np.linalg.svd(M, compute_uv=False)[:s]
+                row = f"{kind:9} {shape:>10} {s:4d} {full:10.4f}"
+                for method in METHODS:
+                    t = _median_time(lambda M=M, s=s, m=method: top_singular(M, s, m), args.repeats)
+                    sig = top_singular(M, s, method)[1]
+                    err = float(np.max(np.abs(sig - ref[:sig.size])) / ref[0])
+                    row += f" {t:12.4f} {err:9.1e}"
+                print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
