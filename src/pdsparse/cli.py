@@ -449,6 +449,17 @@ def cmd_table_dgpd2(args: argparse.Namespace) -> None:
                  paper_rows=_pairs(args.paper_rows, "--paper-rows"), caption=args.caption or "")
 
 
+def cmd_table_pdbfw2(args: argparse.Namespace) -> None:
+    from pdsparse.tables_pdbfw import write_table2
+
+    data = _pairs(args.data, "--data")
+    refs = _pairs(args.references, "--references")
+    for path in [*data.values(), *refs.values()]:
+        _require_file(path, "input")
+    write_table2(data, refs, args.out_csv, args.out_md,
+                 paper_rows=_pairs(args.paper_rows, "--paper-rows"), caption=args.caption or "")
+
+
 # --------------------------------------------------------------------------------------------
 # Parser
 # --------------------------------------------------------------------------------------------
@@ -811,6 +822,18 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out-csv", required=True, help="output CSV")
     t.add_argument("--out-md", required=True, help="output Markdown")
     t.set_defaults(func=cmd_table_dgpd2)
+    t = _sub(tabs, "pdbfw2", "PDBFW Table 2: data statistics and the sparsity of x* beside the "
+             "paper")
+    t.add_argument("--data", nargs="+", required=True, metavar="NAME=FILE",
+                   help="display name = prepared .npz, one per row")
+    t.add_argument("--references", nargs="+", required=True, metavar="NAME=FILE",
+                   help="display name = reference .parquet of its Table 2 problem")
+    t.add_argument("--paper-rows", nargs="*", metavar="NAME=ROW",
+                   help="display name = the paper's Table 2 row it is compared with")
+    t.add_argument("--caption", help="caption text under the Markdown table")
+    t.add_argument("--out-csv", required=True, help="output CSV")
+    t.add_argument("--out-md", required=True, help="output Markdown")
+    t.set_defaults(func=cmd_table_pdbfw2)
     return parser
 
 
