@@ -6,7 +6,7 @@ trace-norm baselines):
 * :func:`top_singular` -- the top-s singular triplets of a dense matrix by one of three
   methods (``"lanczos"``, ``"randomized"``, ``"full"``);
 * :func:`block_step` -- the rank-s block Frank-Wolfe step of Allen-Zhu, Hazan, Hu & Li
-  (NeurIPS 2017, eq. (3.1)/(3.2)), PDBFW eq. (18), returned as factors (U, sig, Vt).
+  (NeurIPS 2017, Algorithm 1), PDBFW eq. (18), returned as factors (U, sig, Vt).
 
 **Methods** (``top_singular``):
 
@@ -172,7 +172,7 @@ def block_step(X: np.ndarray, G: np.ndarray, coef: float, s: int, radius: float,
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The rank-s block Frank-Wolfe step over the trace-norm ball, as factors (U, sig, Vt).
 
-    Solves (Allen-Zhu, Hazan, Hu & Li, NeurIPS 2017, eq. (3.2); PDBFW eq. (18))
+    Solves (the step of Allen-Zhu, Hazan, Hu & Li, NeurIPS 2017, Algorithm 1; PDBFW eq. (18))
 
         V = argmin { <G, V> + (coef/2) ||V - X||_F^2 : ||V||_* <= radius, rank(V) <= s }
 
@@ -191,15 +191,16 @@ def block_step(X: np.ndarray, G: np.ndarray, coef: float, s: int, radius: float,
     l(V) = <G, V - X> + (coef/2) ||V - X||_F^2 and l* = l(X_bar) at the optimum X_bar, a
     feasible V is (gamma, eps)-approximate if l(V) <= (1 - gamma) l* + eps. When
     s >= rank(X_bar), X_bar is feasible for the rank-s problem, so the exact minimizer has
-    l(V) <= l*; and l* <= 0 (Allen-Zhu et al. Lemma 3.1's argument: with coef = beta eta and
-    eta <= alpha/beta, smoothness and strong convexity give l* <= f(X_bar) - f(X) <= 0), hence
+    l(V) <= l*; and l* <= 0: with coef = beta eta, eta <= alpha/beta and f alpha-strongly
+    convex, <G, X_bar - X> <= f(X_bar) - f(X) - alpha/2 ||X_bar - X||^2, so
+    l* <= f(X_bar) - f(X) <= 0 (PDBFW takes eta = mu/(2L), Theorem 4.3). Hence
     l(V) <= l* <= (1 - 1/2) l* + eps/8: the exact step is (1/2, eps/8)-approximate for every
-    eps >= 0, which is what PDBFW Lemma B.7 and Allen-Zhu et al. Theorem 3.3 require. An
-    inexact top-s SVD is still feasible (projected singular values, rank <= s); Allen-Zhu et
-    al. Sec. 3.1/Lemma 3.4 show a k-SVD to multiplicative accuracy suffices, and the
-    ``"randomized"`` and ``"lanczos"`` methods reach full-SVD accuracy on the gapped matrices
-    of these problems (module docstring; ``tests/test_lowrank.py`` checks the step against the
-    full SVD and a brute-force search).
+    eps >= 0, which is what PDBFW Lemma B.7 (and the linear rate of Allen-Zhu et al.) assume.
+    An inexact top-s SVD is still feasible (projected singular values, rank <= s), and as
+    l(V) = (coef/2) ||V - M||_F^2 + const it loses (coef/2) (||V - M||^2 - ||V_exact - M||^2);
+    the ``"lanczos"`` method is exact to rounding, and ``"randomized"`` reaches full-SVD
+    accuracy on gapped matrices such as these problems' (module docstring;
+    ``tests/test_lowrank.py`` checks the step against the full SVD and a brute-force search).
     """
     if not (np.isfinite(coef) and coef > 0):
         raise ConfigError(f"block_step: coef must be finite and > 0, got {coef!r}")
