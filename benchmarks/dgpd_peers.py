@@ -80,8 +80,6 @@ import json
 import math
 import os
 import pickle
-import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -94,11 +92,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-
-REPO = Path(__file__).resolve().parents[1]
-OUT_DIR = REPO / "results" / "benchmarks"
-DATA_DIR = OUT_DIR / "data"
-DEFAULT_MIRROR = Path("/work/shared/datasets")
+from _harness import (
+    DATA_DIR,
+    DEFAULT_MIRROR,
+    OTHER_MAX,
+    OUT_DIR,
+    REPO,
+    OtherLoad,
+    machine,
+    maxrss_mib,
+    rel,
+    repeats_for,
+    rss_mib,
+    snakemake_running,
+)
+from _harness import versions as harness_versions
 
 LOSS = "smooth_hinge"
 SETTINGS = ((0.1, 1.0), (0.01, 0.01))  # (lambda, mu): the corners of the paper's grid
@@ -113,7 +121,6 @@ COLUMNS = ["dataset", "lam", "mu", "target", "solver", "config", "seconds", "rep
            "reached", "ratio"]
 
 
-OTHER_MAX = 0.25  # quiet: other processes kept fewer cores busy than this, on average
 QUIET = "quiet (no snakemake running during the measurement)"
 NOT_QUIET = "NOT quiet: snakemake or another job ran during part of the measurement"
 
@@ -194,13 +201,6 @@ def prep_data(dd: DataDef, opts: dict) -> dict:
             "prep_s": secs}
 
 
-def rel(p: Path) -> str:
-    try:
-        return str(Path(p).resolve().relative_to(REPO))
-    except ValueError:
-        return str(p)
-
-
 # ---------------------------------------------------------------------------------------------
 # Solvers
 # ---------------------------------------------------------------------------------------------
@@ -251,11 +251,6 @@ class Peer:
 
 
 PEERS = (Peer(True), Peer(False))
-
-
-def repeats_for(first_s: float) -> int:
-    """Median of 5 below 0.05 s, of 3 below 1 s, else one run (as benchmarks/peers.py)."""
-    return 5 if first_s < 0.05 else 3 if first_s < 1.0 else 1
 
 
 def make_problem(A, b, l2: float, l1: float):
@@ -329,58 +324,6 @@ def time_peer(A, b, l2, l1, p: Peer, cap: int) -> tuple[float, np.ndarray, int]:
 # ---------------------------------------------------------------------------------------------
 # Worker: one data set, all settings, all solvers
 # ---------------------------------------------------------------------------------------------
-
-
-def maxrss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def rss_mib() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    return float("nan")
-
-
-def busy_ticks() -> int:
-    """Busy CPU time of the whole machine so far, in clock ticks (/proc/stat)."""
-    try:
-        with open("/proc/stat") as fh:
-            f = [int(x) for x in fh.readline().split()[1:]]
-    except (OSError, ValueError):
-        return 0
-    return sum(f) - f[3] - (f[4] if len(f) > 4 else 0)  # all but idle and iowait
-
-
-class OtherLoad:
-    """Average number of cores kept busy by other processes than this one (and its
-    children) between start and stop: a concurrent job, which pgrep -f snakemake misses."""
-
-    def __init__(self):
-        self.t, self.busy, self.own = time.perf_counter(), busy_ticks(), own_cpu_s()
-
-    def stop(self) -> float:
-        hz = os.sysconf("SC_CLK_TCK")
-        dt = time.perf_counter() - self.t
-        other = (busy_ticks() - self.busy) / hz - (own_cpu_s() - self.own)
-        return round(max(other, 0.0) / dt, 3) if dt > 0 else float("nan")
-
-
-def own_cpu_s() -> float:
-    import resource
-
-    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
-
-
-def snakemake_running() -> bool:
-    try:
-        out = subprocess.run(["pgrep", "-f", "snakemake"], capture_output=True, text=True,
-                             timeout=10)
-        return bool(out.stdout.strip())
-    except (OSError, subprocess.SubprocessError):
-        return False
 
 
 @dataclass
@@ -848,30 +791,8 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
     return "\n".join(lines)
 
 
-def machine() -> dict:
-    cpu = ""
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")),
-                       "")
-    except OSError:
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return {"nproc": os.cpu_count(), "cpu": cpu, "mem_gib": mem,
-            "platform": platform.platform()}
-
-
 def versions() -> dict:
-    import copt
-    import scipy
-
-    import pdsparse
-    from pdsparse.traces import git_commit
-
-    commit = git_commit(REPO)  # the one home of the commit lookup
-    return {"python": platform.python_version(), "numpy": np.__version__,
-            "scipy": scipy.__version__, "copt": copt.__version__, "pandas": pd.__version__,
-            "pdsparse": pdsparse.__version__, "git_commit": commit}
+    return harness_versions("copt")
 
 
 def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:

@@ -40,7 +40,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -49,10 +48,16 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _harness import (
+    OTHER_MAX,
+    OUT_DIR,
+    THREAD_ENV,
+    OtherLoad,
+    machine,
+    snakemake_running,
+)
+from _harness import versions as harness_versions
 
-REPO = Path(__file__).resolve().parents[1]
-OUT_DIR = REPO / "results" / "benchmarks"
-THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 LAM, MU = 0.1, 0.01  # Table 2's setting
 EPOCH_DATASETS = ("mnist-rb", "news20", "mnist-rf")
 DGPD_DATASETS = ("mnist-rb", "news20")
@@ -63,7 +68,6 @@ KERNELS = (
 DGPD_OPTIONS = {"inner": "5", "eta": "x10"}
 
 
-OTHER_MAX = 0.25  # quiet: other processes kept fewer cores busy than this, on average
 QUIET = "quiet (no snakemake running, no other busy process)"
 NOT_QUIET = "NOT quiet: snakemake or another job ran during part of the measurement"
 
@@ -363,46 +367,6 @@ def plot(chunks: pd.DataFrame, fits: dict, infos: list[dict], path: Path, clock:
 # ---------------------------------------------------------------------------------------------
 
 
-def busy_ticks() -> int:
-    """Busy CPU time of the whole machine so far, in clock ticks (/proc/stat)."""
-    try:
-        with open("/proc/stat") as fh:
-            f = [int(x) for x in fh.readline().split()[1:]]
-    except (OSError, ValueError):
-        return 0
-    return sum(f) - f[3] - (f[4] if len(f) > 4 else 0)  # all but idle and iowait
-
-
-class OtherLoad:
-    """Average number of cores kept busy by other processes than this one (and its
-    children) between start and stop: a concurrent job, which pgrep -f snakemake misses."""
-
-    def __init__(self):
-        self.t, self.busy, self.own = time.perf_counter(), busy_ticks(), own_cpu_s()
-
-    def stop(self) -> float:
-        hz = os.sysconf("SC_CLK_TCK")
-        dt = time.perf_counter() - self.t
-        other = (busy_ticks() - self.busy) / hz - (own_cpu_s() - self.own)
-        return round(max(other, 0.0) / dt, 3) if dt > 0 else float("nan")
-
-
-def own_cpu_s() -> float:
-    import resource
-
-    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
-
-
-def snakemake_running() -> bool:
-    try:
-        out = subprocess.run(["pgrep", "-f", "snakemake"], capture_output=True, text=True,
-                             timeout=10)
-        return bool(out.stdout.strip())
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
 def markdown(epochs: pd.DataFrame, chunks: pd.DataFrame, fits: dict, infos: list, meta: dict,
              clock: str) -> str:
     m = meta["machine"]
@@ -465,28 +429,8 @@ def markdown(epochs: pd.DataFrame, chunks: pd.DataFrame, fits: dict, infos: list
     return "\n".join(lines)
 
 
-def machine() -> dict:
-    cpu = ""
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")),
-                       "")
-    except OSError:
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return {"nproc": os.cpu_count(), "cpu": cpu, "mem_gib": mem, "platform": platform.platform()}
-
-
 def versions() -> dict:
-    import scipy
-
-    import pdsparse
-    from pdsparse.traces import git_commit
-
-    commit = git_commit(REPO)  # the one home of the commit lookup
-    return {"python": platform.python_version(), "numpy": np.__version__,
-            "scipy": scipy.__version__, "pdsparse": pdsparse.__version__, "git_commit": commit,
-            "env": {k: os.environ.get(k) for k in THREAD_ENV}}
+    return harness_versions(env=True)
 
 
 def main(argv=None) -> int:

@@ -61,8 +61,6 @@ import json
 import math
 import os
 import pickle
-import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -76,9 +74,18 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-REPO = Path(__file__).resolve().parents[1]
-OUT_DIR = REPO / "results" / "benchmarks"
-DEFAULT_MIRROR = Path("/work/shared/datasets")
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by file path (tests)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _harness import (  # noqa: E402
+    DEFAULT_MIRROR,
+    OUT_DIR,
+    REPO,
+    machine,
+    maxrss_mib,
+    repeats_for,
+    rss_mib,
+)
+from _harness import versions as harness_versions  # noqa: E402
 
 TOLS = (1e-2, 1e-4, 1e-6)
 LAMS = {"1/n": 1.0, "0.1/n": 0.1}
@@ -159,11 +166,6 @@ class Ours:
 def our_variants(samplings) -> list[Ours]:
     out = [Ours("dual_rcd", s, st) for s in samplings for st in ("fixed", "newton")]
     return out + [Ours("primal_rcd", s) for s in samplings]
-
-
-def repeats_for(first_s: float) -> int:
-    """How many timings of a solve: median of 5 below 0.05 s, of 3 below 1 s, else 1."""
-    return 5 if first_s < 0.05 else 3 if first_s < 1.0 else 1
 
 
 def time_ours(A, b, l2: float, v: Ours, budget: int) -> tuple[float, float, np.ndarray]:
@@ -280,18 +282,6 @@ def zipf_shape(scale: float) -> tuple[int, int, float]:
 # ---------------------------------------------------------------------------------------------
 # Worker: one data set, both l2, all solvers
 # ---------------------------------------------------------------------------------------------
-
-
-def maxrss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def rss_mib() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    return float("nan")
 
 
 def nbytes(M) -> int:
@@ -697,28 +687,8 @@ def plot(curves: pd.DataFrame, ds: str, lam_spec: str, path: Path) -> None:
     plt.close(fig)
 
 
-def machine() -> dict:
-    cpu = ""
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")),
-                       "")
-    except OSError:
-        pass
-    return {"nproc": os.cpu_count(), "cpu": cpu, "platform": platform.platform()}
-
-
 def versions() -> dict:
-    import scipy
-    import sklearn
-
-    import pdsparse
-    from pdsparse.traces import git_commit
-
-    commit = git_commit(REPO)  # the one home of the commit lookup
-    return {"python": platform.python_version(), "numpy": np.__version__,
-            "scipy": scipy.__version__, "sklearn": sklearn.__version__,
-            "pandas": pd.__version__, "pdsparse": pdsparse.__version__, "git_commit": commit}
+    return harness_versions("sklearn")
 
 
 def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
