@@ -6,8 +6,9 @@ One path for real and synthetic data: :func:`prepare` reads a verified raw LIBSV
 two recipes and get two files.
 
 Steps for a raw file: parse (:func:`~pdsparse.data.libsvm.read_libsvm`, with
-``n_features = spec.d``), check n, d, nnz and label counts against the registry, map
-labels to ±1 for a binary task (or one-vs-rest with ``positive_class``), normalize
+``n_features = spec.d``), check n, d, nnz and label counts against the registry, keep the
+rows of some raw labels (``classes``, e.g. PDBFW's MNIST 0 vs 9), map labels to ±1 for a
+binary task (or one-vs-rest with ``positive_class``, one label or a set of labels), normalize
 (:mod:`pdsparse.data.normalize`; Face-Off Sec. 7 uses ``avg_example_norm``), and save
 atomically with metadata (:func:`~pdsparse.data.store.save_dataset`).
 
@@ -30,7 +31,14 @@ Recipes for DGPD (Lei et al. 2017) add, in this order, after the labels:
    ``none``: both maps already give rows of norm about 1 (RB: exactly 1).
 
 Multiclass labels stay class labels (one-vs-rest is the solvers' business,
-:func:`pdsparse.problem.one_vs_rest`) unless ``positive_class`` is set.
+:func:`pdsparse.problem.one_vs_rest`) unless ``positive_class`` is set or ``classes`` keeps
+exactly two labels.
+
+Recipes for PDBFW (Lei et al. 2019, Table 2) add a **class filter** before everything else
+(``classes``: only the rows whose raw label is listed, in file order; the split and the
+input scaling then see only those rows) and **label groups** (``positive_class`` as a list:
+every listed raw label becomes +1, every other -1, e.g. two groups of newsgroups of the
+multiclass news20 as a stand-in of news20.binary).
 """
 
 from __future__ import annotations
@@ -55,8 +63,8 @@ from pdsparse.data.store import Dataset, save_dataset
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.names import NORMALIZATIONS
 
-__all__ = ["FEATURES", "INPUT_SCALES", "Recipe", "check_shape", "prepare", "prepare_synthetic",
-           "split_rows"]
+__all__ = ["FEATURES", "INPUT_SCALES", "Recipe", "binary_labels", "check_shape", "prepare",
+           "prepare_synthetic", "select_classes", "split_rows"]
 
 _SAFE = re.compile(r"^[A-Za-z0-9.+-]+$")
 #: feature maps of a recipe (:mod:`pdsparse.data.features`)
@@ -71,6 +79,30 @@ def _num(value: float) -> str:
     numbers give distinct texts, and the text suits a ProblemKey's recipe name."""
     text = repr(float(value)).replace("e+", "e")
     return text[:-2] if text.endswith(".0") else text
+
+
+def _labels_field(name: str, value) -> tuple[str, ...]:
+    """A list of raw labels as canonical texts sorted by value: ``[9, 0.0]`` -> ``("0", "9")``.
+
+    LIBSVM labels are numbers (:func:`pdsparse.data.libsvm.read_libsvm`), so every entry must
+    be one; the canonical text (:func:`_num`) makes ``9``, ``9.0`` and ``"9"`` one label and
+    never contains ``+``, which joins labels in a tag."""
+    if isinstance(value, str | bytes) or not hasattr(value, "__iter__"):
+        raise ConfigError(f"recipe: {name} must be a list of labels, got {value!r}")
+    out: dict[float, str] = {}
+    for item in value:
+        try:
+            num = float(item) if not isinstance(item, bool) else math.nan
+        except (TypeError, ValueError):
+            num = math.nan
+        if not math.isfinite(num):
+            raise ConfigError(f"recipe: {name}: {item!r} is not a label (labels are numbers)")
+        if num in out:
+            raise ConfigError(f"recipe: {name}: label {item!r} is listed twice")
+        out[num] = _num(num)
+    if not out:
+        raise ConfigError(f"recipe: {name} is an empty list")
+    return tuple(out[k] for k in sorted(out))
 
 
 def _int_field(name: str, value, minimum: int, allow_none: bool = False) -> int | None:
@@ -90,9 +122,16 @@ class Recipe:
     normalization : {"avg_example_norm", "unit_rows", "none"}
         :func:`pdsparse.data.normalize.normalize` (Face-Off Sec. 7: ``avg_example_norm``);
         with a split, computed on the training rows and applied to the test rows alike.
-    positive_class : str, optional
-        One-vs-rest: this raw label becomes +1, every other -1. Without it multiclass labels
-        are kept as class labels.
+    positive_class : str or list of labels, optional
+        One-vs-rest: this raw label becomes +1, every other -1. A list of (numeric) labels is
+        a group: each of them becomes +1, every other label -1 (a list of one label is that
+        label). Without it multiclass labels are kept as class labels.
+    classes : list of labels, optional
+        Keep only the rows whose raw label is one of these (at least two numeric labels),
+        in file order, before any other step (PDBFW Table 2: MNIST digits 0 and 9). With
+        exactly two classes and no ``positive_class`` the labels become ±1, the larger
+        label +1 (as :func:`pdsparse.data.libsvm.binarize_labels` maps a two-valued set);
+        a ``positive_class`` must be among the classes and leave a negative one.
     features : {"rf", "rb"}, optional
         Random Fourier (``n_features`` = D, dense output) or random binning (``n_grids`` = P,
         sparse output) features (:mod:`pdsparse.data.features`) with bandwidth ``sigma`` and
@@ -112,7 +151,9 @@ class Recipe:
     without a split, ...) are errors, so that one file has one recipe. The module docstring
     gives the order of the steps. Tags (``-`` separated, path-safe, never ``__``):
     ``avg_example_norm``, ``none-pos3``, ``none-rb1000-sig39.5-ms0-te2000-ss0``,
-    ``none-rf10000-sig10-ms0-te2000-sub10000-ss0``.
+    ``none-rf10000-sig10-ms0-te2000-sub10000-ss0``; labels of a list are joined by ``+``:
+    ``unit_rows-pos1+2+3``, ``none-cl0+9-rb100-sig0.1-ms0``. Lists are stored as sorted
+    tuples of canonical label texts, so ``[9, 0]`` and ``[0.0, 9]`` are one recipe.
     """
 
     normalization: str = "avg_example_norm"
@@ -126,6 +167,7 @@ class Recipe:
     test_rows: int = 0
     subsample: int | None = None
     split_seed: int = 0
+    classes: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.normalization not in NORMALIZATIONS:
@@ -133,9 +175,28 @@ class Recipe:
                 f"recipe: unknown normalization {self.normalization!r}; "
                 f"choose one of {', '.join(NORMALIZATIONS)}"
             )
-        if self.positive_class is not None and not _SAFE.match(str(self.positive_class)):
-            raise ConfigError(f"recipe: positive_class {self.positive_class!r} is not a label")
         set_ = object.__setattr__
+        pos = self.positive_class
+        if pos is not None and not isinstance(pos, str | bytes) and hasattr(pos, "__iter__"):
+            group = _labels_field("positive_class", pos)
+            set_(self, "positive_class", group[0] if len(group) == 1 else group)
+        elif pos is not None and not _SAFE.match(str(pos)):
+            raise ConfigError(f"recipe: positive_class {pos!r} is not a label")
+        if self.classes is not None:
+            kept = _labels_field("classes", self.classes)
+            if len(kept) < 2:
+                raise ConfigError(f"recipe: classes must keep at least two labels, got "
+                                  f"{list(kept)}")
+            set_(self, "classes", kept)
+            positives = self.positive_labels
+            if positives is not None:
+                outside = [p for p in positives if p not in kept]
+                if outside:
+                    raise ConfigError(f"recipe: positive_class {', '.join(outside)} is not "
+                                      f"among classes {', '.join(kept)}")
+                if len(positives) == len(kept):
+                    raise ConfigError("recipe: positive_class covers every one of classes "
+                                      f"{', '.join(kept)}: no row would be -1")
         if self.features is not None and self.features not in FEATURES:
             raise ConfigError(f"recipe: unknown features {self.features!r}; choose one of "
                               f"{', '.join(FEATURES)} (or none)")
@@ -179,9 +240,23 @@ class Recipe:
 
     @property
     def legacy(self) -> bool:
-        """Only normalization and positive_class (the Face-Off recipes): prepared exactly as
-        before the DGPD fields existed (same files, same metadata)."""
-        return (self.features is None and self.test_rows == 0 and self.subsample is None)
+        """Only normalization and one positive_class (the Face-Off recipes): prepared exactly
+        as before the DGPD fields existed (same files, same metadata)."""
+        return (self.features is None and self.test_rows == 0 and self.subsample is None
+                and self.classes is None and not isinstance(self.positive_class, tuple))
+
+    @property
+    def positive_labels(self) -> tuple[str, ...] | None:
+        """The raw labels that become +1, as canonical texts (None: no positive_class)."""
+        pos = self.positive_class
+        if pos is None:
+            return None
+        if isinstance(pos, tuple):
+            return pos
+        try:
+            return (_num(float(pos)),)
+        except ValueError:
+            return (str(pos),)
 
     @property
     def map_size(self) -> int | None:
@@ -192,7 +267,11 @@ class Recipe:
         """``avg_example_norm``, ``none-pos3``, ``none-rb1000-sig39.5-ms0-te2000-ss0``: safe
         in file names, distinct per recipe."""
         parts = [self.normalization]
-        if self.positive_class is not None:
+        if self.classes is not None:
+            parts.append("cl" + "+".join(self.classes))
+        if isinstance(self.positive_class, tuple):
+            parts.append("pos" + "+".join(self.positive_class))
+        elif self.positive_class is not None:
             parts.append(f"pos{self.positive_class}")
         if self.features is not None:
             parts += [f"{self.features}{self.map_size}", f"sig{_num(self.sigma)}",
@@ -258,6 +337,67 @@ def _check_labels(spec: DatasetSpec, y: np.ndarray, source: str) -> None:
             f"dataset {spec.name!r} (file {source}): label counts {fmt(found)} differ from "
             f"config/datasets.yaml {fmt(spec.label_counts)}"
         )
+
+
+def select_classes(A: sp.csr_matrix, y: np.ndarray, recipe: Recipe,
+                   name: str = "") -> tuple[sp.csr_matrix, np.ndarray, dict | None]:
+    """The rows of ``A``, ``y`` whose raw label is in ``recipe.classes`` (file order), and
+    the metadata entry of the filter (None, and A, y unchanged, without ``classes``).
+
+    Raises
+    ------
+    DataError
+        A listed class has no row (the message names the data set and the labels found).
+    """
+    if recipe.classes is None:
+        return A, y, None
+    wanted = np.array([float(c) for c in recipe.classes])
+    present = np.unique(y)
+    missing = [c for c, v in zip(recipe.classes, wanted, strict=True) if v not in present]
+    if missing:
+        shown = ", ".join(_num(v) for v in present[:25]) + (" ..." if present.size > 25 else "")
+        where = f"data set {name!r}: " if name else ""
+        raise DataError(f"{where}recipe classes {', '.join(missing)} do not occur in the "
+                        f"labels ({shown})")
+    rows = np.flatnonzero(np.isin(y, wanted))
+    meta = {"kept": list(recipe.classes), "n_file": int(y.shape[0]), "n_kept": int(rows.size),
+            "rows": "the rows whose raw label is listed, in file order, before any split"}
+    return A[rows], y[rows], meta
+
+
+def binary_labels(y: np.ndarray, recipe: Recipe, name: str = "") -> np.ndarray | None:
+    """±1 labels of ``y`` under the recipe, or None when the labels stay class labels.
+
+    ``positive_class`` one label: :func:`~pdsparse.data.libsvm.binarize_labels`; a group:
+    the listed labels +1, every other -1 (each must occur). Without ``positive_class`` and
+    with exactly two ``classes``: the larger label +1. Otherwise None.
+
+    Raises
+    ------
+    DataError
+        A positive label absent from ``y`` (the message names the data set).
+    """
+    where = f"data set {name!r}: " if name else ""
+    pos = recipe.positive_class
+    if isinstance(pos, tuple):
+        wanted = np.array([float(c) for c in pos])
+        present = np.unique(y)
+        missing = [c for c, v in zip(pos, wanted, strict=True) if v not in present]
+        if missing:
+            raise DataError(f"{where}positive_class {', '.join(missing)} does not occur in "
+                            "the labels")
+        if np.isin(present, wanted).all():
+            raise DataError(f"{where}positive_class {'+'.join(pos)} covers every label: no "
+                            "row would be -1")
+        return np.where(np.isin(y, wanted), 1.0, -1.0)
+    if pos is not None:
+        try:
+            return binarize_labels(y, positive=_label(str(pos)))
+        except DataError as exc:
+            raise DataError(f"{where}{exc}") from exc
+    if recipe.classes is not None and len(recipe.classes) == 2:
+        return np.where(y == float(recipe.classes[1]), 1.0, -1.0)
+    return None
 
 
 def split_rows(n: int, recipe: Recipe, name: str = "") -> tuple[np.ndarray, np.ndarray]:
@@ -466,7 +606,9 @@ def prepare(
         original_task, positive_class, normalization (info dict), n, d, nnz, label_counts
         (of b), raw_label_counts and pdsparse_version; with a DGPD recipe also recipe,
         recipe_tag, split, features, dense, n_test and test_label_counts, and ``n``, ``d``,
-        ``nnz`` (stored entries) describe the training rows after the map.
+        ``nnz`` (stored entries) describe the training rows after the map; with
+        ``classes`` also classes (the kept labels and row counts; ``raw_label_counts`` are
+        those of the whole file).
 
     Raises
     ------
@@ -495,6 +637,8 @@ def prepare(
         raise DataError(f"dataset {spec.name!r}: {exc}{extra}") from exc
     check_shape(spec, A.shape[0], A.shape[1], A.nnz, source=str(raw_path))
     _check_labels(spec, y, str(raw_path))
+    if recipe is not None:
+        return _prepare_recipe(A, y, raw_path, spec, recipe, out_path, __version__)
 
     if positive_class is not None or spec.task == "binary":
         try:
@@ -515,11 +659,6 @@ def prepare(
         "original_task": spec.task,
         "positive_class": None if positive_class is None else str(positive_class),
     }
-    if recipe is not None:
-        A, b, A_te, b_te, info, meta = _apply_recipe(A, b, recipe, spec.name)
-        return _save_recipe(out_path, spec.name, A, b, A_te, b_te, info, meta, {
-            **source, "raw_label_counts": label_counts(y), "pdsparse_version": __version__})
-
     A, info = normalize(A, normalization)
     meta = {
         **source,
@@ -533,6 +672,46 @@ def prepare(
     }
     save_dataset(out_path, A, b, meta)
     return Dataset(name=spec.name, A=A, b=b, meta=meta)
+
+
+def _positive_text(recipe: Recipe) -> str | None:
+    pos = recipe.positive_class
+    return None if pos is None else "+".join(pos) if isinstance(pos, tuple) else str(pos)
+
+
+def _prepare_recipe(A, y, raw_path: Path, spec: DatasetSpec, recipe: Recipe, out_path,
+                    version: str) -> Dataset:
+    """The recipe path of :func:`prepare` after the file checks: class filter, labels, then
+    :func:`_apply_recipe`."""
+    raw_counts = label_counts(y)
+    A, y, kept = select_classes(A, y, recipe, spec.name)
+    if spec.task == "binary" and recipe.positive_class is None:
+        try:
+            b = binarize_labels(y)
+        except DataError as exc:
+            raise DataError(f"dataset {spec.name!r} (file {raw_path}): {exc}") from exc
+    else:
+        try:
+            b = binary_labels(y, recipe, spec.name)
+        except DataError as exc:
+            raise DataError(f"{exc} (file {raw_path})") from exc
+    task = "multiclass" if b is None else "binary"
+    b = y.copy() if b is None else b
+    source = {
+        "name": spec.name,
+        "source_file": raw_path.name,
+        "source_sha256": _sha256(raw_path),
+        "url": spec.url,
+        "task": task,
+        "original_task": spec.task,
+        "positive_class": _positive_text(recipe),
+        "raw_label_counts": raw_counts,
+        "pdsparse_version": version,
+    }
+    if kept is not None:
+        source["classes"] = kept
+    A, b, A_te, b_te, info, meta = _apply_recipe(A, b, recipe, spec.name)
+    return _save_recipe(out_path, spec.name, A, b, A_te, b_te, info, meta, source)
 
 
 def prepare_synthetic(
@@ -577,14 +756,17 @@ def prepare_synthetic(
         return Dataset(name=name, A=A, b=b, meta=meta)
 
     recipe = recipe or Recipe(normalization)
-    y = b
+    raw_counts = label_counts(b)
+    A, y, kept = select_classes(A, b, recipe, name)
     task = "multiclass" if bundled else "binary"
-    if recipe.positive_class is not None:
+    b = y
+    if recipe.positive_class is not None or (bundled and recipe.classes is not None):
         try:
-            b = binarize_labels(y, positive=_label(recipe.positive_class))
+            binary = binary_labels(y, recipe)
         except DataError as exc:
             raise DataError(f"data set {name!r} ({kind}): {exc}") from exc
-        task = "binary"
+        if binary is not None:
+            b, task = binary, "binary"
     source = {
         "name": name,
         "source": "bundled" if bundled else "synthetic",
@@ -593,10 +775,13 @@ def prepare_synthetic(
         "seed": seed,
         "task": task,
         "original_task": "multiclass" if bundled else "binary",
-        "positive_class": recipe.positive_class,
-        "raw_label_counts": label_counts(y),
+        "positive_class": (recipe.positive_class if not isinstance(recipe.positive_class, tuple)
+                           else _positive_text(recipe)),
+        "raw_label_counts": raw_counts,
         "pdsparse_version": __version__,
     }
+    if kept is not None:
+        source["classes"] = kept
     if bundled:
         import sklearn
 
