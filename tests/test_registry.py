@@ -10,6 +10,7 @@ from conftest import make_data
 
 from pdsparse import names
 from pdsparse.errors import ConfigError
+from pdsparse.penalties import L1Ball
 from pdsparse.problem import Problem
 from pdsparse.solvers import (
     SOLVERS,
@@ -36,7 +37,10 @@ def test_registry_covers_the_names():
     assert SOLVERS["dual_rcd"].choices()["dual_step"] == names.DUAL_STEPS
     # every option value the CLI and the schema offer is some solver's choice, and back
     offered = (set(names.SAMPLINGS) | set(names.DUAL_STEPS) | set(names.DGPD_INNER)
-               | set(names.DGPD_ETAS))
+               | set(names.DGPD_ETAS) | set(names.BALL_MOMENTA) | set(names.FW_STEPS)
+               | set(names.BALL_STEPS) | set(names.BALL_INNER) | set(names.STORC_INNER)
+               | set(names.BALL_BATCHES) | set(names.BALL_BATCH_CAPS)
+               | set(names.BALL_SNAPSHOTS))
     assert offered == {v for s in SOLVERS.values() for c in s.choices().values() for v in c}
 
 
@@ -85,14 +89,12 @@ def test_tags_and_columns_of_the_defaults():
     assert SOLVERS["dual_rcd"].tag() == "importance-fixed"
     assert SOLVERS["dual_rcd"].tag({"sampling": "permutation", "dual_step": "newton"}) == \
         "permutation-newton"
-    assert SOLVERS["primal_rcd"].option_columns() == {"sampling": "importance",
-                                                      "dual_step": "none", "inner": "none",
-                                                      "eta": "none"}
-    assert SOLVERS["dual_rcd"].option_columns() == {"sampling": "importance",
-                                                    "dual_step": "fixed", "inner": "none",
-                                                    "eta": "none"}
-    assert SOLVERS["dgpd"].option_columns() == {"sampling": "none", "dual_step": "none",
-                                                "inner": "5", "eta": "theorem"}
+    none = dict.fromkeys(option_names(), "none")  # every solver's options are columns
+    assert SOLVERS["primal_rcd"].option_columns() == {**none, "sampling": "importance"}
+    assert SOLVERS["dual_rcd"].option_columns() == {**none, "sampling": "importance",
+                                                    "dual_step": "fixed"}
+    assert SOLVERS["dgpd"].option_columns() == {**none, "inner": "5", "eta": "theorem"}
+    assert option_names()[:4] == ("sampling", "dual_step", "inner", "eta")
     assert SOLVERS["spdc"].tag() == "default"
 
 
@@ -142,8 +144,9 @@ def test_registry_kernel_equals_the_keyword_kernel(name):
     """``spec.make_kernel(problem, options, seed)`` is ``make_kernel(problem, method, ...)``
     (the legacy keywords sampling= and dual_step= where the solver's options are those)."""
     A, b = make_data(n=30, d=20, seed=2)
-    p = Problem(A, b, l2=0.05)
     spec = SOLVERS[name]
+    p = (Problem(A, b, "smooth_hinge", penalty=L1Ball(1.0, 0.05)) if spec.matrix
+         else Problem(A, b, l2=0.05))  # matrix=True: the norm-ball solvers (PDBFW Sec. 5)
     legacy = set(spec.choices()) <= {"sampling", "dual_step"}
     for opts in all_options(spec):
         k1 = spec.make_kernel(p, opts, 4)
@@ -173,11 +176,11 @@ def test_keywords_map_onto_the_options():
         solve(p, "dual_rcd", w0=np.zeros(p.d))
 
 
-@pytest.mark.parametrize("name", list(SOLVERS))
+@pytest.mark.parametrize("name", [n for n, s in SOLVERS.items() if not s.matrix])
 def test_face_off_kernels_refuse_a_ball(name):
     """A ball has l1 = 0 and may have l2 = 0: a kernel written for the elastic net must
-    refuse it, not run with a silently wrong penalty (or divide by l2 = 0)."""
-    from pdsparse.penalties import L1Ball
+    refuse it, not run with a silently wrong penalty (or divide by l2 = 0). (matrix=True:
+    the norm-ball solvers, which refuse the elastic net instead.)"""
     from pdsparse.solvers import solve
 
     rng = np.random.default_rng(0)

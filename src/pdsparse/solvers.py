@@ -31,6 +31,18 @@ from pdsparse.solver_base import (
     _Options,
     sampling_probabilities,
 )
+from pdsparse.solvers_ball import (
+    AccPGOptions,
+    FWOptions,
+    SCGSOptions,
+    STORCOptions,
+    SVRGOptions,
+    acc_pg_factory,
+    fw_factory,
+    scgs_factory,
+    storc_factory,
+    svrg_factory,
+)
 from pdsparse.solvers_dgpd import (
     DGPDFullOptions,
     DGPDOptions,
@@ -363,6 +375,23 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
                label="DGPD (Alg. 1)", start="alpha0", sweep="d",
                summary="doubly greedy primal-dual CD, one coordinate each (Lei et al. 2017, "
                "Algorithm 1), CSR + CSC or dense"),
+    SolverSpec("acc_pg", AccPGOptions, acc_pg_factory, family="primal", label="Acc PG",
+               start="w0", sweep="1", matrix=True,
+               summary="accelerated projected gradient on a norm ball (Nesterov's strongly "
+               "convex scheme or FISTA), step 1/L"),
+    SolverSpec("fw", FWOptions, fw_factory, family="primal", label="FW", start="w0",
+               sweep="1", matrix=True,
+               summary="Frank-Wolfe on a norm ball, exact line search or 2/(t+2)"),
+    SolverSpec("svrg", SVRGOptions, svrg_factory, family="primal", label="SVRG", start="w0",
+               sweep="n", matrix=True,
+               summary="projected SVRG (Johnson & Zhang 2013; Prox-SVRG, Xiao & Zhang 2014)"),
+    SolverSpec("scgs", SCGSOptions, scgs_factory, family="primal", label="SCGS", start="w0",
+               sweep="1", matrix=True,
+               summary="stochastic conditional gradient sliding (Lan & Zhou 2016)"),
+    SolverSpec("storc", STORCOptions, storc_factory, family="primal", label="STORC",
+               start="w0", sweep="1", matrix=True,
+               summary="variance-reduced conditional gradient sliding (Hazan & Luo 2016, "
+               "Algorithm 2)"),
 )})
 """The solvers by name; ``tuple(SOLVERS) == pdsparse.names.METHODS`` (tested)."""
 
