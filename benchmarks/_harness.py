@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[1]
 OUT_DIR = REPO / "results" / "benchmarks"
 DATA_DIR = OUT_DIR / "data"
@@ -150,7 +152,6 @@ def machine() -> dict:
 def versions(*modules: str, env: bool = False) -> dict:
     """Python, numpy, scipy, pandas, pdsparse and the git commit, plus the ``__version__`` of
     each named module (``"copt"``, ``"sklearn"``); ``env``: the BLAS thread variables too."""
-    import numpy as np
     import pandas as pd
     import scipy
 
@@ -173,3 +174,33 @@ def rel(p: Path | str) -> str:
         return str(Path(p).resolve().relative_to(REPO))
     except ValueError:
         return str(p)
+
+
+# ---------------------------------------------------------------------------------------------
+# copt's view of the problems
+# ---------------------------------------------------------------------------------------------
+
+
+def smooth_hinge_fgrad(A, b, l2: float):
+    """f(x) = 1/n sum phi(b_i a_i^T x) + l2/2 ||x||^2 and its gradient, smooth hinge in NumPy:
+    the objective handed to copt (``jac=True``), A sparse or dense.
+
+    phi(t) = 1/2 - t (t <= 0), (1 - t)^2 / 2 (0 < t < 1), 0 (t >= 1); with s = 1 - b z and
+    r = clip(s, 0, 1): phi = r s - r^2 / 2, d phi / d z = -b r. (The package's own smooth
+    hinge lives in ``pdsparse.losses``; this vectorized copy is the peer's side of the
+    comparison, checked against ``pdsparse.objective.primal`` by the benchmarks.)
+    """
+    n = A.shape[0]
+    At = A.T
+
+    def f_grad(x):
+        z = A @ x
+        s = 1.0 - b * z
+        r = np.clip(s, 0.0, 1.0)
+        f = float(r @ s - 0.5 * (r @ r)) / n + 0.5 * l2 * float(x @ x)
+        g = At @ (-(b * r))
+        g /= n
+        g += l2 * x
+        return f, g
+
+    return f_grad

@@ -106,6 +106,7 @@ from _harness import (
     rss_mib,
     snakemake_running,
 )
+from _harness import smooth_hinge_fgrad as peer_fgrad
 from _harness import versions as harness_versions
 
 LOSS = "smooth_hinge"
@@ -274,28 +275,6 @@ def time_ours(A, b, l2, l1, v: Ours, budget: int) -> tuple[float, float, np.ndar
     t1 = time.perf_counter()
     del kernel, prob
     return t1 - t0, t_setup - t0, x
-
-
-def peer_fgrad(A, b, l2: float):
-    """f(x) = 1/n sum phi(b_i a_i^T x) + l2/2 ||x||^2 and its gradient, smooth hinge in NumPy.
-
-    phi(t) = 1/2 - t (t <= 0), (1 - t)^2 / 2 (0 < t < 1), 0 (t >= 1); with s = 1 - b z and
-    r = clip(s, 0, 1): phi = r s - r^2 / 2, d phi / d z = -b r.
-    """
-    n = A.shape[0]
-    At = A.T
-
-    def f_grad(x):
-        z = A @ x
-        s = 1.0 - b * z
-        r = np.clip(s, 0.0, 1.0)
-        f = float(r @ s - 0.5 * (r @ r)) / n + 0.5 * l2 * float(x @ x)
-        g = At @ (-(b * r))
-        g /= n
-        g += l2 * x
-        return f, g
-
-    return f_grad
 
 
 def run_peer(A, b, l2, l1, p: Peer, max_iter: int, callback=None):
