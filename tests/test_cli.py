@@ -597,3 +597,25 @@ def test_elastic_net_from_the_command_line(pipeline, tmp_path, capsys):
          "dual_rcd", "--option", "dual_step=newton", "--l1", "0.01", "--max-epochs", "50",
          "--out", tmp_path / "d.parquet"], capsys)
     assert code == 0, err
+
+
+def test_prepare_keeps_classes_and_groups_labels(tmp_path, capsys):
+    """``--classes`` (MNIST 0 vs 9) and ``--positive-group`` (two groups of classes) reach
+    the recipe, its tag names them, and giving a label both ways is an error."""
+    from pdsparse.data.store import load_dataset
+
+    out = tmp_path / "d09.npz"
+    assert cli.main(["prepare", "--generator", "digits", "--dataset", "digits", "--classes",
+                     "9", "0", "--normalization", "none", "--out", str(out)]) == 0
+    ds = load_dataset(out)
+    assert ds.n == 358 and set(np.unique(ds.b)) == {-1.0, 1.0}
+    assert "[none-cl0+9]" in capsys.readouterr().err
+    out = tmp_path / "groups.npz"
+    assert cli.main(["prepare", "--generator", "digits", "--dataset", "digits",
+                     "--positive-group", "0", "1", "2", "--normalization", "none",
+                     "--out", str(out)]) == 0
+    assert int((load_dataset(out).b > 0).sum()) == 178 + 182 + 177
+    code = cli.main(["prepare", "--generator", "digits", "--dataset", "digits",
+                     "--positive-group", "0", "--positive-class", "1", "--out",
+                     str(tmp_path / "never.npz")])
+    assert code == cli.EXIT_ERROR and "either --positive-class" in capsys.readouterr().err

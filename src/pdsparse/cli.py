@@ -208,9 +208,13 @@ def _recipe(args: argparse.Namespace):
         "subsample": args.subsample, "split_seed": args.split_seed,
         "test_rows": args.test_rows,
     }
+    if args.positive_group and args.positive_class is not None:
+        raise ConfigError("give either --positive-class LABEL or --positive-group LABEL ...")
+    if args.classes is not None:
+        optional["classes"] = args.classes
     return Recipe(
         normalization=args.normalization,
-        positive_class=args.positive_class,
+        positive_class=args.positive_group or args.positive_class,
         **{k: v for k, v in optional.items() if v is not None},
     )
 
@@ -587,6 +591,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--positive-class", help="one-vs-rest: this label becomes +1, others -1 "
                    "(without it multiclass labels are kept)")
+    p.add_argument("--positive-group", nargs="+", metavar="LABEL",
+                   help="these labels become +1, every other -1 (a binary stand-in made of "
+                   "two groups of classes)")
+    p.add_argument("--classes", nargs="+", metavar="LABEL",
+                   help="keep only the rows of these labels, before anything else (two "
+                   "labels: a binary problem, the larger one +1; MNIST 0 vs 9)")
     g = p.add_argument_group(
         "recipe: split and feature map (DGPD)",
         "Order: split (test rows, subsample) -> input scaling -> feature map fitted on the "

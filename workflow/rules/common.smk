@@ -213,8 +213,12 @@ def prepare_args(data):
         args += [f"--param {_q(f'{k}={v}')}" for k, v in gen.params]
     recipe = data.recipe
     args += [f"--dataset {_q(data.name)}", f"--normalization {recipe.normalization}"]
-    if recipe.positive_class is not None:
+    if isinstance(recipe.positive_class, tuple):  # a group of labels (PDBFW stand-ins)
+        args.append("--positive-group " + " ".join(map(_q, recipe.positive_class)))
+    elif recipe.positive_class is not None:
         args.append(f"--positive-class {_q(recipe.positive_class)}")
+    if recipe.classes is not None:
+        args.append("--classes " + " ".join(map(_q, recipe.classes)))
     # the DGPD fields (pdsparse.data.prepare.Recipe), only when they differ from the defaults
     if recipe.test_rows:
         args.append(f"--test-rows {recipe.test_rows}")
