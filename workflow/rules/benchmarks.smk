@@ -68,3 +68,37 @@ rule benchmark_dgpd_scaling:
         "../envs/pdsparse.yaml"
     shell:
         "python benchmarks/dgpd_scaling.py 2> {log}"
+
+
+# PDBFW (benchmarks/README.md, "PDBFW"): ours against copt on the l1-ball problems of the
+# paper's data, and Table 1 measured (time per iteration as d and s vary, synthetic data).
+rule benchmark_pdbfw_peers:
+    output:
+        csv="results/benchmarks/pdbfw_peers.csv",
+        md="results/benchmarks/pdbfw_peers.md",
+    log:
+        "logs/benchmarks/pdbfw_peers.log",
+    threads: 2
+    resources:
+        mem_mb=8000,
+        runtime=120,
+    conda:
+        "../envs/pdsparse.yaml"
+    shell:
+        "python benchmarks/pdbfw_peers.py 2> {log}"
+
+
+rule benchmark_pdbfw_table1:
+    output:
+        csv="results/benchmarks/pdbfw_table1.csv",
+        md="results/benchmarks/pdbfw_table1.md",
+    log:
+        "logs/benchmarks/pdbfw_table1.log",
+    threads: 2
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../envs/pdsparse.yaml"
+    shell:
+        "python benchmarks/pdbfw_table1.py 2> {log}"
