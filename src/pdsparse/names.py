@@ -17,6 +17,8 @@ METHODS = ("primal_rcd", "dual_rcd", "spdc", "dgpd", "dgpd_full", "acc_pg", "fw"
            "scgs", "storc")
 DGPD_INNER = ("1", "3", "5", "10")
 DGPD_ETAS = ("theorem", "x10", "x100", "x1000")
+PDBFW_DELTAS = ("theorem", "x10", "x100", "x1000")
+PDBFW_SIZES = ("auto",)
 SAMPLINGS = ("uniform", "importance", "permutation")
 DUAL_STEPS = ("fixed", "newton", "printed")
 BALL_MOMENTA = ("nesterov", "fista")
