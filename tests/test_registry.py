@@ -40,7 +40,8 @@ def test_registry_covers_the_names():
                | set(names.DGPD_ETAS) | set(names.BALL_MOMENTA) | set(names.FW_STEPS)
                | set(names.BALL_STEPS) | set(names.BALL_INNER) | set(names.STORC_INNER)
                | set(names.BALL_BATCHES) | set(names.BALL_BATCH_CAPS)
-               | set(names.BALL_SNAPSHOTS))
+               | set(names.BALL_SNAPSHOTS)
+               | set(names.PDBFW_DELTAS) | set(names.PDBFW_SIZES))
     assert offered == {v for s in SOLVERS.values() for c in s.choices().values() for v in c}
 
 

@@ -14,7 +14,7 @@ LOSSES = ("logistic", "squared", "smooth_hinge")
 PENALTIES = ("elastic_net", "l1_ball", "trace_ball")
 NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
 METHODS = ("primal_rcd", "dual_rcd", "spdc", "dgpd", "dgpd_full", "acc_pg", "fw", "svrg",
-           "scgs", "storc")
+           "scgs", "storc", "pdbfw")
 DGPD_INNER = ("1", "3", "5", "10")
 DGPD_ETAS = ("theorem", "x10", "x100", "x1000")
 PDBFW_DELTAS = ("theorem", "x10", "x100", "x1000")

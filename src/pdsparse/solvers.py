@@ -55,6 +55,7 @@ from pdsparse.solvers_erm import (
     SPDCOptions,
     spdc_factory,
 )
+from pdsparse.solvers_pdbfw import PDBFWOptions, pdbfw_factory
 
 __all__ = ["SOLVERS", "SolverSpec", "PrimalRCDOptions", "DualRCDOptions", "Result",
            "get_solver", "make_kernel", "solve", "sampling_probabilities", "TRACE_COLUMNS",
@@ -392,6 +393,11 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
                start="w0", sweep="1", matrix=True,
                summary="variance-reduced conditional gradient sliding (Hazan & Luo 2016, "
                "Algorithm 2)"),
+    SolverSpec("pdbfw", PDBFWOptions, pdbfw_factory, family="primal_dual", label="PDBFW",
+               start="w0", sweep="1", matrix=True,
+               summary="primal-dual block Frank-Wolfe (Lei et al. 2019): s-sparse block FW "
+               "steps and k greedy dual rows on an l1 ball (Algorithm 1, CSR + CSC or "
+               "dense) or rank-s steps on a trace-norm ball (Algorithm 2)"),
 )})
 """The solvers by name; ``tuple(SOLVERS) == pdsparse.names.METHODS`` (tested)."""
 
