@@ -16,7 +16,8 @@ from pdsparse.papers.plan import Plan
 __all__ = ["PAPERS", "Plan", "plans"]
 
 # config section (= paper name) -> module with plan()
-PAPERS = {"faceoff": "pdsparse.papers.faceoff", "dgpd": "pdsparse.papers.dgpd"}
+PAPERS = {"faceoff": "pdsparse.papers.faceoff", "dgpd": "pdsparse.papers.dgpd",
+          "pdbfw": "pdsparse.papers.pdbfw"}
 
 
 def plans(

@@ -1,0 +1,103 @@
+"""The PDBFW plan: Figure 1 and Table 2 at mu, Figure 3 over mu, Figure 2 on the trace ball."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from pdsparse.errors import ConfigError
+from pdsparse.figures import CurveFigure
+from pdsparse.papers.pdbfw import plan
+
+GEN = {"generator": {"name": "zipf", "kind": "zipf_bow",
+                     "params": {"n": 60, "d": 40, "mean_nnz_per_row": 5}}}
+SOLVERS = [{"method": "pdbfw"}, {"method": "acc_pg"}, {"method": "fw"}]
+
+
+def _config(**pdbfw):
+    cfg = {
+        "data": {"require_all": False, "processed_dir": "data/processed"},
+        "pdbfw": {
+            "loss": "smooth_hinge", "loss_sum": False, "mu": "10/n", "radius": 300,
+            "seeds": [0], "max_epochs": 10, "max_seconds": 5, "tol": 1e-7,
+            "eval_first": 0.01, "eval_per_decade": 4, "log_time": ["toy"],
+            "reference": {"rtol": 1e-10, "max_epochs": 1000, "max_seconds": 60},
+            "solvers": SOLVERS,
+            "speedup": {"base": "pdbfw", "targets": [1e-2, 1e-4, 1e-6]},
+            "figure3": {"mus": ["1/n", "10/n", "100/n"], "datasets": ["toy"]},
+            "datasets": {
+                "toy": {"source": GEN, "recipe": {"normalization": "unit_rows"},
+                        "radius": 2.5, "paper": "rcv1", "options": {"pdbfw": {"s": 7}}},
+                "real": {"source": {"registry": "duke"}, "paper": "duke breast-cancer"},
+            },
+        },
+    }
+    cfg["pdbfw"].update(pdbfw)
+    return cfg
+
+
+REGISTRY = {"duke": object()}
+TRACE = {"generator": {"name": "sensing", "kind": "lowrank_sensing",
+                       "params": {"n": 50, "d": 20, "c": 10}},
+         "ranks": [2, 4], "radius": 3.0, "mu": "10/n", "loss": "squared",
+         "solvers": [{"method": "pdbfw"}, {"method": "block_fw"}], "max_seconds": 2}
+
+
+def _spec(output) -> CurveFigure:
+    return CurveFigure.from_json(output.command[1].split(" ", 1)[1].strip("'"))
+
+
+def test_runs_figures_and_tables_of_the_l1_ball():
+    p = plan(_config(), REGISTRY, available=lambda name: False)
+    assert p.skipped == [("PDBFW real", "duke")]
+    assert len(p.runs) == 3 * 3  # three mu (Figure 3 data set) x three solvers
+    tags = {r.problem.tag for r in p.runs}
+    assert "zipf+unit_rows__smooth_hinge__l1ball-2.5__l2-10_n" in tags
+    assert set(p.experiments) == {"mu1_n", "mu10_n", "mu100_n"}
+    pdbfw = [r for r in p.runs if r.solver == "pdbfw"]
+    assert all(dict(r.options)["s"] == "7" and r.options_tag.startswith("7") for r in pdbfw)
+    assert [o.name for o in p.outputs] == ["figure1", "figure3", "table2", "speedup"]
+    fig1, fig3 = _spec(p.outputs[0]), _spec(p.outputs[1])
+    assert fig1.y == "rel_objective" and [pn.title for pn in fig1.panels] == ["toy"]
+    assert fig1.panels[0].logx is True
+    assert [pn.experiment for pn in fig3.panels] == ["mu1_n", "mu10_n", "mu100_n"]
+    table2 = p.outputs[2]
+    assert any(f.startswith("results/reference/zipf+unit_rows__smooth_hinge__l1ball-2.5")
+               for f in table2.inputs)
+    assert "--paper-rows toy=rcv1" in " ".join(table2.command)
+
+
+def test_the_real_set_joins_when_available_and_radius_defaults():
+    p = plan(_config(figure3={}), REGISTRY, available=lambda name: True)
+    tags = {r.problem.tag for r in p.runs}
+    assert "duke+avg_example_norm__smooth_hinge__l1ball-300.0__l2-10_n" in tags
+    assert set(p.experiments) == {"mu10_n"} and len(p.runs) == 2 * 3
+
+
+def test_trace_ball_runs_and_figure2():
+    p = plan(_config(trace=TRACE), REGISTRY, available=lambda name: False)
+    trace = [r for r in p.runs if r.experiment.startswith("trace_rank")]
+    assert len(trace) == 2 * 2 and all(r.max_seconds == 2 for r in trace)
+    assert {r.problem.tag for r in trace} == {
+        f"sensing-r{k}+none__squared__traceball-3.0__l2-10_n" for k in (2, 4)}
+    fig2 = next(o for o in p.outputs if o.name == "figure2")
+    assert [pn.title for pn in _spec(fig2).panels] == ["rank 2", "rank 4"]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"figure3": {"mus": ["1/n"], "datasets": ["toyy"]}}, "figure3.datasets: 'toyy'"),
+    ({"solvers": [{"method": "pdbfw", "k": "0"}]}, "positive integer"),
+    ({"solvers": [{"method": "pdbfww"}]}, "did you mean 'pdbfw'"),
+])
+def test_config_mistakes_are_named(change, message):
+    with pytest.raises(ConfigError, match=message):
+        plan(_config(**change), REGISTRY, available=lambda name: False)
+
+
+def test_options_override_of_an_unconfigured_solver_is_an_error():
+    cfg = _config()
+    cfg = copy.deepcopy(cfg)
+    cfg["pdbfw"]["datasets"]["toy"]["options"] = {"svrg": {"inner": "n"}}
+    with pytest.raises(ConfigError, match="'svrg' is not one of the configured solvers"):
+        plan(cfg, REGISTRY, available=lambda name: False)
