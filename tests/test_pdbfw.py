@@ -280,20 +280,21 @@ def adversarial(m, rng):
     }
 
 
-@pytest.mark.parametrize("m", [1, 2, 17, 1000])
+@pytest.mark.parametrize("m", [1, 2, 17, 1000, 40000])  # 40000: the sampled first pivot
 def test_top_k_is_the_sorted_selection(m):
     rng = np.random.default_rng(m)
     for name, key in adversarial(m, rng).items():
-        for k in sorted({0, 1, m // 2, m - 1, m}):
-            want = top(key, k)
-            np.testing.assert_array_equal(_pdbfw.top_k(key, k), want, err_msg=f"{name} {k}")
-            for depth in (-1, 0, 1):  # the default limit, heapsort at once, after a partition
-                idx = rng.permutation(m).astype(np.int32)
-                _pdbfw.select_in_place(key, idx, k, depth)
-                np.testing.assert_array_equal(np.sort(idx[:k]), want, err_msg=f"{name} {k}")
-                np.testing.assert_array_equal(np.sort(idx), np.arange(m))
-                if k:  # the k-th largest value is np.partition's
-                    assert key[idx[:k]].min() == np.partition(key, m - k)[m - k]
+        for k in sorted({0, 1, 7, m // 2, m - 1, m} & set(range(m + 1))):
+            np.testing.assert_array_equal(_pdbfw.top_k(key, k), top(np.abs(key), k),
+                                          err_msg=f"{name} {k}")
+            np.testing.assert_array_equal(_pdbfw.top_k(-key, k), top(np.abs(key), k))
+            if k == 0:
+                continue
+            # the quickselect inside: the default depth, the sort fallback at once, after
+            # one partition; np.partition's k-th largest
+            want = np.partition(key, m - k)[m - k]
+            for depth in (-1, 0, 1):
+                assert _pdbfw.kth(key, k, depth) == (want, np.sum(key > want)), (name, k, depth)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -180,13 +180,12 @@ class PDBFWL1Kernel(_Kernel):
             self.w[:] = problem.mat @ x0
             self.alpha[:] = objective.alpha_of_w(problem, x0)
             self.u[:] = problem.mat.T @ self.alpha
-        # scratch (d: v, |v|, x~, the sorted magnitudes; n: y~, |y~ - y|) and the
-        # permutations the selections work on, kept between calls
-        self.v, self.key_d = np.zeros(d), np.zeros(d)
-        self.xt, self.mags = np.zeros(d), np.zeros(d)
-        self.cand, self.key_n = np.zeros(n), np.zeros(n)
-        self.idx_d = np.arange(d, dtype=np.int32)
-        self.idx_n = np.arange(n, dtype=np.int32)
+        # scratch: v, the selection's copy, x~ and its indices (d); y~, y~ - y, the copy
+        # and the rows (n)
+        self.v, self.buf_d, self.xt = (np.zeros(d) for _ in range(3))
+        self.cand, self.dy, self.buf_n = (np.zeros(n) for _ in range(3))
+        self.idx_d = np.zeros(d, dtype=np.int32)
+        self.idx_n = np.zeros(n, dtype=np.int32)
 
     @property
     def s(self) -> int:
@@ -204,8 +203,8 @@ class PDBFWL1Kernel(_Kernel):
         p = self.problem
         return _pdbfw.pdbfw_l1(*self.rows, *self.cols, p.b, self.x, self.alpha, self.w, self.u,
                                p.l2, p.radius, p.loss_id, self.eta, self.q_per_k, 0.0,
-                               self.adapt, self.s_floor, self.k_auto, self.v, self.key_d,
-                               self.idx_d, self.xt, self.mags, self.cand, self.key_n,
+                               self.adapt, self.s_floor, self.k_auto, self.v, self.buf_d,
+                               self.idx_d, self.xt, self.cand, self.dy, self.buf_n,
                                self.idx_n, self.info, int(budget))
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
