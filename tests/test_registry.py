@@ -10,7 +10,7 @@ from conftest import make_data
 
 from pdsparse import names
 from pdsparse.errors import ConfigError
-from pdsparse.penalties import L1Ball
+from pdsparse.penalties import L1Ball, TraceBall
 from pdsparse.problem import Problem
 from pdsparse.solvers import (
     SOLVERS,
@@ -40,7 +40,7 @@ def test_registry_covers_the_names():
                | set(names.DGPD_ETAS) | set(names.BALL_MOMENTA) | set(names.FW_STEPS)
                | set(names.BALL_STEPS) | set(names.BALL_INNER) | set(names.STORC_INNER)
                | set(names.BALL_BATCHES) | set(names.BALL_BATCH_CAPS)
-               | set(names.BALL_SNAPSHOTS)
+               | set(names.BALL_SNAPSHOTS) | set(names.TRACE_RANKS)
                | set(names.PDBFW_DELTAS) | set(names.PDBFW_SIZES))
     assert offered == {v for s in SOLVERS.values() for c in s.choices().values() for v in c}
 
@@ -148,6 +148,9 @@ def test_registry_kernel_equals_the_keyword_kernel(name):
     spec = SOLVERS[name]
     p = (Problem(A, b, "smooth_hinge", penalty=L1Ball(1.0, 0.05)) if spec.matrix
          else Problem(A, b, l2=0.05))  # matrix=True: the norm-ball solvers (PDBFW Sec. 5)
+    if name in ("sfw", "block_fw"):  # trace-norm ball only (solvers_trace)
+        p = Problem(A, np.column_stack([b, -b, 2 * b]), "squared",
+                    penalty=TraceBall(1.0, 0.05))
     legacy = set(spec.choices()) <= {"sampling", "dual_step"}
     for opts in all_options(spec):
         k1 = spec.make_kernel(p, opts, 4)

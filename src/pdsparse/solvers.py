@@ -56,6 +56,12 @@ from pdsparse.solvers_erm import (
     spdc_factory,
 )
 from pdsparse.solvers_pdbfw import PDBFWOptions, pdbfw_factory
+from pdsparse.solvers_trace import (
+    BlockFWOptions,
+    SFWOptions,
+    block_fw_factory,
+    sfw_factory,
+)
 
 __all__ = ["SOLVERS", "SolverSpec", "PrimalRCDOptions", "DualRCDOptions", "Result",
            "get_solver", "make_kernel", "solve", "sampling_probabilities", "TRACE_COLUMNS",
@@ -393,6 +399,14 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
                start="w0", sweep="1", matrix=True,
                summary="variance-reduced conditional gradient sliding (Hazan & Luo 2016, "
                "Algorithm 2)"),
+    SolverSpec("sfw", SFWOptions, sfw_factory, family="primal", label="SFW", start="w0",
+               sweep="1", matrix=True,
+               summary="stochastic Frank-Wolfe on a trace-norm ball (Hazan & Luo 2016), "
+               "minibatch gradient, step 2/(k+1)"),
+    SolverSpec("block_fw", BlockFWOptions, block_fw_factory, family="primal",
+               label="block FW", start="w0", sweep="1", matrix=True,
+               summary="block Frank-Wolfe with rank-s steps on a trace-norm ball (Allen-Zhu, "
+               "Hazan, Hu & Li 2017, Algorithm 1)"),
     SolverSpec("pdbfw", PDBFWOptions, pdbfw_factory, family="primal_dual", label="PDBFW",
                start="w0", sweep="1", matrix=True,
                summary="primal-dual block Frank-Wolfe (Lei et al. 2019): s-sparse block FW "

@@ -6,12 +6,13 @@ File layout (``numpy.savez``, uncompressed so loading is a plain read; no pickle
              (a version-1 reader cannot read a dense matrix; both versions are read here)
 ``data``, ``indices``, ``indptr``, ``shape``   the CSR parts of A (n x d, float64), or
 ``A``        A itself as a dense C-order (n x d) float64 array (random Fourier features)
-``b``        labels, float64, shape (n,)
+``b``        labels, float64, shape (n,), or a real label matrix B of shape (n, k) (multi-output
+             regression: PDBFW's low-rank sensing, solved whole as a matrix problem)
 ``meta``     0-d unicode array holding a JSON object (name, source, normalization, ...)
 
 Optional test rows (a split made by the recipe, :mod:`pdsparse.data.prepare`):
 
-``b_test``   test labels, float64, shape (n_test,), with either
+``b_test``   test labels, float64, shape (n_test,) (or (n_test, k)), with either
 ``test_data``, ``test_indices``, ``test_indptr``, ``test_shape``   CSR parts of A_test, or
 ``A_test``   a dense (n_test x d) float64 array.
 
@@ -132,10 +133,15 @@ def _matrix_parts(path: Path, A, what: str, prefix: str) -> dict[str, np.ndarray
             f"{prefix}shape": np.asarray(A.shape, dtype=np.int64)}
 
 
+def _label_shape_ok(b: np.ndarray, n: int) -> bool:
+    """Labels (n,) or a label matrix (n, k), k >= 1."""
+    return b.shape[:1] == (n,) and (b.ndim == 1 or (b.ndim == 2 and b.shape[1] >= 1))
+
+
 def _labels(path: Path, b, n: int, what: str) -> np.ndarray:
     b = np.asarray(b, dtype=np.float64)
-    if b.ndim != 1 or b.shape[0] != n:
-        raise DataError(f"{path}: {what} have shape {b.shape}, expected ({n},)")
+    if not _label_shape_ok(b, n):
+        raise DataError(f"{path}: {what} have shape {b.shape}, expected ({n},) or ({n}, k)")
     if not np.isfinite(b).all():
         raise DataError(f"{path}: {what} contain NaN or infinity")
     return b
@@ -154,7 +160,7 @@ def save_dataset(path: str | os.PathLike, A, b: np.ndarray, meta: dict,
         as one float64 array (written in pieces: no second copy is made when it is already
         C-order float64).
     b : array_like
-        Labels, shape (n,); stored as float64.
+        Labels, shape (n,), or a label matrix (n, k); stored as float64.
     meta : dict
         JSON-serializable metadata (NumPy scalars and arrays are converted).
     A_test, b_test : optional
@@ -180,6 +186,9 @@ def save_dataset(path: str | os.PathLike, A, b: np.ndarray, meta: dict,
             raise DataError(f"{path}: A_test has {d_t} columns, A has {d}")
         parts.update(test)
         parts["b_test"] = _labels(path, b_test, n_t, "test labels")
+        if parts["b_test"].shape[1:] != parts["b"].shape[1:]:
+            raise DataError(f"{path}: test labels of shape {parts['b_test'].shape} do not match "
+                            f"the labels' {parts['b'].shape}")
     if not isinstance(meta, dict):
         raise DataError(f"{path}: meta must be a dict, got {type(meta).__name__}")
     try:
@@ -374,8 +383,8 @@ def load_dataset(path: str | os.PathLike, mmap: bool = False) -> Dataset:
     b = parts["b"]
     if b.dtype != np.float64:
         raise DataError(f"{path}: data and labels must be float64 ({b.dtype})")
-    if b.shape != (n,):
-        raise DataError(f"{path}: labels have shape {b.shape}, expected ({n},)")
+    if not _label_shape_ok(b, n):
+        raise DataError(f"{path}: labels have shape {b.shape}, expected ({n},) or ({n}, k)")
     if not np.isfinite(b).all():
         raise DataError(f"{path}: A or b contains NaN or infinity")
     A_test = b_test = None
@@ -384,9 +393,11 @@ def load_dataset(path: str | os.PathLike, mmap: bool = False) -> Dataset:
         b_test = parts["b_test"]
         if A_test.shape[1] != d:
             raise DataError(f"{path}: A_test has {A_test.shape[1]} columns, A has {d}")
-        if b_test.dtype != np.float64 or b_test.shape != (A_test.shape[0],):
+        if b_test.dtype != np.float64 or not _label_shape_ok(b_test, A_test.shape[0]) \
+                or b_test.shape[1:] != b.shape[1:]:
             raise DataError(f"{path}: test labels must be float64 of shape "
-                            f"({A_test.shape[0]},), got {b_test.dtype} {b_test.shape}")
+                            f"({A_test.shape[0]},) + {b.shape[1:]}, got {b_test.dtype} "
+                            f"{b_test.shape}")
         if not np.isfinite(b_test).all():
             raise DataError(f"{path}: test labels contain NaN or infinity")
     elif "A_test" in parts or any(k in parts for k in _TEST_CSR_KEYS):

@@ -14,6 +14,10 @@ Bundled sources (:data:`BUNDLED`) go through the same door (``generate(kind, par
 but are fixed data shipped with a library, not random: :func:`digits` is scikit-learn's
 copy of the UCI optical digits (1,797 x 64, 10 classes, multiclass labels kept). Their
 ``seed`` is accepted and ignored.
+
+One generator is for the trace-norm experiments of PDBFW (Sec. 5.1) and returns regression
+data instead: :func:`lowrank_sensing` gives a dense ``A`` (``np.ndarray``, n x d) and a real
+label matrix ``B = A X0`` (n x c) of a rank-s ground truth X0.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ __all__ = [
     "WORST_CASE_GENERAL_EPS",
     "dense_gaussian",
     "generate",
+    "lowrank_sensing",
+    "lowrank_sensing_truth",
     "make_labels",
     "worst_case_binary_dual",
     "worst_case_general",
@@ -448,14 +454,86 @@ def _sample_distinct_keys(
 
 
 # ---------------------------------------------------------------------------------------------
+# low-rank matrix sensing (PDBFW Sec. 5.1)
+# ---------------------------------------------------------------------------------------------
+
+
+def _sensing_params(n, d, c, rank, nuclear_norm) -> tuple[int, int, int, int, float]:
+    n, d, c = _check_int("n", n), _check_int("d", d), _check_int("c", c)
+    rank = _check_int("rank", rank)
+    if rank > min(d, c):
+        raise ConfigError(f"synthetic data parameter 'rank' must be <= min(d, c) = "
+                          f"{min(d, c)}, got {rank}")
+    return n, d, c, rank, _check_real("nuclear_norm", nuclear_norm, positive=True)
+
+
+def _truth(rng: np.random.Generator, d: int, c: int, rank: int, nuclear_norm: float):
+    L = rng.standard_normal((d, rank))
+    R = rng.standard_normal((c, rank))
+    # ||L R^T||_* from the rank x rank core of the two thin QR factorizations
+    core = np.linalg.qr(L, mode="r") @ np.linalg.qr(R, mode="r").T
+    return (L * (nuclear_norm / np.linalg.svd(core, compute_uv=False).sum())) @ R.T
+
+
+def lowrank_sensing_truth(*, rank: int, nuclear_norm: float, seed: int, n: int = 1000,
+                          d: int = 800, c: int = 600) -> np.ndarray:
+    """The ground truth X0 (d x c) of :func:`lowrank_sensing` with the same arguments."""
+    n, d, c, rank, nuclear_norm = _sensing_params(n, d, c, rank, nuclear_norm)
+    return _truth(_streams(seed)[1], d, c, rank, nuclear_norm)
+
+
+def lowrank_sensing(*, rank: int, nuclear_norm: float, seed: int, n: int = 1000, d: int = 800,
+                    c: int = 600) -> tuple[np.ndarray, np.ndarray]:
+    """Low-rank matrix sensing data of PDBFW Sec. 5.1: ``(A, B)`` with B = A X0.
+
+    * ``A`` (n x d): a dense sensing matrix of i.i.d. N(0, 1) entries (unscaled, the standard
+      Gaussian ensemble; the paper says only "dense"). With the house's
+      P(X) = 1/(2n) ||AX - B||_F^2 + mu/2 ||X||_F^2 the Hessian of the loss is A^T A / n, whose
+      eigenvalues fill the Marchenko-Pastur interval [(1 - sqrt(d/n))^2, (1 + sqrt(d/n))^2]
+      = [0.011, 3.59] for d/n = 0.8, so mu = 10/n = 0.01 matters and the condition number is
+      about 170. (Rows scaled to unit norm would make mu dominate: condition number ~1.5.)
+    * ``X0`` (d x c, :func:`lowrank_sensing_truth`) = L R^T of rank ``rank`` with L (d x s) and
+      R (c x s) i.i.d. N(0, 1), scaled so that ||X0||_* = ``nuclear_norm`` (required, so that
+      the data set's metadata, whose ``params`` are the generator's arguments, always records
+      it; 1 in our configs). The problem is homogeneous (scaling X0 and the radius by t scales
+      the optimum by t), so only radius / ||X0||_* matters, and fixing ||X0||_* lets one
+      radius serve every rank.
+    * ``B = A X0`` (n x c), noiseless as in the paper.
+
+    Defaults n = 1000, d = 800, c = 600 as in the paper (which varies s in {10, 20, 100}).
+    ``A`` and ``X0`` come from independent streams of ``seed``: for one seed every rank
+    shares the same A.
+
+    **The radius.** With mu = 10/n and ||X0||_* = 1 the unconstrained (ridge) optimum has
+    ||X_ridge||_* = 0.960 for s = 10, 20 and 100 (seed 0, measured), so a radius theta >= 0.961
+    leaves the ball inactive. At theta = 0.5 the ball is active and the optimum keeps rank s
+    (measured for s = 10: 10 nonzero singular values, the 11th 0; the spectral norm of the
+    gradient, the multiplier of the constraint, is 0.041, against 0.0024 at theta = 0.9),
+    hence theta = 0.5 ||X0||_* is the radius we recommend.
+
+    **Loss scaling.** The paper writes f(AX) = ||AX - B||_F^2 (no 1/n, no 1/2) inside
+    (1/n) sum_i f_i + g; the house solves (1/n) sum_{i,c} 1/2 ((AX)_{ic} - B_{ic})^2 +
+    mu/2 ||X||_F^2, i.e. half the paper's loss: for a penalty g = mu_p/2 ||X||^2 of the paper,
+    P_paper(X; mu_p) = 2 P_house(X; mu_p / 2), the same minimizers with mu = mu_p / 2. We keep
+    mu = 10/n in the house's scaling (the paper does not state the form of g).
+    """
+    n, d, c, rank, nuclear_norm = _sensing_params(n, d, c, rank, nuclear_norm)
+    rng_a, rng_x = _streams(seed)
+    A = rng_a.standard_normal((n, d))
+    X0 = _truth(rng_x, d, c, rank, nuclear_norm)
+    return A, A @ X0
+
+
+# ---------------------------------------------------------------------------------------------
 # dispatch
 # ---------------------------------------------------------------------------------------------
 
-GENERATORS: dict[str, Callable[..., tuple[sp.csr_matrix, np.ndarray]]] = {
+GENERATORS: dict[str, Callable[..., tuple[sp.csr_matrix | np.ndarray, np.ndarray]]] = {
     "worst_case_general": worst_case_general,
     "worst_case_binary_dual": worst_case_binary_dual,
     "dense_gaussian": dense_gaussian,
     "zipf_bow": zipf_bow,
+    "lowrank_sensing": lowrank_sensing,
 }
 
 
