@@ -28,7 +28,9 @@ mu/2 ||x||^2, with f_i(x) = phi(a_i^T x, b_i) + mu/2 ||x||^2 (so grad f_i(x) - g
 
 Work units (the ``touched`` of the registry's kernels): stored entries of A read, plus d for
 every dense O(d) pass (a projection, a CndG iteration, the dense part of a step), as SPDC's
-dense primal update is counted in ``_erm.pyx``. Random draws use the caller's xoshiro256**
+dense primal update is counted in ``_erm.pyx``. A sampled gradient reads its row twice
+(a_i^T z, then the update): 2 nnz(a_i), so that n draws cost what a full gradient does
+(A z and A^T phi'(A z): 2 nnz(A)). Random draws use the caller's xoshiro256**
 state (``_sampling.pxd``'s ``next_below``), so that a NumPy transcription given
 ``_sampling.uniform_ints`` of a copy of the state replays them.
 """
@@ -248,8 +250,8 @@ def minibatch_gradient(int layout, const double[::1] data, const int[::1] indice
     """out = base + mu z + (1/m) sum_{t=1}^m c_t a_{i_t}, i_t uniform on the rows (drawn in
     order from ``state``), c_t = phi'(a_i^T z) - phi'(zsnap_i) (STORC's variance-reduced
     estimate, ``zsnap`` = A y0 and ``base`` the loss part of grad f(y0)) or phi'(a_i^T z)
-    (SCGS: ``zsnap`` and ``base`` empty). Returns the entries touched: the rows drawn plus
-    d for the dense part.
+    (SCGS: ``zsnap`` and ``base`` empty). Returns the entries touched: twice the entries of
+    each row drawn (read for a_i^T z and for the update) plus d for the dense part.
     """
     cdef Lines L
     lines_init(&L, layout, data, indices, indptr, count, length, step, inc)
@@ -275,7 +277,7 @@ def minibatch_gradient(int layout, const double[::1] data, const int[::1] indice
                 c = c - loss_deriv(loss, zsnap[i], b[i])
             if c != 0.0:
                 line_axpy(&L, i, c / m, &out[0])
-            touched += line_nnz(&L, i)
+            touched += 2 * line_nnz(&L, i)
     return touched
 
 
@@ -296,7 +298,7 @@ def svrg_steps(int layout, const double[::1] data, const int[::1] indices,
     ``zsnap`` = A x~ and ``gsnap`` = A^T phi'(A x~) / n (the loss part of grad f(x~); the mu
     terms of grad f_i(x) - grad f_i(x~) + grad f(x~) sum to mu x exactly). ``xsum`` (length
     d, or empty) accumulates the iterates for Prox-SVRG's averaged snapshot. ``work``: 4 d
-    doubles. A step costs nnz(a_i) + d. Returns ``(steps taken, touched)``.
+    doubles. A step costs 2 nnz(a_i) + d. Returns ``(steps taken, touched)``.
     """
     cdef Lines L
     lines_init(&L, layout, data, indices, indptr, count, length, step, inc)
@@ -322,7 +324,7 @@ def svrg_steps(int layout, const double[::1] data, const int[::1] indices,
             if average:
                 for p in range(d):
                     xsum[p] += x[p]
-            touched += line_nnz(&L, i) + d
+            touched += 2 * line_nnz(&L, i) + d
             done += 1
     return done, touched
 
