@@ -53,9 +53,12 @@ per iteration, n = 20000, nnz(A) = 10^6, d = 10^6, index quickselect vs this sel
 **s and k.** The caller passes s and k in ``info`` and whether to adapt them. With ``adapt``,
 after each iteration: if the s-sparse step (8) was not the full projected step (some |v_j|
 left out exceeds the projection's threshold theta: the l1-ball projection of v has more than
-s nonzeros), s doubles (up to d); if it was, the full step's support is x~'s, and s shrinks
-to max(``s_floor``, 2 nnz(x~)) when that is smaller. With ``k_auto`` k follows as max(1,
-ceil(n s / d)) (the text after Corollary 4.1.1). q = n / delta = ``q_per_k`` * k (delta
+s nonzeros), s doubles (up to d); if it was, the full step's support is x~'s, and after
+``CALM`` such exact steps in a row s shrinks to max(``s_floor``, 2 max nnz(x~)) over them
+when that is smaller (a window, not the last step alone: supports that alternate between
+two sizes would otherwise shrink s below the larger one, and the truncated steps keep the
+alternation going). With ``k_auto`` k follows as max(1, ceil(n s / d)) (the text after
+Corollary 4.1.1). q = n / delta = ``q_per_k`` * k (delta
 proportional to 1/k, Corollary 4.1.1), or ``q_fixed`` when > 0. The rule and its measured
 alternatives are discussed in :mod:`pdsparse.solvers_pdbfw`.
 
@@ -82,11 +85,17 @@ cdef enum:
     I_PRIMAL = 6  # cumulative entries of A read by (9)
     I_DUAL = 7  # cumulative entries of A read by (12)
     I_MOVED = 8  # rows of the last I whose y moved
+    I_CALM = 9  # exact steps since s last changed or was checked (s=auto)
+    I_PEAK = 10  # the largest nnz(x~) over those steps
     INFO_SIZE = 16
+
+cdef enum:
+    CALM = 5  # s=auto shrinks after this many exact steps in a row
 
 INFO = {"s": I_S, "k": I_K, "iters": I_ITERS, "exact": I_EXACT, "xnnz": I_XNNZ,
         "grown": I_GROWN, "primal": I_PRIMAL, "dual": I_DUAL, "moved": I_MOVED,
-        "size": INFO_SIZE}
+        "calm": I_CALM, "peak": I_PEAK, "size": INFO_SIZE}
+CALM_STEPS = CALM
 """Slots of ``info``, by name (for the Python side)."""
 
 
@@ -423,7 +432,7 @@ def pdbfw_l1(int r_layout, const double[::1] r_data, const int[::1] r_indices,
         raise ValueError(f"need 1 <= s, s_floor <= {d} and 1 <= k <= {n}, got s = {s}, "
                          f"s_floor = {s_floor}, k = {k}")
     cdef double inv_n = 1.0 / n, step = l2 * eta, keep = 1.0 - eta, gj, q, a, da
-    cdef long long touched = 0, iters = 0, work, xnnz, moved
+    cdef long long touched = 0, iters = 0, work, xnnz, moved, s_old
     cdef Py_ssize_t j, i, t
     cdef bint exact = True
     with nogil:
@@ -473,13 +482,23 @@ def pdbfw_l1(int r_layout, const double[::1] r_data, const int[::1] r_indices,
             info[I_EXACT] = exact
             info[I_XNNZ] = xnnz
             info[I_MOVED] = moved
-            if adapt and ((not exact and s < d) or (exact and s > s_floor and 2 * xnnz < s)):
+            if adapt:
+                s_old = s
                 if not exact:
                     s = 2 * s if 2 * s < d else d
                     info[I_GROWN] += 1
+                    info[I_CALM] = 0
+                    info[I_PEAK] = 0
                 else:
-                    s = 2 * xnnz if 2 * xnnz > s_floor else s_floor
-                if k_auto:
+                    info[I_CALM] += 1
+                    if xnnz > info[I_PEAK]:
+                        info[I_PEAK] = xnnz
+                    if info[I_CALM] >= CALM:
+                        if 2 * info[I_PEAK] < s:
+                            s = 2 * info[I_PEAK] if 2 * info[I_PEAK] > s_floor else s_floor
+                        info[I_CALM] = 0
+                        info[I_PEAK] = 0
+                if k_auto and s != s_old:
                     k = <Py_ssize_t>ceil(<double>n * s / d)
                     k = 1 if k < 1 else (n if k > n else k)
             info[I_S] = s

@@ -32,20 +32,27 @@ multipliers are for speed where they converge.
 ``s=auto`` starts at ``S_START`` and after each iteration (``_pdbfw``'s ``adapt``) doubles s
 if the s-sparse (rank-s) step was not the full projected step (the projection of
 v = x - grad / (L eta) onto the whole ball has more than s nonzeros, resp. singular values:
-the block truncated a coordinate the projected-gradient step moves), and otherwise, the full
-step's support being x~'s, shrinks s to max(S_START, 2 nnz(x~)) when that is smaller. At the
-saddle point v = 2 x_bar - x* (x_bar = grad g^*(A^T alpha / n)) and its projection is x*, so
-s settles in [nnz(x*), 2 nnz(x*)] (floored at S_START) once the iterates are near the optimum.
-Early iterations, with the dual still near 0 and the ball loose, ask for large supports;
-growing only (as the rule "grow when x~ fills the block" does too) kept s at that early
-size. Measured on synthetic sparse smooth-hinge problems (unit rows, mu = 10/n, ball
-active), epochs to a 1e-6 gap, doubling only / this rule / the paper's s = nnz(x*):
-n = 2000, d = 20000, nnz(x*) = 723: x100 41 / 28 / 15, x1000 5.8 / 5.1 / 4.5, x10 > 300 /
-300 / 121; n = 5000, d = 2000, nnz(x*) = 40: x100 249 / 53 / 22, x1000 8.7 / 6.3 / 4.0 (the
-theorem step reached none within 300 epochs, not even with s = nnz(x*)). ``k=auto`` is
-max(1, ceil(n s / d)) (Algorithm 1, the text after Corollary 4.1.1; updated with s) and
-max(1, floor(n s (1/c + 1/d))) for Algorithm 2 (Sec. 4.4: k <= n s (1/c + 1/d)). A number
-fixes s (capped at d, resp. min(d, c)) or k (capped at n).
+the block truncated a coordinate the projected-gradient step moves); the full step's
+support being x~'s when it was, after ``_pdbfw.CALM_STEPS`` (5) such steps in a row s
+shrinks to max(S_START, 2 max nnz(x~)) over them when that is smaller. At the saddle point
+v = 2 x_bar - x* (x_bar = grad g^*(A^T alpha / n)) and its projection is x*, so s settles in
+[nnz(x*), 2 nnz(x*)] (floored at S_START) once the iterates are near the optimum. Early
+iterations, with the dual still near 0 and the ball loose, ask for large supports: growing
+only (as the rule "grow when x~ fills the block" does too) kept s at that early size, and
+shrinking after every exact step, not after a window, cycled when the supports alternated
+between two sizes (news20, delta x1000: 1800 and 3600). Measured on synthetic sparse
+smooth-hinge problems (unit rows, mu = 10/n, ball active), epochs to a 1e-6 gap, doubling
+only / this rule / the paper's s = nnz(x*): n = 2000, d = 20000, nnz(x*) = 723: x100 41 / 29
+/ 15, x1000 5.8 / 4.7 / 4.5, x10 > 300 / 300 / 121; n = 5000, d = 2000, nnz(x*) = 40: x100
+249 / 56 / 22, x1000 8.7 / 7.3 / 4.0 (the theorem step reached none within 300 epochs, not
+even with s = nnz(x*)). On news20 (one class against the rest, unit rows, r = 300, mu =
+10/n, nnz(x*) = 3565) this rule with x100 converges in 600 epochs; with x1000 it falls
+into a period-2 cycle of the iteration (supports 1473 and 3997, s = 4096, every step exact)
+that s = 4096 fixed from the start avoids (1e-12 in 163 iterations): the large dual step
+has coexisting attractors, and the early truncated steps lead into the cycle's.
+``k=auto`` is max(1, ceil(n s / d)) (Algorithm 1, the text after Corollary 4.1.1; updated
+with s) and max(1, floor(n s (1/c + 1/d))) for Algorithm 2 (Sec. 4.4: k <= n s (1/c +
+1/d)). A number fixes s (capped at d, resp. min(d, c)) or k (capped at n).
 
 **Iterates.** ``iterates()`` returns x and, of the two dual points alpha = -y (the kernel's
 own) and alpha(x) = -phi'(A x) (:func:`pdsparse.objective.alpha_of_w`), the one with the
@@ -98,8 +105,8 @@ class PDBFWOptions(_Options):
     s: str = _int_option(
         "auto", PDBFW_SIZES,
         "sparsity (rank) of the block step (8)/(18): auto (from 8, doubled when the step "
-        "truncates the full projected step, else 2 |supp x~|) or a number (the paper: a "
-        "bound on nnz(x*))")
+        "truncates the full projected step, down to 2 max |supp x~| after 5 exact ones) or "
+        "a number (the paper: a bound on nnz(x*))")
     k: str = _int_option(
         "auto", PDBFW_SIZES,
         "dual rows updated per iteration (11)/(15): auto (ceil(n s / d); trace ball: "
@@ -309,6 +316,7 @@ class PDBFWTraceKernel(_Kernel):
         self.iters = 0
         self.exact = True
         self.last_rank = 0
+        self.calm = self.peak = 0  # exact steps in a row and their largest rank (s=auto)
 
     def _auto_k(self) -> int:
         p = self.problem
@@ -382,14 +390,20 @@ class PDBFWTraceKernel(_Kernel):
         return iters, touched
 
     def _adapt(self, rank: int) -> None:
-        """The ``s=auto`` rule of Algorithm 1 with the rank of X~ for its support."""
-        if not self.exact and self.s < self.rank_cap:
+        """The ``s=auto`` rule of Algorithm 1 (``_pdbfw``) with the rank of X~ for its
+        support."""
+        s = self.s
+        if not self.exact:
             self.s = min(2 * self.s, self.rank_cap)
-        elif self.exact and self.s > self.s_floor and 2 * rank < self.s:
-            self.s = max(self.s_floor, 2 * rank)
+            self.calm = self.peak = 0
         else:
-            return
-        if self.k_auto:
+            self.calm += 1
+            self.peak = max(self.peak, rank)
+            if self.calm >= _pdbfw.CALM_STEPS:
+                if 2 * self.peak < self.s:
+                    self.s = max(self.s_floor, 2 * self.peak)
+                self.calm = self.peak = 0
+        if self.k_auto and self.s != s:
             self.k = self._auto_k()
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
