@@ -825,7 +825,8 @@ def fmt_ratio(r: float) -> str:
 
 def cell(r) -> str:
     if r.reached and np.isfinite(r.seconds):
-        return f"{r.seconds:.3g} ({fmt_ratio(r.ratio)})"
+        ratio = fmt_ratio(r.ratio)
+        return f"{r.seconds:.3g} ({ratio})" if ratio else f"{r.seconds:.3g}"
     if np.isfinite(r.lower_bound_s):
         return f"> {r.lower_bound_s:.3g} ({r.rel_subopt:.0e})"
     return "—"
@@ -842,7 +843,8 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
              "the row; `> t (r)`: stopped at the cap after t s at relative suboptimality r "
              f"(cap {cap:g} s per solve). Verdicts: `fastest` = our fastest ahead of every "
              "copt method; `acc_pg`, `fw` = no slower than the copt method of the same "
-             "algorithm (APG / PG; FW / pairwise FW).", "",
+             "algorithm (APG / PG; FW / pairwise FW); `n/a`: neither reached the target "
+             "within the cap; `?`: undecided (the other stopped at the cap earlier).", "",
              f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['mem_gib']:.0f} GiB; single-threaded "
              f"BLAS; {QUIET if meta['quiet'] else NOT_QUIET}; load average before/after "
              f"{meta['loadavg_before']} / {meta['loadavg_after']}.", ""]
@@ -887,7 +889,7 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
                 body.append(f"| {target:g} | " + " | ".join(cells) + " | "
                             + " | ".join(v[c][0] if c in v else "" for c in checks) + " |")
                 for c, (ok, why) in v.items():
-                    if ok not in ("yes",):
+                    if ok not in ("yes", "n/a") or c == "fastest" and ok == "n/a":
                         failures.append(f"* {ds}, r = {radius:.4g} ({kind}), {target:g}, "
                                         f"{c}: {ok}" + (f": {why}" if why else ""))
             checks = checks or []
