@@ -16,10 +16,19 @@ and rank s, the time of :func:`pdsparse.lowrank.top_singular` with each method
 ``err`` is max_j |sigma_j - sigma_j(full)| / sigma_1(full) over the top s, the accuracy of
 the singular values the block step projects.
 
+``--solvers`` times instead one iteration of each trace-norm solver
+(:mod:`pdsparse.solvers_trace`) on PDBFW's Sec. 5.1 problem: ``lowrank_sensing`` with n =
+1000, d = 800, c = 600, rank s in ``--ranks``, ||X0||_* = 1, radius 0.5, mu = 10/n, the
+squared loss; block FW with each SVD method (``block_fw[lanczos]`` ...) and ``s`` = the data's
+rank. Each kernel is first run ``--warmup`` iterations (the first iterations of SFW, SCGS,
+STORC differ: batches and CndG calls grow), then the median of ``--repeats`` single iterations
+is printed, with the iterations' mean work in epochs (n d c multiply-adds).
+
 Usage::
 
     python benchmarks/lowrank_step.py                        # 800 x 600, s in 1 10 20 100
     python benchmarks/lowrank_step.py --shapes 400x300 800x600 1600x1200 --ranks 10 100
+    python benchmarks/lowrank_step.py --solvers --ranks 10 20 100
 """
 
 from __future__ import annotations
@@ -50,6 +59,40 @@ def _median_time(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
+SOLVER_RUNS = (("acc_pg", {}, "lanczos"), ("fw", {}, "lanczos"), ("svrg", {}, "lanczos"),
+               ("scgs", {}, "lanczos"), ("storc", {}, "lanczos"), ("sfw", {}, "lanczos"),
+               ("block_fw", {"s": "rank"}, "lanczos"), ("block_fw", {"s": "rank"}, "randomized"),
+               ("block_fw", {"s": "rank"}, "full"))
+
+
+def time_solvers(ranks: list[int], repeats: int, warmup: int) -> None:
+    """One iteration of each trace-norm solver on PDBFW's Sec. 5.1 problem (module doc)."""
+    from pdsparse.data.synthetic import lowrank_sensing
+    from pdsparse.penalties import TraceBall
+    from pdsparse.problem import Problem
+    from pdsparse.solvers import SOLVERS
+
+    print(f"{'solver':22} {'s':>4} {'iter_s':>9} {'epochs/iter':>12}")
+    for s in ranks:
+        A, B = lowrank_sensing(rank=s, nuclear_norm=1.0, seed=0)
+        p = Problem(A, B, "squared", penalty=TraceBall(0.5, 10 / A.shape[0]))
+        epoch = p.nnz * p.k
+        for name, opts, svd in SOLVER_RUNS:
+            opts = {k: str(s) if v == "rank" else v for k, v in opts.items()}
+            kernel = SOLVERS[name].make_kernel(p, opts, 0)
+            kernel.svd = svd
+            for _ in range(warmup):
+                kernel.run(1)
+            times, work = [], 0
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                work += kernel.run(1)[1]
+                times.append(time.perf_counter() - t0)
+            label = f"{name}[{svd}]" if name == "block_fw" else name
+            print(f"{label:22} {s:4d} {statistics.median(times):9.4f} "
+                  f"{work / repeats / epoch:12.3f}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", nargs="+", default=["800x600"],
@@ -59,7 +102,13 @@ def main(argv: list[str] | None = None) -> None:
                         choices=["lowrank", "gaussian"])
     parser.add_argument("--noise", type=float, default=1e-2)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--solvers", action="store_true",
+                        help="time one iteration of each trace-norm solver instead")
+    parser.add_argument("--warmup", type=int, default=2)
     args = parser.parse_args(argv)
+    if args.solvers:
+        time_solvers(args.ranks, args.repeats, args.warmup)
+        return
 
     print(f"{'kind':9} {'d x c':>10} {'s':>4} {'full_svd_s':>10} "
           + " ".join(f"{m + '_s':>12} {m[:4] + '_err':>9}" for m in METHODS))
