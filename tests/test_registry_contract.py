@@ -45,6 +45,15 @@ def test_cli_option_help_lists_every_option_value():
                 assert value in help_text, (spec.name, key, value)
 
 
+def test_light_option_lists_are_the_registry():
+    from dataclasses import fields
+
+    assert names.SOLVER_OPTIONS == {n: s.choices() for n, s in SOLVERS.items()}
+    integer = {(n, f.name) for n, s in SOLVERS.items() for f in fields(s.options)
+               if f.metadata.get("integer")}
+    assert integer == set(names.INTEGER_OPTIONS)
+
+
 def test_light_names_are_the_registry():
     assert names.METHODS == tuple(SOLVERS)
     registry_values = {k: set(v) for s in SOLVERS.values() for k, v in s.choices().items()}

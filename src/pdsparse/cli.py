@@ -66,6 +66,19 @@ def _choices() -> dict[str, tuple[str, ...]]:
     }
 
 
+def _option_help() -> str:
+    """Every solver's options and values, from :data:`pdsparse.names.SOLVER_OPTIONS`."""
+    from pdsparse import names
+
+    counts = names.INTEGER_OPTIONS
+    parts = []
+    for solver, options in names.SOLVER_OPTIONS.items():
+        opts = [f"{k}=" + "|".join((*v, "<count>") if (solver, k) in counts else v)
+                for k, v in options.items()]
+        parts.append(f"{solver}: {', '.join(opts) or '(none)'}")
+    return "; ".join(parts) + ". Defaults: the first value (pdsparse.solvers.SOLVERS)"
+
+
 def _l2_arg(text: str) -> str | float:
     """``--l2``: a positive number or ``c/n`` (resolved per data set by resolve_l2)."""
     text = text.strip()
@@ -727,19 +740,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="a solver of the registry (pdsparse.solvers.SOLVERS): primal_rcd = Face-Off "
         "Algorithm 1 (RCD on P, proximal with --l1), dual_rcd = Algorithm 2 (SDCA; Prox-SDCA "
         "with --l1 or dense data), spdc = SPDC (Zhang & Xiao), dgpd = DGPD Algorithm 2 "
-        "(active sets), dgpd_full = DGPD Algorithm 1",
+        "(active sets), dgpd_full = DGPD Algorithm 1; over an l1 or trace-norm ball "
+        "(--penalty): pdbfw = PDBFW Algorithms 1-2, acc_pg, fw, svrg, scgs, storc, and sfw, "
+        "block_fw (trace ball)",
     )
     p.add_argument(
         "--option",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a solver option (repeatable): sampling=" + "|".join(choices["samplings"])
-        + " (primal_rcd, dual_rcd; importance = eq. (14), the default), dual_step="
-        + "|".join(choices["dual_steps"]) + " (dual_rcd; fixed = Sec. 7 step with Quartz's "
-        "1/q_j, the default; newton with --l1), inner=" + "|".join(choices["dgpd_inner"])
-        + " (dgpd: inner passes per search, default 5), eta=" + "|".join(choices["dgpd_etas"])
-        + " (dgpd, dgpd_full: the dual step, Theorem 4.2's or a multiple)",
+        help="a solver option (repeatable), per solver: " + _option_help(),
     )
     p.add_argument(
         "--seed", type=int, nargs="+", default=[0],

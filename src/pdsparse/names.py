@@ -32,3 +32,27 @@ BALL_SNAPSHOTS = ("last", "average")
 TRACE_RANKS = ("auto",)
 SYNTHETIC_KINDS = ("worst_case_general", "worst_case_binary_dual", "dense_gaussian", "zipf_bow",
                    "lowrank_sensing")
+
+SOLVER_OPTIONS = {
+    "primal_rcd": {"sampling": SAMPLINGS},
+    "dual_rcd": {"sampling": SAMPLINGS, "dual_step": DUAL_STEPS},
+    "spdc": {},
+    "dgpd": {"inner": DGPD_INNER, "eta": DGPD_ETAS},
+    "dgpd_full": {"eta": DGPD_ETAS},
+    "acc_pg": {"momentum": BALL_MOMENTA},
+    "fw": {"step": FW_STEPS},
+    "svrg": {"step": BALL_STEPS, "inner": BALL_INNER, "snapshot": BALL_SNAPSHOTS},
+    "scgs": {"batch": BALL_BATCHES, "batch_cap": BALL_BATCH_CAPS},
+    "storc": {"inner": STORC_INNER, "batch": BALL_BATCHES, "batch_cap": BALL_BATCH_CAPS},
+    "sfw": {"batch": BALL_BATCHES, "batch_cap": BALL_BATCH_CAPS},
+    "block_fw": {"s": TRACE_RANKS, "step": BALL_STEPS},
+    "pdbfw": {"s": PDBFW_SIZES, "k": PDBFW_SIZES, "delta": PDBFW_DELTAS},
+}
+"""Each solver's options and their named values (``SOLVERS[m].choices()``, tested): the
+``run --option`` help."""
+INTEGER_OPTIONS = (("svrg", "inner"), ("scgs", "batch"), ("scgs", "batch_cap"),
+                   ("storc", "inner"), ("storc", "batch"), ("storc", "batch_cap"),
+                   ("sfw", "batch"), ("sfw", "batch_cap"), ("block_fw", "s"), ("pdbfw", "s"),
+                   ("pdbfw", "k"))
+"""(solver, option) pairs that also take a positive count (``solver_base._int_option``;
+tested)."""
