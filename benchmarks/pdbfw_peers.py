@@ -9,17 +9,18 @@ as ``Problem(A, b, "smooth_hinge", penalty=L1Ball(r, mu))``. P* comes from
 ``pdsparse.reference.reference_solution(problem, rtol=1e-10)`` (certified duality gap); the
 targets are (P - P*)/P* <= 1e-2, 1e-4, 1e-6.
 
-Radii: each data set runs at two radii, (1) ``config``: the radius of the PDBFW config (the
-data definition's ``radius``, from Helper DATA's study ``benchmarks/pdbfw_radius.md``; the
-paper's r = 300 with the averaged loss where none is given) and (2) ``active``: half of
+Radii: each data set runs at two radii, (1) ``config``: the radius the workflow uses,
+``pdbfw.datasets.<name>.radius`` or ``pdbfw.radius`` of ``config/config.yaml`` (Sec. 5's
+r = 300 with the averaged loss when the config has none) and (2) ``active``: half of
 ||x*||_1 of the l2-only problem (r = inf), where the constraint is clearly active. Every row
 records r, ||x*||_1, nnz(x*) and whether the ball is active at x*.
 
 Solvers
 -------
-* ours (``pdsparse.solvers``, default options unless ``--ours`` says otherwise): ``pdbfw``
-  (Algorithm 1), ``acc_pg``, ``fw``, ``svrg``, ``scgs``, ``storc``; a name missing from the
-  registry is skipped with a note;
+* ours: the entries of ``pdbfw.solvers`` in ``config/config.yaml`` with their options (the
+  workflow's choices; ``--ours`` overrides; without a config the six with default options):
+  ``pdbfw`` (Algorithm 1), ``acc_pg``, ``fw``, ``svrg``, ``scgs``, ``storc``; a name missing
+  from the registry is skipped with a note;
 * peers, copt 0.9 on f(x) = 1/n sum_i h(b_i a_i^T x) + mu/2 ||x||^2 written in NumPy
   (``_harness.smooth_hinge_fgrad``, checked against ``pdsparse.objective.primal``), the ball
   through ``copt.constraint.L1Ball(r)``:
@@ -64,10 +65,10 @@ the data prepared in a preceding subprocess, so the worker's peak RSS is the sol
 Data (prepared once into ``results/benchmarks/data/``, reused when present)
 -----------------------------------------------------------------------------
 Recipes of :class:`pdsparse.data.prepare.Recipe` for PDBFW's Table 2 sets that the offline
-mirror has (see :data:`DATASETS`): ``duke`` (44 x 7,129, dense), ``ijcnn1.tr-rb`` (ijcnn1's
-35,000-row training split with 300 random-binning grids; the paper's ijcnn.RB has the
-49,990 rows of ijcnn1, not in the mirror), ``mnist09-rb`` (MNIST training digits 0 and 9,
-11,872 rows, 100 random-binning grids).
+mirror has (see :data:`DATASETS`; a set of the same name in the config takes its recipe):
+``duke`` (44 x 7,129, dense), ``ijcnn1.tr-rb`` (ijcnn1's 35,000-row training split with 300
+random-binning grids; the paper's ijcnn.RB has the 49,990 rows of ijcnn1, not in the
+mirror), ``mnist09-rb`` (MNIST training digits 0 and 9, 11,872 rows, 100 grids).
 
 Outputs (atomic) in ``results/benchmarks/``: ``pdbfw_peers.csv`` (one row per data set x
 radius x target x solver), ``pdbfw_peers.md`` (a table per data set and radius, the verdicts
@@ -173,6 +174,24 @@ feature counts (ijcnn: sigma 1.67, whose bin count extrapolated to ijcnn1's 49,9
 ALL_DATASETS = tuple(DATASETS)
 
 
+def datasets_from(cfg: dict) -> dict[str, DataDef]:
+    """:data:`DATASETS` with the PDBFW config's entry of the same name applied: its recipe
+    (when it reads the same registry file) and its ``radius``, so that the benchmark solves
+    the workflow's problem."""
+    from dataclasses import replace
+
+    out = {}
+    for name, dd in DATASETS.items():
+        entry = (cfg.get("datasets") or {}).get(name) or {}
+        if (entry.get("source") or {}).get("registry") == dd.registry and entry.get("recipe"):
+            dd = replace(dd, recipe=dict(entry["recipe"]))
+        if entry.get("radius") is not None:
+            dd = replace(dd, radius=float(entry["radius"]),
+                         radius_source=f"pdbfw.datasets.{name}.radius of config/config.yaml")
+        out[name] = dd
+    return out
+
+
 def cache_path(dd: DataDef, data_dir: Path) -> Path:
     from pdsparse.data.prepare import Recipe
 
@@ -227,6 +246,27 @@ class Ours:
 
 
 OURS = tuple(Ours(m) for m in ("pdbfw", "acc_pg", "fw", "svrg", "scgs", "storc"))
+"""Fallback when the config has no ``pdbfw.solvers``: the six methods, default options."""
+
+
+def config_pdbfw() -> dict:
+    """The ``pdbfw`` section of ``config/config.yaml`` (empty when absent)."""
+    import yaml
+
+    try:
+        with open(REPO / "config" / "config.yaml") as fh:
+            return dict((yaml.safe_load(fh) or {}).get("pdbfw") or {})
+    except OSError:
+        return {}
+
+
+def config_ours(cfg: dict) -> tuple[Ours, ...]:
+    """The solvers of the PDBFW config with their options (``{method: pdbfw, delta: x100}``
+    -> ``Ours("pdbfw", (("delta", "x100"),))``), else :data:`OURS`."""
+    entries = cfg.get("solvers") or []
+    out = tuple(Ours(str(e["method"]), tuple((str(k), str(v)) for k, v in e.items()
+                                             if k != "method")) for e in entries)
+    return out or OURS
 
 
 @dataclass(frozen=True)
@@ -259,10 +299,10 @@ COUNTERPARTS = {"acc_pg": ("copt_apg", "copt_pg"), "fw": ("copt_fw", "copt_pfw")
 """Our method -> the copt methods that run the same algorithm (first: the closest)."""
 
 
-def parse_ours(text: str | None) -> tuple[Ours, ...]:
-    """``pdbfw,fw:step=open_loop,svrg:step=x2;inner=n`` -> Ours entries (default: OURS)."""
+def parse_ours(text: str | None, default: tuple[Ours, ...]) -> tuple[Ours, ...]:
+    """``pdbfw,fw:step=open_loop,svrg:step=x2;inner=n`` -> Ours entries (else ``default``)."""
     if not text:
-        return OURS
+        return default
     out = []
     for item in text.split(","):
         item = item.strip()
@@ -678,7 +718,7 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
     log(f"{dd.name}: l2-only problem: ||x*||_1 = {l2_ref['solution_norm']:.6g}, nnz(x*) = "
         f"{l2_ref['solution_nnz']:,} ({l2_ref['method']}, {l2_ref['seconds']:.1f} s"
         f"{', cached' if l2_ref['cached'] else ''})")
-    r_cfg = dd.radius if dd.radius is not None else PAPER_RADIUS
+    r_cfg = dd.radius if dd.radius is not None else opts["radius"]
     radii = [("config", float(r_cfg)),
              ("active", float(ACTIVE_FRACTION * l2_ref["solution_norm"]))]
     if opts["radii"] is not None:
@@ -720,7 +760,8 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
             "l2_ref": l2_ref, "memory": mem, "n": n, "d": d, "stored": stored,
             "dense": dense, "load_s": load_s, "prep": prep, "recipe": dd.recipe,
             "paper": dd.paper, "radius_source": dd.radius_source or (
-                f"the paper's r = {PAPER_RADIUS:g} (no config radius given)"),
+                f"pdbfw.radius of config/config.yaml, r = {opts['radius']:g} (Sec. 5's 300 "
+                "with the averaged loss)"),
             "missing": missing, "fcheck": fcheck, "seconds": time.perf_counter() - t_start,
             "other_cores": other_cores, "snakemake": snake,
             "quiet": bool(not snake and other_cores < OTHER_MAX),
@@ -960,7 +1001,8 @@ def main(argv=None) -> int:
     ap.add_argument("--targets", default=",".join(f"{t:g}" for t in TARGETS))
     ap.add_argument("--ours", default=None,
                     help="our solvers and options, 'pdbfw,fw:step=open_loop,svrg:step=x2;"
-                         "inner=n' (default: the six with default options)")
+                         "inner=n' (default: pdbfw.solvers of config/config.yaml, else the "
+                         "six with default options)")
     ap.add_argument("--solvers", default=None,
                     help="comma list of names to run (ours and copt_apg, copt_pg, copt_fw, "
                          "copt_pfw); default all")
@@ -975,16 +1017,19 @@ def main(argv=None) -> int:
     ap.add_argument("--prep", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--prep-file", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    ours = parse_ours(args.ours)
+    cfg = config_pdbfw()
+    ours = parse_ours(args.ours, config_ours(cfg))
     opts = {"cap": args.cap or (10.0 if args.quick else 60.0),
             "radii": set(args.radii.split(",")) if args.radii else None,
             "targets": sorted((float(t) for t in args.targets.split(",")), reverse=True),
             "solvers": set(args.solvers.split(",")) if args.solvers else None,
-            "ours": ours, "mirror": args.mirror, "data_dir": args.data_dir,
+            "ours": ours, "radius": float(cfg.get("radius", PAPER_RADIUS)),
+            "mirror": args.mirror, "data_dir": args.data_dir,
             "fresh_refs": args.fresh_refs, "ref_max_s": args.ref_max_s}
 
+    defs = datasets_from(cfg)
     if args.worker:
-        dd = DATASETS[args.worker]
+        dd = defs[args.worker]
         if args.prep:
             res = prep_data(dd, opts)
         else:
@@ -998,7 +1043,7 @@ def main(argv=None) -> int:
         datasets = [x.strip() for x in args.datasets.split(",") if x.strip()]
     else:
         datasets = ["duke"] if args.quick else list(ALL_DATASETS)
-    bad = [x for x in datasets if x not in DATASETS]
+    bad = [x for x in datasets if x not in defs]
     if bad:
         ap.error(f"--datasets: unknown {bad}; choose from {list(ALL_DATASETS)}")
 
