@@ -178,7 +178,7 @@ def test_cndg_matches_transcription_and_solves_the_prox_model(beta):
     u = project_l1_ball(rng.standard_normal(d), 0.8 * r)
     for eta in (1e-2, 1e-4):
         ut = u.copy()
-        its, V = _ball.cndg(g, u, ut, beta, eta, r, 10**7)
+        its, V, _ = _ball.cndg(g, u, ut, beta, eta, r, 10**7)
         assert_close(ut, py_cndg(g, u, beta, eta, r), "CndG")
         assert V <= eta and its > 0
         # the Wolfe gap bounds the model's suboptimality; its minimizer is Proj(u - g / beta)
@@ -186,8 +186,23 @@ def test_cndg_matches_transcription_and_solves_the_prox_model(beta):
         model = lambda x: g @ x + beta / 2 * np.sum((x - u) ** 2)  # noqa: E731
         assert 0 <= model(ut) - model(star) <= eta * (1 + 1e-9)
     ut = u.copy()
-    its, _ = _ball.cndg(g, u, ut, beta, -1.0, r, 7)  # never V <= eta: the guard stops it
+    its, _, _ = _ball.cndg(g, u, ut, beta, -1.0, r, 7)  # never V <= eta: the guard stops it
     assert its == 7
+
+
+@pytest.mark.parametrize("beta", [0.05, 3.0])
+def test_cndg_sweeps_the_support_only(beta):
+    """A sparse u (the iterates of SCGS and STORC): each iteration sweeps the support (at
+    most 2 + its entries), not all of d; ties in |h| go to the first index, as np.argmax."""
+    rng = np.random.default_rng(5)
+    d, r = 2000, 1.0
+    g = np.round(0.1 * rng.standard_normal(d), 2)  # many ties
+    u = np.zeros(d)
+    u[[3, 17]] = [0.2, -0.3]
+    ut = u.copy()
+    its, _, work = _ball.cndg(g, u, ut, beta, 1e-3, r, 10**7)
+    assert_close(ut, py_cndg(g, u, beta, 1e-3, r), "sparse CndG")
+    assert its >= 5 and work <= 2 * d + (its + 1) * (its + 2)
 
 
 def segment_value(loss, z, b, mu, x):
@@ -218,6 +233,20 @@ def test_line_search_is_exact(loss):
         assert abs(t - exact_step(loss, z, dz, b, mu, x @ s, s @ s)) <= 1e-12
         edge = _ball.fw_line_search(get_loss(loss).cid, z, -dz, b, mu, x @ s, s @ s)
         assert 0 <= edge <= 1
+    # small random segments: margins on the breakpoints, margins that do not move, flat P'
+    for trial in range(400):
+        m = int(rng.integers(1, 30))
+        z, dz = rng.standard_normal(m) * 3, rng.standard_normal(m) * rng.choice([0.1, 1, 30])
+        bb = np.sign(rng.standard_normal(m)) if loss == "smooth_hinge" else rng.standard_normal(m)
+        dz[rng.random(m) < 0.2] = 0.0
+        if trial % 2:
+            z[: m // 2] = bb[: m // 2] * rng.choice([0.0, 1.0], m // 2)
+        mu_t, xs, ss = rng.choice([0.0, 1e-3, 1.0]), rng.standard_normal(), rng.random()
+        t = _ball.fw_line_search(get_loss(loss).cid, z, dz, bb, mu_t, xs, ss)
+        u = exact_step(loss, z, dz, bb, mu_t, xs, ss)
+        got, want = (segment_value(loss, z + w * dz, bb, 0.0, 0.0)
+                     + mu_t * (xs * w + ss * w * w / 2) for w in (t, u))
+        assert abs(got - want) <= 1e-13 * max(1.0, abs(want))
 
 
 def test_problem_constants():

@@ -14,8 +14,8 @@ mu/2 ||x||^2, with f_i(x) = phi(a_i^T x, b_i) + mu/2 ||x||^2 (so grad f_i(x) - g
 * :func:`cndg`: the CndG procedure of conditional gradient sliding (Lan & Zhou, SIAM J.
   Optim. 26(2), 2016, procedure CndG of Algorithm 1), used by SCGS and STORC: Frank-Wolfe
   with exact line search on the prox-model <g, x> + beta/2 ||x - u||^2 until its Wolfe gap
-  V <= eta; over the l1 ball the linear oracle is a signed vertex, so an iteration is one
-  O(d) pass.
+  V <= eta; over the l1 ball the linear oracle is a signed vertex, and off the support of
+  the iterates the model's gradient is g itself, so an iteration sweeps the support only.
 * :func:`minibatch_gradient`: (1/m) sum_{draws} grad f_i(z), or the variance-reduced
   grad f(y0) + (1/m) sum (grad f_i(z) - grad f_i(y0)) of STORC (Hazan & Luo, ICML 2016,
   Algorithm 2, line 8), m uniform draws with replacement.
@@ -37,9 +37,9 @@ state (``_sampling.pxd``'s ``next_below``), so that a NumPy transcription given
 
 import numpy as np
 
-from libc.math cimport fabs
+from libc.math cimport INFINITY, fabs
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport free, malloc, qsort
+from libc.stdlib cimport free, malloc
 
 from pdsparse._losses cimport SMOOTH_HINGE, SQUARED, loss_deriv
 from pdsparse._matrix cimport Lines, line_axpy, line_dot, line_nnz, lines_init
@@ -162,32 +162,111 @@ def project_l1(const double[::1] v, double radius, double[::1] out=None):
 # CndG (conditional gradient sliding's inner loop) over the l1 ball
 # ---------------------------------------------------------------------------------------------
 
+cdef inline bint above(double a, Py_ssize_t i, double b, Py_ssize_t j) noexcept nogil:
+    """|h_i| = a ranks above |h_j| = b: larger, or equal with the smaller index (the first
+    maximum, as NumPy's argmax)."""
+    return a > b or (a == b and i < j)
+
+
+cdef enum:
+    TOP = 16  # off-support candidates kept per scan of g
+
+
+cdef Py_ssize_t scan_top(const double* g, const char* member, Py_ssize_t d, double* tv,
+                         int* ti) noexcept nogil:
+    """The TOP largest |g_j| off the support (ties to the smaller index), in order, in
+    (tv, ti); returns how many (fewer than TOP: all that are off the support)."""
+    cdef Py_ssize_t p, k, nt = 0
+    cdef double a
+    for p in range(d):
+        if member[p]:
+            continue
+        a = fabs(g[p])
+        if nt == TOP and not above(a, p, tv[TOP - 1], ti[TOP - 1]):
+            continue
+        k = nt if nt < TOP else TOP - 1
+        while k > 0 and above(a, p, tv[k - 1], ti[k - 1]):
+            tv[k] = tv[k - 1]
+            ti[k] = ti[k - 1]
+            k -= 1
+        tv[k] = a
+        ti[k] = <int>p
+        if nt < TOP:
+            nt += 1
+    return nt
+
+
 cdef long long cndg_l1(const double* g, const double* u, double* ut, Py_ssize_t d,
-                       double beta, double eta, double r, long long max_iter,
-                       double* gap) noexcept nogil:
-    """Lan & Zhou's CndG(g, u, beta, eta) with ``ut`` = u_1 on entry and the output on exit.
+                       double beta, double eta, double r, long long max_iter, double* gap,
+                       int* S, char* member, long long* work) noexcept nogil:
+    """Lan & Zhou's CndG(g, u, beta, eta) with ``ut`` = u_1 = u on entry, the output on exit.
 
     With h = g + beta (u_t - u) (the gradient of the prox-model at u_t):
     v_t = argmin_{||x||_1 <= r} <h, x> = -r sign(h_j) e_j, j = argmax |h_j| (first on ties);
     V_t = <h, u_t - v_t> = <h, u_t> + r |h_j|; stop when V_t <= eta; else
     alpha_t = min{1, <beta (u - u_t) - g, v_t - u_t> / (beta ||v_t - u_t||^2)}
     (= min{1, V_t / (beta ||v_t - u_t||^2)}, the exact line search of the model) and
-    u_{t+1} = (1 - alpha_t) u_t + alpha_t v_t. One fused O(d) pass per iteration updates
-    u_t, recomputes h from its definition (no drift), <h, u_t>, ||u_t||^2 and the argmax.
-    Returns the iterations taken (``max_iter`` guards rounding; Lan & Zhou bound them by
-    6 beta D^2 / eta); ``gap[0]`` is the last V_t.
+    u_{t+1} = (1 - alpha_t) u_t + alpha_t v_t.
+
+    Off the support S of u and of the vertices taken so far, u_t = u = 0 and h_j = g_j does
+    not change; so the coordinates of S are swept (u_t, h recomputed from its definition,
+    <h, u_t>, ||u_t||^2, the argmax), and the best ones off S come from one scan of g that
+    keeps the TOP largest (rescanned only if more vertices than that join S). An iteration
+    costs O(|S|) instead of O(d) (S holds the few coordinates of the sparse iterates of
+    SCGS and STORC); the arithmetic is the dense method's (the terms off S are zeros).
+    Workspaces of d entries: ``S``, ``member``. Returns the iterations taken (``max_iter``
+    guards rounding; Lan & Zhou bound them by 6 beta D^2 / eta); ``gap[0]`` is the last
+    V_t, ``work[0]`` the entries swept.
     """
-    cdef Py_ssize_t p, j = 0, jv
+    cdef Py_ssize_t p, q, j, jv, ns = 0, nt, head = 0
     cdef long long it = 0
-    cdef double h, hu = 0.0, uu = 0.0, best = -1.0, vj, s, V, denom, alpha, keep
+    cdef double h, hu, uu, best, vj, s, V, denom, alpha, keep
+    cdef double tv[TOP]
+    cdef int ti[TOP]
+    cdef bint from_top
     for p in range(d):
-        h = g[p] + beta * (ut[p] - u[p])
-        hu += h * ut[p]
-        uu += ut[p] * ut[p]
-        if fabs(h) > best:
-            best = fabs(h)
-            j = p
+        member[p] = ut[p] != 0.0 or u[p] != 0.0
+        if member[p]:
+            S[ns] = <int>p
+            ns += 1
+    nt = scan_top(g, member, d, tv, ti)
+    work[0] = 2 * d
+    alpha = 0.0
+    jv = -1
+    vj = 0.0
     while True:
+        # sweep S: take the step of the previous iteration (none at first), then h, sums
+        keep = 1.0 - alpha
+        hu = 0.0
+        uu = 0.0
+        best = -1.0
+        j = -1
+        for q in range(ns):
+            p = S[q]
+            if alpha > 0.0:
+                if p == jv:
+                    ut[p] = keep * ut[p] + alpha * vj
+                else:
+                    ut[p] = keep * ut[p]
+            h = g[p] + beta * (ut[p] - u[p])
+            hu += h * ut[p]
+            uu += ut[p] * ut[p]
+            if j < 0 or above(fabs(h), p, best, j):
+                best = fabs(h)
+                j = p
+        work[0] += ns
+        if head == nt and nt == TOP:  # the kept candidates joined S: scan again
+            nt = scan_top(g, member, d, tv, ti)
+            head = 0
+            work[0] += d
+        from_top = False
+        if head < nt and (j < 0 or above(tv[head], ti[head], best, j)):
+            best = tv[head]
+            j = ti[head]
+            from_top = True
+        if j < 0:  # d = 0
+            gap[0] = 0.0
+            return it
         h = g[j] + beta * (ut[j] - u[j])
         s = 1.0 if h > 0.0 else -1.0
         vj = -r * s
@@ -195,46 +274,49 @@ cdef long long cndg_l1(const double* g, const double* u, double* ut, Py_ssize_t 
         gap[0] = V
         if V <= eta or it >= max_iter:
             break
+        if from_top:  # the vertex joins S
+            head += 1
+            member[j] = 1
+            S[ns] = <int>j
+            ns += 1
         denom = uu - 2.0 * ut[j] * vj + r * r  # ||v - u_t||^2
         alpha = V / (beta * denom) if denom > 0.0 else 1.0
         if alpha > 1.0:
             alpha = 1.0
-        keep = 1.0 - alpha
-        hu = 0.0
-        uu = 0.0
-        best = -1.0
-        jv = j  # the vertex's index (j becomes the next argmax during the pass)
-        for p in range(d):
-            if p == jv:
-                ut[p] = keep * ut[p] + alpha * vj
-            else:
-                ut[p] = keep * ut[p]
-            h = g[p] + beta * (ut[p] - u[p])
-            hu += h * ut[p]
-            uu += ut[p] * ut[p]
-            if fabs(h) > best:
-                best = fabs(h)
-                j = p
+        jv = j
         it += 1
     return it
 
 
 def cndg(const double[::1] g, const double[::1] u, double[::1] ut, double beta, double eta,
          double radius, long long max_iter):
-    """Run CndG(g, u, beta, eta) over the l1 ball of ``radius`` from ``ut`` (in place).
-
-    Returns ``(iterations, last Wolfe gap V)``; each iteration costs one O(d) pass.
+    """Run CndG(g, u, beta, eta) over the l1 ball of ``radius`` from ``ut`` (in place; it
+    must equal u on entry). Returns ``(iterations, last Wolfe gap V, entries swept)``: O(d)
+    to set up, then O(|support|) per iteration.
     """
     cdef Py_ssize_t d = g.shape[0]
-    cdef long long it
+    cdef long long it, work = 0
     cdef double gap = 0.0
+    cdef int* S
+    cdef char* member
     if u.shape[0] != d or ut.shape[0] != d:
         raise ValueError("g, u and ut differ in length")
     if not (beta > 0 and radius > 0):
         raise ValueError(f"beta and radius must be > 0, got {beta}, {radius}")
-    with nogil:
-        it = cndg_l1(&g[0], &u[0], &ut[0], d, beta, eta, radius, max_iter, &gap)
-    return it, gap
+    if d == 0:
+        return 0, 0.0, 0
+    S = <int*>malloc(d * sizeof(int))
+    member = <char*>malloc(d * sizeof(char))
+    try:
+        if S == NULL or member == NULL:
+            raise MemoryError()
+        with nogil:
+            it = cndg_l1(&g[0], &u[0], &ut[0], d, beta, eta, radius, max_iter, &gap, S,
+                         member, &work)
+    finally:
+        free(S)
+        free(member)
+    return it, gap, work
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,17 +415,6 @@ def svrg_steps(int layout, const double[::1] data, const int[::1] indices,
 # Exact line search of Frank-Wolfe (smooth hinge, squared loss)
 # ---------------------------------------------------------------------------------------------
 
-cdef struct Event:
-    double at  # the step where sample ``i`` enters ``region``
-    int i
-    int region
-
-
-cdef int event_cmp(const void* a, const void* b) noexcept nogil:
-    cdef double x = (<const Event*>a).at, y = (<const Event*>b).at
-    return -1 if x < y else (1 if x > y else 0)
-
-
 cdef inline void hinge_piece(int region, double m0, double dm, double* a, double* s) noexcept nogil:
     """h'(m0 + t dm) dm = a + s t on the smooth hinge's region (0: m <= 0, 1: 0 < m < 1,
     2: m >= 1), h'(m) = -1, m - 1, 0."""
@@ -358,13 +429,89 @@ cdef inline void hinge_piece(int region, double m0, double dm, double* a, double
         s[0] = 0.0
 
 
-cdef inline int hinge_region(double m0, double dm) noexcept nogil:
-    """The region of m0 + t dm for small t > 0 (at a breakpoint the direction decides)."""
-    if m0 < 0.0 or (m0 == 0.0 and dm <= 0.0):
+cdef inline int hinge_region(double m, double dm) noexcept nogil:
+    """The region of the margin just after it is m, moving by dm (at a breakpoint the
+    direction decides)."""
+    if m < 0.0 or (m == 0.0 and dm <= 0.0):
         return 0
-    if m0 > 1.0 or (m0 == 1.0 and dm >= 0.0):
+    if m > 1.0 or (m == 1.0 and dm >= 0.0):
         return 2
     return 1
+
+
+cdef double hinge_slope(const double* z, const double* dz, const double* b, Py_ssize_t n,
+                        double t, double mu, double xd, double dd, double* slope,
+                        double* next_bp) noexcept nogil:
+    """P'(t) for the smooth hinge, with the slope of P' just right of t and the next
+    breakpoint after t (inf if none): P'(u) = P'(t) + slope (u - t) on [t, next_bp]."""
+    cdef Py_ssize_t i
+    cdef double A = 0.0, S = 0.0, nb = INFINITY, m0, dm, a, s, bp
+    cdef int k
+    for i in range(n):
+        dm = b[i] * dz[i]
+        if dm == 0.0:  # a margin that does not move adds nothing to P'
+            continue
+        m0 = b[i] * z[i]
+        k = hinge_region(m0 + t * dm, dm)
+        hinge_piece(k, m0, dm, &a, &s)
+        A += a
+        S += s
+        # the breakpoint that ends this region ahead: m = 0 at -m0 / dm, m = 1 at (1 - m0) / dm
+        if dm > 0.0:
+            bp = -m0 / dm if k == 0 else ((1.0 - m0) / dm if k == 1 else INFINITY)
+        else:
+            bp = (1.0 - m0) / dm if k == 2 else (-m0 / dm if k == 1 else INFINITY)
+        if bp < nb:
+            nb = bp
+    slope[0] = S / n + mu * dd
+    next_bp[0] = nb
+    return (A + S * t) / n + mu * (xd + t * dd)
+
+
+cdef double exact_step(int loss, const double* z, const double* dz, const double* b,
+                       Py_ssize_t n, double mu, double xd, double dd) noexcept nogil:
+    """The body of :func:`fw_line_search`."""
+    cdef Py_ssize_t it
+    cdef double A = 0.0, S = 0.0, lo = 0.0, hi = 1.0, plo, phi, slo, nlo, p, sl, nb, c, t
+    cdef double width = 1.0
+    cdef bint bisect = False
+    if loss == SQUARED:
+        for it in range(n):
+            A += (z[it] - b[it]) * dz[it]
+            S += dz[it] * dz[it]
+        A = A / n + mu * xd
+        S = S / n + mu * dd
+        if A >= 0.0:
+            return 0.0
+        if A + S <= 0.0:
+            return 1.0
+        return -A / S
+    plo = hinge_slope(z, dz, b, n, 0.0, mu, xd, dd, &slo, &nlo)
+    if plo >= 0.0:
+        return 0.0
+    phi = hinge_slope(z, dz, b, n, 1.0, mu, xd, dd, &sl, &nb)
+    if phi <= 0.0:
+        return 1.0
+    c = 1.0
+    for it in range(200):
+        c = lo - plo / slo if slo > 0.0 else INFINITY
+        if c <= nlo:  # P' is linear on [lo, nlo] and vanishes at c
+            return c if c < hi else hi
+        t = c if c < hi else lo - plo * (hi - lo) / (phi - plo)
+        if bisect or not (lo < t < hi):
+            t = 0.5 * (lo + hi)
+        if t < nlo < hi:  # the root lies beyond the piece at lo
+            t = nlo
+        p = hinge_slope(z, dz, b, n, t, mu, xd, dd, &sl, &nb)
+        if p < 0.0:
+            lo, plo, slo, nlo = t, p, sl, nb
+        elif p == 0.0:
+            return t
+        else:
+            hi, phi = t, p
+        bisect = hi - lo > 0.5 * width  # the bracket did not halve: bisect next
+        width = hi - lo
+    return lo if c < lo else (hi if c > hi else c)
 
 
 def fw_line_search(int loss, const double[::1] z, const double[::1] dz, const double[::1] b,
@@ -372,88 +519,21 @@ def fw_line_search(int loss, const double[::1] z, const double[::1] dz, const do
     """argmin over t in [0, 1] of P(t) = 1/n sum_i phi(z_i + t dz_i, b_i) + mu/2 ||x + t s||^2.
 
     ``xd`` = <x, s>, ``dd`` = ||s||^2 for the segment direction s = v - x. P'(t) = 1/n sum_i
-    phi'(z_i + t dz_i) dz_i + mu (xd + t dd) is continuous, nondecreasing and piecewise
-    linear for the smooth hinge (pieces change where a margin b_i (z_i + t dz_i) crosses 0 or
-    1) and linear for the squared loss: the breakpoints in (0, 1) are sorted and swept until
-    P' changes sign, and the root is solved on that piece. O(n log n).
+    phi'(z_i + t dz_i) dz_i + mu (xd + t dd) is continuous and nondecreasing; linear for the
+    squared loss (closed form), piecewise linear for the smooth hinge, its pieces ending
+    where a margin b_i (z_i + t dz_i) crosses 0 or 1. For the smooth hinge a bracket
+    [lo, hi] with P'(lo) < 0 <= P'(hi) is narrowed by Newton steps on the piece at lo
+    (secant or bisection when they leave the bracket or stall) until the piece at lo holds
+    the root, which is then solved exactly: a few O(n) passes, no sort.
     """
-    cdef Py_ssize_t n = z.shape[0], i, ne = 0, k
-    cdef double A = 0.0, S = 0.0, m0, dm, a0, s0, a1, s1, t, lo = 0.0, hi
-    cdef Event* ev
+    cdef Py_ssize_t n = z.shape[0]
+    cdef double t
     if dz.shape[0] != n or b.shape[0] != n:
         raise ValueError("z, dz and b differ in length")
     if loss != SMOOTH_HINGE and loss != SQUARED:
         raise ValueError("exact line search: smooth hinge or squared loss only")
-    ev = <Event*>malloc((2 * n + 1) * sizeof(Event))
-    if ev == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            if loss == SQUARED:
-                for i in range(n):
-                    A += (z[i] - b[i]) * dz[i]
-                    S += dz[i] * dz[i]
-            else:
-                for i in range(n):
-                    dm = b[i] * dz[i]
-                    if dm == 0.0:  # a margin that does not move adds nothing to P'
-                        continue
-                    m0 = b[i] * z[i]
-                    k = hinge_region(m0, dm)
-                    hinge_piece(k, m0, dm, &a0, &s0)
-                    A += a0
-                    S += s0
-                    # breakpoints ahead: m = 0 at -m0 / dm, m = 1 at (1 - m0) / dm
-                    if dm > 0.0:
-                        if k == 0:
-                            ev[ne].at = -m0 / dm
-                            ev[ne].i = <int>i
-                            ev[ne].region = 1
-                            ne += 1
-                        if k <= 1:
-                            ev[ne].at = (1.0 - m0) / dm
-                            ev[ne].i = <int>i
-                            ev[ne].region = 2
-                            ne += 1
-                    else:
-                        if k == 2:
-                            ev[ne].at = (1.0 - m0) / dm
-                            ev[ne].i = <int>i
-                            ev[ne].region = 1
-                            ne += 1
-                        if k >= 1:
-                            ev[ne].at = -m0 / dm
-                            ev[ne].i = <int>i
-                            ev[ne].region = 0
-                            ne += 1
-                qsort(ev, ne, sizeof(Event), event_cmp)
-            A = A / n + mu * xd
-            S = S / n + mu * dd
-            t = 1.0
-            if A >= 0.0:
-                t = 0.0
-            else:
-                k = 0
-                while True:
-                    hi = ev[k].at if k < ne and ev[k].at < 1.0 else 1.0
-                    if A + S * hi >= 0.0:  # the root lies in [lo, hi]
-                        t = -A / S if S > 0.0 else hi
-                        t = lo if t < lo else (hi if t > hi else t)
-                        break
-                    if hi >= 1.0:
-                        t = 1.0
-                        break
-                    # sample ev[k].i changes piece at hi
-                    i = ev[k].i
-                    m0 = b[i] * z[i]
-                    dm = b[i] * dz[i]
-                    hinge_piece(ev[k].region, m0, dm, &a1, &s1)
-                    hinge_piece(ev[k].region - 1 if dm > 0.0 else ev[k].region + 1, m0, dm,
-                                &a0, &s0)
-                    A = A + (a1 - a0) / n
-                    S = S + (s1 - s0) / n
-                    lo = hi
-                    k += 1
-    finally:
-        free(ev)
+    if n == 0:
+        raise ValueError("empty segment")
+    with nogil:
+        t = exact_step(loss, &z[0], &dz[0], &b[0], n, mu, xd, dd)
     return t

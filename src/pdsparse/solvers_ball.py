@@ -552,12 +552,12 @@ class _SlidingKernel(_BallKernel):
                                                p.loss_id, self.state, batch, self.g)
         self.xt[:] = self.x
         guard = cndg_guard(beta, eta, self.diameter)
-        its, _ = _ball.cndg(self.g, self.x, self.xt, beta, eta, self.r, guard)
+        its, _, swept = _ball.cndg(self.g, self.x, self.xt, beta, eta, self.r, guard)
         self.cndg_iterations += its
         self.cndg_capped += its >= guard
         self.x, self.xt = self.xt, self.x
         self.y = (1.0 - gamma) * self.y + gamma * self.x
-        return touched + (its + 3) * p.d
+        return touched + swept + 3 * p.d
 
     def solution(self) -> np.ndarray:
         return self.y
