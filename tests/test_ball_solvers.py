@@ -364,7 +364,7 @@ def test_scgs_matches_transcription(batch):
         assert sizes[0] < p.n and sizes[-1] == p.n  # both paths ran
 
 
-@pytest.mark.parametrize("opts", [{}, {"inner": "4", "batch": "6"}])
+@pytest.mark.parametrize("opts", [{}, {"batch": "theory"}, {"inner": "4", "batch": "6"}])
 def test_storc_matches_transcription(opts):
     p = problem(r=2.0, mu=0.01)
     k = SOLVERS["storc"].make_kernel(p, STORCOptions(**opts), seed=9)
@@ -382,7 +382,8 @@ def test_storc_matches_transcription(opts):
         dt2 = (L / mu) * D * D / 2 ** (t - 1)
         for it in range(1, N + 1):
             gamma, beta, eta = 2 / (it + 1), 3 * L / it, 2 * L * dt2 / (N * it)
-            m = int(opts["batch"]) if "batch" in opts else min(p.n, math.ceil(5600 * N * it))
+            batch = opts.get("batch", "100")  # the default: a constant 100 (>= n here)
+            m = min(p.n, math.ceil(5600 * N * it)) if batch == "theory" else int(batch)
             z = (1 - gamma) * y + gamma * x
             if m >= p.n:
                 g = full_grad(p, z)

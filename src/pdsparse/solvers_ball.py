@@ -133,9 +133,9 @@ class STORCOptions(_Options):
         "inner iterations N_t per snapshot: theory (default: Hazan & Luo's theorem, "
         ":func:`storc_inner`) or an integer")
     batch: str = _int_option(
-        "theory", BALL_BATCHES,
-        "minibatch m_{t,k}: theory (the theorem's size, :func:`storc_parameters`) or an "
-        "integer (a constant batch)")
+        "100", BALL_BATCHES,
+        "minibatch m_{t,k}: 100 (default, practical: see :func:`storc_parameters`), another "
+        "integer, or theory (the theorem's 5600 N_t k, capped by batch_cap)")
     batch_cap: str = _int_option("n", BALL_BATCH_CAPS, _BATCH_CAP_DOC)
 
 
@@ -285,7 +285,14 @@ def storc_parameters(options: STORCOptions, t: int, k: int, n_t: int, lip: float
     and m_{t,k} = 5600 N_t k; for mu = 0, f G-Lipschitz (case (2); ``lip_f`` = G),
     D_t = D and m_{t,k} = 700 N_t + 24 N_t G (k + 1) / (L D). (Case (1), grad f(w*) = 0,
     does not hold on a ball whose constraint is active.) The theorem's m_{t,k} is thousands
-    of draws (5600 N_t k): ``batch_cap`` (default n) caps it, or ``batch`` fixes a constant.
+    of draws (5600 N_t k), more than n on most data, where a batch of n or more is the
+    exact gradient (:meth:`STORCKernel._step`): ``batch=theory`` is then restarted CGS with
+    exact gradients. The default is the constant m = 100 of the MATLAB code of these
+    baselines for trace-norm experiments (files ``SVR_CGS.m``, ``SCGS.m``; found by code
+    search, repository not identified): measured on news20 (one-vs-rest labels <= 10,
+    14,935 x 62,061, mu = 10/n, one thread), STORC reached a 1e-6 gap in 4.3 s with it
+    against 9.7 s with ``theory`` at r = 30, and the same gap (1.5e-4) in 60 s at r = 300.
+    (SCGS keeps its growing B_k: a constant 100 stalled it at a 0.58 relative gap.)
     """
     gamma = 2.0 / (k + 1)
     beta = 3.0 * lip / k
