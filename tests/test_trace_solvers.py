@@ -147,8 +147,9 @@ def test_sfw_matches_transcription(prob, cap):
         gamma = 2 / (k + 1)
         m = math.ceil((c.G * (k + 1) / (c.L * c.Dm)) ** 2)
         m = min(m, N) if cap == "n" else m
-        idx = rng.integers(0, N, size=m)
-        X = (1 - gamma) * X + gamma * lmo(c.grad_rows(X, idx), c.r)
+        # a batch of n or more: the exact gradient, no draws
+        g = c.grad(X) if m >= N else c.grad_rows(X, rng.integers(0, N, size=m))
+        X = (1 - gamma) * X + gamma * lmo(g, c.r)
         want.append(X)
     kern = kernel(prob, "sfw", SFWOptions(batch_cap=cap), seed=3)
     assert_close(steps(kern, 12), want)
@@ -260,14 +261,15 @@ def test_scgs_matches_transcription(prob):
         gamma, beta, eta = 3 / (k + 2), 4 * c.L / (k + 2), c.L * c.Dm ** 2 / (k * (k + 1))
         batch = min(math.ceil(c.sigma2 * (k + 2) ** 3 / (c.L ** 2 * c.Dm ** 2)), N)
         z = (1 - gamma) * y + gamma * x
-        g = c.grad_rows(z, rng.integers(0, N, size=batch))
+        g = c.grad(z) if batch >= N else c.grad_rows(z, rng.integers(0, N, size=batch))
         x = cndg(g, x, beta, eta, c.r, guard_of(beta, eta, c.Dm))
         y = (1 - gamma) * y + gamma * x
         want.append(y)
     assert_close(steps(kernel(prob, "scgs", SCGSOptions(), seed=7), 8), want)
 
 
-def test_storc_matches_transcription(prob):
+@pytest.mark.parametrize("batch", ["100", "7", "theory"])
+def test_storc_matches_transcription(prob, batch):
     c = Consts(prob)
     rng = np.random.default_rng(9)
     y = lmo(c.grad(np.zeros((D, C))), c.r)  # line 3 (grad F(0) = loss gradient at 0)
@@ -280,14 +282,17 @@ def test_storc_matches_transcription(prob):
         for k in range(1, n_t + 1):
             gamma, beta = 2 / (k + 1), 3 * c.L / k
             eta = 2 * c.L * (c.L / c.mu) * c.Dm ** 2 / 2 ** (t - 1) / (n_t * k)
-            batch = min(5600 * n_t * k, N)
+            m = min(5600 * n_t * k if batch == "theory" else int(batch), N)
             z = (1 - gamma) * y + gamma * x
-            idx = rng.integers(0, N, size=batch)
-            g = gs + c.grad_rows(z, idx) - c.grad_rows(ys, idx)
+            if m >= N:
+                g = c.grad(z)
+            else:
+                idx = rng.integers(0, N, size=m)
+                g = gs + c.grad_rows(z, idx) - c.grad_rows(ys, idx)
             x = cndg(g, x, beta, eta, c.r, guard_of(beta, eta, c.Dm))
             y = (1 - gamma) * y + gamma * x
             want.append(y)
-    got = steps(kernel(prob, "storc", STORCOptions(), seed=9), len(want))
+    got = steps(kernel(prob, "storc", STORCOptions(batch=batch), seed=9), len(want))
     assert_close(got, want)
 
 
