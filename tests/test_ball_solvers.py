@@ -373,7 +373,7 @@ def test_storc_matches_transcription(opts):
     g0 = full_grad(p, np.zeros(p.d))  # line 3: w_0 = argmin <grad f(0), w>, a vertex
     w = np.zeros(p.d)
     w[np.argmax(np.abs(g0))] = -r * np.sign(g0[np.argmax(np.abs(g0))])
-    N = int(opts.get("inner", math.ceil(math.sqrt(32 * L / mu))))  # case (3), mu-strongly
+    N = int(opts.get("inner", math.ceil(math.sqrt(32 * L / mu))))  # the strongly convex case
     done = 0
     for t in (1, 2, 3):
         x = y = w
@@ -490,10 +490,11 @@ def test_scgs_rate_and_tolerance():
 
 
 def test_storc_theorem_bound():
-    """Hazan & Luo, case (3): E f(w_t) - f* <= L D^2 / 2^(t + 1) at every snapshot."""
+    """Hazan & Luo, strongly convex case: E f(w_t) - f* <= L D^2 / 2^(t + 1) at every
+    snapshot (with batch=theory: the exact gradients of a batch >= n)."""
     p = problem(r=2.0, mu=1e-3)
     p_star = reference_solution(p).p_star
-    k = SOLVERS["storc"].make_kernel(p)
+    k = SOLVERS["storc"].make_kernel(p, {"batch": "theory"})
     LD2 = lipschitz(p) * (2 * p.radius) ** 2
     for t in range(1, 9):
         while True:

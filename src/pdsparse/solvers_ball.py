@@ -231,8 +231,9 @@ def _capped(size: float, cap: str, n: int) -> int:
 
 
 def cndg_guard(beta: float, eta: float, diameter: float) -> int:
-    """A ceiling on CndG's iterations: twice Lan & Zhou's bound ceil(6 beta D^2 / eta)
-    (their Theorem 2.2 (c)) plus 10; reached only when rounding stalls the Wolfe gap."""
+    """A ceiling on CndG's iterations: twice Lan & Zhou's bound ceil(6 beta D^2 / eta) on the
+    iterations of procedure CndG, plus 10; reached only when rounding stalls the Wolfe gap
+    (``cndg_capped`` of the kernels counts it; 0 in every test and benchmark run)."""
     return 2 * math.ceil(6.0 * beta * diameter * diameter / eta) + 10
 
 
@@ -247,9 +248,9 @@ def scgs_parameters(options: SCGSOptions, k: int, lip: float, diameter: float,
     O(L D^2 / eps) linear oracles. These are the values that ``/work/shared/ALGORITHMS.md``
     recalls; the paper's text could not be opened here, and they are the ones consistent
     with those complexities (sum_k B_k = sigma^2 N^4 / (L^2 D^2), and CndG's
-    6 beta_k D^2 / eta_k = O(k) iterations). The mu of f is not used (the strongly convex
-    variant of their Sec. 3 restarts the method; not implemented). ``batch`` may replace
-    B_k by a constant; ``batch_cap`` caps it (a batch of n draws costs one pass).
+    6 beta_k D^2 / eta_k = O(k) iterations). The mu of f is not used (Lan & Zhou also treat
+    strongly convex f; that variant is not implemented). ``batch`` may replace B_k by a
+    constant; ``batch_cap`` caps it (a batch of n or more is the exact gradient).
     """
     gamma = 3.0 / (k + 2)
     beta = 4.0 * lip / (k + 2)
@@ -264,9 +265,9 @@ def scgs_parameters(options: SCGSOptions, k: int, lip: float, diameter: float,
 def storc_inner(options: STORCOptions, t: int, lip: float, mu: float) -> int:
     """N_t, the inner iterations of STORC's t-th snapshot (t >= 1).
 
-    Hazan & Luo (ICML 2016), the theorem on STORC: for mu-strongly convex f (case (3))
-    N_t = ceil(sqrt(32 kappa)), kappa = L / mu, the same for every t; for mu = 0 the
-    G-Lipschitz case (2): N_t = ceil(2^(t/2 + 2)). ``inner`` may fix N_t instead.
+    Hazan & Luo (ICML 2016), their theorem on STORC: for mu-strongly convex f (its third
+    case) N_t = ceil(sqrt(32 kappa)), kappa = L / mu, the same for every t; for mu = 0 its
+    G-Lipschitz case: N_t = ceil(2^(t/2 + 2)). ``inner`` may fix N_t instead.
     """
     if options.inner != "theory":
         return int(options.inner)
@@ -279,19 +280,24 @@ def storc_parameters(options: STORCOptions, t: int, k: int, n_t: int, lip: float
                      diameter: float, lip_f: float, n: int) -> tuple[float, float, float, int]:
     """(gamma_k, beta_k, eta_{t,k}, m_{t,k}) of STORC, inner iteration k of snapshot t.
 
-    Hazan & Luo (ICML 2016), Algorithm 2 and its theorem: gamma_k = 2 / (k + 1),
+    Hazan & Luo (ICML 2016), Algorithm 2 and the theorem on it: gamma_k = 2 / (k + 1),
     beta_k = 3 L / k, eta_{t,k} = 2 L D_t^2 / (N_t k), which give E f(w_t) - f* <=
-    L D^2 / 2^(t + 1) with, for mu-strongly convex f (case (3)), D_t^2 = kappa D^2 / 2^(t-1)
-    and m_{t,k} = 5600 N_t k; for mu = 0, f G-Lipschitz (case (2); ``lip_f`` = G),
-    D_t = D and m_{t,k} = 700 N_t + 24 N_t G (k + 1) / (L D). (Case (1), grad f(w*) = 0,
-    does not hold on a ball whose constraint is active.) The theorem's m_{t,k} is thousands
-    of draws (5600 N_t k), more than n on most data, where a batch of n or more is the
-    exact gradient (:meth:`STORCKernel._step`): ``batch=theory`` is then restarted CGS with
-    exact gradients. The default is the constant m = 100 of the MATLAB code of these
-    baselines for trace-norm experiments (files ``SVR_CGS.m``, ``SCGS.m``; found by code
-    search, repository not identified): measured on news20 (one-vs-rest labels <= 10,
-    14,935 x 62,061, mu = 10/n, one thread), STORC reached a 1e-6 gap in 4.3 s with it
-    against 9.7 s with ``theory`` at r = 30, and the same gap (1.5e-4) in 60 s at r = 300.
+    L D^2 / 2^(t + 1) with, for mu-strongly convex f (the theorem's third case),
+    D_t^2 = kappa D^2 / 2^(t-1) and m_{t,k} = 5600 N_t k; for mu = 0, f G-Lipschitz (its
+    second case; ``lip_f`` = G), D_t = D and m_{t,k} = 700 N_t + 24 N_t G (k + 1) / (L D).
+    (Its first case, grad f(w*) = 0, fails on a ball whose constraint is active.) These are
+    the values as recalled (ALGORITHMS.md flags STORC's as uncertain; the paper's text could
+    not be opened here): ``tests/test_ball_solvers.py`` checks the theorem's bound
+    E f(w_t) - f* <= L D^2 / 2^(t + 1) at every snapshot on a small problem.
+
+    The theorem's m_{t,k} is thousands of draws (5600 N_t k), more than n on most data,
+    where a batch of n or more is the exact gradient (:meth:`STORCKernel._step`):
+    ``batch=theory`` is then restarted CGS with exact gradients. The default is instead the
+    constant m = 100 of the MATLAB code of these baselines for trace-norm experiments
+    (files ``SVR_CGS.m``, ``SCGS.m``, found by code search; repository not identified):
+    measured on news20 (labels <= 10 against the rest, 14,935 x 62,061, mu = 10/n, one
+    BLAS thread, a loaded machine), STORC reached a 1e-6 gap in 4.6 s with it against
+    10.6 s with ``theory`` at r = 30, and the same gap (1.5e-4) in 60 s at r = 300.
     (SCGS keeps its growing B_k: a constant 100 stalled it at a 0.58 relative gap.)
     """
     gamma = 2.0 / (k + 1)
@@ -617,11 +623,12 @@ class STORCKernel(_SlidingKernel):
     inner k = 1..N_t: z_k = (1 - gamma_k) y_{k-1} + gamma_k x_{k-1};
     g~_k = grad f(y_0) + (1/m_{t,k}) sum_{j} (grad f_{i_j}(z_k) - grad f_{i_j}(y_0));
     x_k = CndG(g~_k, x_{k-1}, beta_k, eta_{t,k}); y_k = (1 - gamma_k) y_{k-1} + gamma_k x_k;
-    then w_t = y_{N_t}. Parameters: :func:`storc_inner` and :func:`storc_parameters` (case
-    (3), strongly convex, when mu > 0; case (2) when mu = 0). The theorem's m_{t,k} = 5600
-    N_t k exceeds n on most data, and a batch >= n is the exact gradient at z_k
-    (:meth:`_step`): with the default cap STORC then runs as restarted CGS with exact
-    gradients. The iterate is y_k. An iteration is an inner iteration k.
+    then w_t = y_{N_t}. Parameters: :func:`storc_inner` and :func:`storc_parameters` (the
+    strongly convex case when mu > 0, the Lipschitz case when mu = 0), with the practical
+    minibatch of 100 by default. The theorem's m_{t,k} = 5600 N_t k (``batch=theory``)
+    exceeds n on most data, and a batch >= n is the exact gradient at z_k (:meth:`_step`):
+    STORC then runs as restarted CGS with exact gradients. The iterate is y_k. An
+    iteration is an inner iteration k.
     """
 
     name = "storc"
