@@ -23,9 +23,15 @@ The methods, each the published one (the kernels' docstrings give the updates):
 * ``scgs`` (:class:`SCGSKernel`): stochastic conditional gradient sliding (Lan & Zhou 2016);
 * ``storc`` (:class:`STORCKernel`): STORC (Hazan & Luo 2016, Algorithm 2).
 
+Speed (news20, labels <= 10 against the rest, 14,935 x 62,061, 1.2M entries, r = 30,
+mu = 10/n, one BLAS thread on a loaded 2-core machine, time to a 1e-6 relative gap):
+Acc PG 0.21 s (29 iterations of 7.4 ms), STORC 4.6 s, SVRG 60 s (0.68 ms an inner step:
+the projection makes a step O(d)), FW 85 s with the open-loop step (3.0 ms an iteration;
+the exact line search zigzags: 1e-4 in 120 s), SCGS 1.1e-6 in 120 s (7.2 ms an iteration).
+
 Every kernel keeps A x of the points it needs where that saves a product, counts its work as
 the stored entries of A it reads plus d per dense O(d) pass (``_ball.pyx``; a full gradient
-is 2 nnz(A), a sampled one 2 nnz(a_i)), and returns
+is 2 nnz(A), a sampled one 2 nnz(a_i); CndG counts the coordinates it sweeps), and returns
 ``iterates() = (x, alpha(x))``: alpha(x) = -phi'(A x) certifies x through the duality gap
 (:mod:`pdsparse.objective`). The options dataclasses are shared with the trace-norm kernels:
 the factories hand a :class:`~pdsparse.penalties.TraceBall` problem to
@@ -66,8 +72,9 @@ __all__ = ["AccPGOptions", "FWOptions", "SVRGOptions", "SCGSOptions", "STORCOpti
            "scgs_parameters", "storc_inner", "storc_parameters", "cndg_guard",
            "acc_pg_factory", "fw_factory", "svrg_factory", "scgs_factory", "storc_factory"]
 
-_BATCH_CAP_DOC = ("largest minibatch: n (default; a minibatch of n draws costs one pass, "
-                  "as a full gradient), none (the theorem's size uncapped) or an integer")
+_BATCH_CAP_DOC = ("largest minibatch: n (default; a batch of n or more is the exact "
+                  "gradient, which costs what n draws do), none (the theorem's size "
+                  "uncapped) or an integer")
 
 
 # ---------------------------------------------------------------------------------------------
