@@ -24,6 +24,12 @@ rank. Each kernel is first run ``--warmup`` iterations (the first iterations of 
 STORC differ: batches and CndG calls grow), then the median of ``--repeats`` single iterations
 is printed, with the iterations' mean work in epochs (n d c multiply-adds).
 
+Single-threaded BLAS by default (the house rule of ``benchmarks/_harness.py``; the script
+re-runs itself with OMP/OPENBLAS/MKL_NUM_THREADS=1): on this 2-core machine shared with other
+jobs, two OpenBLAS threads made an 800 x 600 SVD 6-15x slower (1.2-3.2 s against 0.21 s with
+one thread, measured at load average 8). ``--threads all`` keeps the environment's setting.
+The last line gives the load: the cores other processes kept busy meanwhile.
+
 Usage::
 
     python benchmarks/lowrank_step.py                        # 800 x 600, s in 1 10 20 100
@@ -35,9 +41,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+from _harness import OtherLoad, loadavg, single_thread_env, single_threaded
 
 from pdsparse.lowrank import METHODS, top_singular
 
@@ -93,7 +103,13 @@ def time_solvers(ranks: list[int], repeats: int, warmup: int) -> None:
                   f"{work / repeats / epoch:12.3f}", flush=True)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else argv
+    keep_threads = any(a.startswith("--threads") for a in args_in)
+    if not keep_threads and not single_threaded():
+        # single-threaded BLAS must be set before NumPy loads it: run again with it set
+        return subprocess.run([sys.executable, str(Path(__file__).resolve()), *args_in],
+                              env=single_thread_env()).returncode
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", nargs="+", default=["800x600"],
                         help="matrix shapes d x c (default: PDBFW Sec. 5.1's 800x600)")
@@ -105,11 +121,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--solvers", action="store_true",
                         help="time one iteration of each trace-norm solver instead")
     parser.add_argument("--warmup", type=int, default=2)
-    args = parser.parse_args(argv)
+    parser.add_argument("--threads", choices=["all"],
+                        help="all: keep the environment's BLAS threads (default: one)")
+    args = parser.parse_args(args_in)
+    load = OtherLoad()
     if args.solvers:
         time_solvers(args.ranks, args.repeats, args.warmup)
-        return
+    else:
+        time_svds(args)
+    print(f"# BLAS threads: {'environment' if args.threads else 1}; other processes kept "
+          f"{load.stop():.2f} cores busy on average; load average {loadavg()}")
+    return 0
 
+
+def time_svds(args) -> None:
+    """The top-s SVD by each method against a full SVD (module docstring)."""
     print(f"{'kind':9} {'d x c':>10} {'s':>4} {'full_svd_s':>10} "
           + " ".join(f"{m + '_s':>12} {m[:4] + '_err':>9}" for m in METHODS))
     for kind in args.kinds:
@@ -122,7 +148,8 @@ def main(argv: list[str] | None = None) -> None:
                 ref = np.linalg.svd(M, compute_uv=False)[:s]
                 row = f"{kind:9} {shape:>10} {s:4d} {full:10.4f}"
                 for method in METHODS:
-                    t = _median_time(lambda M=M, s=s, m=method: top_singular(M, s, m), args.repeats)
+                    t = _median_time(lambda M=M, s=s, m=method: top_singular(M, s, m),
+                                     args.repeats)
                     sig = top_singular(M, s, method)[1]
                     err = float(np.max(np.abs(sig - ref[:sig.size])) / ref[0])
                     row += f" {t:12.4f} {err:9.1e}"
@@ -130,4 +157,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
