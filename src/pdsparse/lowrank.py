@@ -59,27 +59,33 @@ METHODS = ("lanczos", "randomized", "full")
 DEFAULT_METHOD = "lanczos"
 """Default method of :func:`top_singular` and :func:`block_step`: the fastest *exact* one.
 
-Measured on this machine (``python benchmarks/lowrank_step.py``: 2 cores shared with other
-jobs, M of shape 800 x 600, median of 3 runs, seconds; ``err`` = max |sigma_j - sigma_j(full)|
-/ sigma_1 over the top s):
+Measured on this machine (``python benchmarks/lowrank_step.py --repeats 5``: single-threaded
+BLAS, 2 cores shared with other jobs that kept 1.6 cores busy; M of shape 800 x 600, median of
+5 runs, seconds; ``err`` = max |sigma_j - sigma_j(full)| / sigma_1 over the top s):
 
-=========================  =======  =======  =======  =======
-M, s                          1       10       20      100
-=========================  =======  =======  =======  =======
-rank s + 1e-2 noise: lanczos  0.0016   0.0019   0.017    0.032
-randomized (q = 4, p = 10)    0.0032   0.0042   0.015    0.035
-full SVD                      0.073    0.071    0.074    0.061
-Gaussian (no gap): lanczos    0.018    0.080    0.084    0.21
-randomized (err 4e-2)         0.0072   0.0085   0.015    0.037
-full SVD                      0.063    0.063    0.063    0.063
-=========================  =======  =======  =======  =======
+=============================  =======  =======  =======  =======
+M, s                              1       10       20      100
+=============================  =======  =======  =======  =======
+rank s + 1e-2 noise: lanczos    0.0055   0.0070   0.013    0.080
+randomized (q = 4, p = 10)      0.014    0.015    0.028    0.11
+full SVD                        0.25     0.22     0.24     0.19
+Gaussian (no gap): lanczos      0.036    0.10     0.078    0.17
+randomized (err 3-4e-2)         0.014    0.021    0.030    0.12
+full SVD                        0.22     0.23     0.22     0.22
+=============================  =======  =======  =======  =======
 
-On the gapped matrices the block step forms (X - G/coef near a low-rank optimum) Lanczos and
-the randomized method are equally fast (2-40x faster than the full SVD) and both exact to
-~1e-15; without a gap the randomized method stays fast but its singular values are off by
-~4% (q = 4), while Lanczos stays exact at up to 3x the cost of a full SVD. Lanczos is the
-default because it is never inexact; pass ``method="randomized"`` for speed on gapless
-matrices, or ``"full"`` when s is a large fraction of min(d, c).
+(An earlier run on a quiet machine with two BLAS threads gave the same ranking: lanczos
+0.0016-0.032 s, randomized 0.0032-0.035 s, full 0.06-0.07 s on the gapped matrices.) In the
+block FW solver on PDBFW's Sec. 5.1 problem one iteration took 0.066 / 0.071 / 0.28 s (s = 10),
+0.075 / 0.082 / 0.24 s (s = 20) and 0.18 / 0.16 / 0.24 s (s = 100) with lanczos / randomized /
+full (``benchmarks/lowrank_step.py --solvers``, same conditions).
+
+On the gapped matrices the block step forms (X - G/coef near a low-rank optimum) Lanczos is
+the fastest (2-40x faster than the full SVD, 1.4-2.5x faster than the randomized method) and
+both are exact to ~1e-15; without a gap the randomized method is faster but its singular
+values are off by ~4% (q = 4), while Lanczos stays exact at up to the cost of a full SVD.
+Lanczos is the default because it is the fastest exact method; pass ``method="randomized"``
+for speed on gapless matrices, or ``"full"`` when s is a large fraction of min(d, c).
 """
 
 OVERSAMPLE = 10
