@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 REGISTRY = {
     name: SimpleNamespace(name=name, filename=f"{name}.bz2", raw_filename=f"{name}.bz2")
-    for name in ("news20.binary", "leu", "mnist", "news20")
+    for name in ("news20.binary", "leu", "mnist", "news20", "duke", "ijcnn1.tr")
 }
 
 

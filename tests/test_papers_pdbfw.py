@@ -19,7 +19,7 @@ def _config(**pdbfw):
     cfg = {
         "data": {"require_all": False, "processed_dir": "data/processed"},
         "pdbfw": {
-            "loss": "smooth_hinge", "loss_sum": False, "mu": "10/n", "radius": 300,
+            "loss": "smooth_hinge", "mu": "10/n", "radius": 300,
             "seeds": [0], "max_epochs": 10, "max_seconds": 5, "tol": 1e-7,
             "eval_first": 0.01, "eval_per_decade": 4, "log_time": ["toy"],
             "reference": {"rtol": 1e-10, "max_epochs": 1000, "max_seconds": 60},

@@ -17,7 +17,7 @@ METHODS = ("primal_rcd", "dual_rcd", "spdc", "dgpd", "dgpd_full", "acc_pg", "fw"
            "scgs", "storc", "sfw", "block_fw", "pdbfw")
 DGPD_INNER = ("1", "3", "5", "10")
 DGPD_ETAS = ("theorem", "x10", "x100", "x1000")
-PDBFW_DELTAS = ("theorem", "x10", "x100", "x1000")
+PDBFW_DELTAS = ("theorem", "x10", "x100", "x1000", "x10000", "x100000")
 PDBFW_SIZES = ("auto",)
 SAMPLINGS = ("uniform", "importance", "permutation")
 DUAL_STEPS = ("fixed", "newton", "printed")

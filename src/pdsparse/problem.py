@@ -343,6 +343,7 @@ class Problem:
 # ------------------------------------------------------------------------------------------
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_RECIPE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_-]*$")
 _SHORT = {"l1_ball": "l1ball", "trace_ball": "traceball"}
 _FROM_SHORT = {v: k for k, v in _SHORT.items()}
 
@@ -399,12 +400,15 @@ class ProblemKey:
     recipe: str = ""
 
     def __post_init__(self) -> None:
-        for what, text, required in (("dataset", self.dataset, True),
-                                     ("recipe", self.recipe, False)):
+        # a recipe may join labels with "+" (``cl0+9``): the tag's head splits at the first
+        # "+", and data set names have none
+        for what, text, required, pattern in (
+                ("dataset", self.dataset, True, _NAME_RE),
+                ("recipe", self.recipe, False, _RECIPE_RE)):
             if not isinstance(text, str) or (required or text) and (
-                    not _NAME_RE.match(text) or "__" in text):
+                    not pattern.match(text) or "__" in text):
                 raise ConfigError(f"problem key: {what} {text!r} must match "
-                                  "[A-Za-z0-9][A-Za-z0-9._-]* without '__'")
+                                  f"{pattern.pattern[1:-1]} without '__'")
         get_loss(self.loss)
         penalty_class(self.penalty)
         given = dict(self.params)

@@ -85,7 +85,8 @@ from pdsparse.solver_base import _int_option, _Kernel, _option, _Options
 __all__ = ["PDBFWOptions", "PDBFWL1Kernel", "PDBFWTraceKernel", "DELTA_MULTIPLIER", "S_START",
            "pdbfw_factory", "corollary_q_per_k"]
 
-DELTA_MULTIPLIER = {"theorem": 1.0, "x10": 10.0, "x100": 100.0, "x1000": 1000.0}
+DELTA_MULTIPLIER = {"theorem": 1.0, "x10": 10.0, "x100": 100.0, "x1000": 1000.0, "x10000": 1e4,
+                    "x100000": 1e5}
 """Multipliers of the Corollary 4.1.1 (Theorem 4.3) dual step delta."""
 assert tuple(DELTA_MULTIPLIER) == PDBFW_DELTAS
 

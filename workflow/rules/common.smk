@@ -214,11 +214,11 @@ def prepare_args(data):
     recipe = data.recipe
     args += [f"--dataset {_q(data.name)}", f"--normalization {recipe.normalization}"]
     if isinstance(recipe.positive_class, tuple):  # a group of labels (PDBFW stand-ins)
-        args.append("--positive-group " + " ".join(map(_q, recipe.positive_class)))
+        args.append(" ".join(["--positive-group", *map(_q, recipe.positive_class)]))
     elif recipe.positive_class is not None:
         args.append(f"--positive-class {_q(recipe.positive_class)}")
     if recipe.classes is not None:
-        args.append("--classes " + " ".join(map(_q, recipe.classes)))
+        args.append(" ".join(["--classes", *map(_q, recipe.classes)]))
     # the DGPD fields (pdsparse.data.prepare.Recipe), only when they differ from the defaults
     if recipe.test_rows:
         args.append(f"--test-rows {recipe.test_rows}")
@@ -249,7 +249,7 @@ def penalty_args(problem):
     args = f"--l2 {_q(pdcfg.format_l2(problem.l2))}"
     if problem.penalty != "elastic_net":
         radius = pdcfg.format_l2(params["radius"])
-        return f"--penalty {problem.penalty} --radius {_q(radius)} " + args
+        return f"--penalty {problem.penalty} --radius {_q(radius)} {args}"
     l1 = params.get("l1", 0.0)
     if l1 not in (0, 0.0, "0"):
         args += f" --l1 {_q(pdcfg.format_l2(l1))}"
@@ -266,7 +266,9 @@ def reference_args(tag):
 
 
 def run_args(run):
-    options = " ".join(f"--option {_q(f'{k}={v}')}" for k, v in run.options)
+    # the solver's own options only: a solver added to the registry must not change the
+    # job strings (hence rerun) every existing run
+    options = " ".join(f"--option {_q(f'{k}={v}')}" for k, v in run.options if v != "none")
     return (
         f"--experiment {_q(run.experiment)} --dataset {_q(run.problem.data.name)}"
         f" --problem {_q(run.problem.tag)}"

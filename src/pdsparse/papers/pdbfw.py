@@ -112,17 +112,10 @@ def _add_runs(out: Plan, cfg: Mapping, solvers, experiment: str, problem: Proble
 
 
 def _problem(cfg: Mapping, spec: DataSpec, entry: Mapping, mu: str) -> ProblemSpec:
-    """The l1-ball problem at ``mu``. With ``pdbfw.loss_sum`` the loss is summed, not
-    averaged: P(x) = sum_i h_i + mu/2 ||x||^2 on ||x||_1 <= r, which is n times the house's
-    averaged objective with l2 = mu/n (``"10/n"`` becomes ``"10/n^2"``: written as a
-    number divided by n, see :func:`_per_n`)."""
+    """The l1-ball problem at ``mu``: P(x) = 1/n sum_i h(b_i a_i^T x) + mu/2 ||x||^2 on
+    ||x||_1 <= r, r the data set's ``radius`` or ``pdbfw.radius``."""
     radius = entry.get("radius", cfg["radius"])
-    l2 = _per_n(mu) if cfg.get("loss_sum", False) else mu
-    return ProblemSpec.of(spec, cfg["loss"], "l1_ball", radius=radius, l2=l2)
-
-
-def _per_n(mu: str) -> str:
-    raise ConfigError(f"{PAPER}.loss_sum: a summed loss with mu = {mu!r} is not supported")
+    return ProblemSpec.of(spec, cfg["loss"], "l1_ball", radius=radius, l2=mu)
 
 
 def _l1_outputs(out: Plan, cfg: Mapping, kept, mus, processed: str) -> None:
