@@ -101,3 +101,15 @@ def test_options_override_of_an_unconfigured_solver_is_an_error():
     cfg["pdbfw"]["datasets"]["toy"]["options"] = {"svrg": {"inner": "n"}}
     with pytest.raises(ConfigError, match="'svrg' is not one of the configured solvers"):
         plan(cfg, REGISTRY, available=lambda name: False)
+
+
+def test_a_recipe_that_joins_labels_names_a_problem():
+    """Recipes join labels with "+" (``cl0+9``); the tag's head splits at the first "+" only,
+    so such a problem key is valid and reads back from its tag."""
+    from pdsparse.problem import ProblemKey
+
+    key = ProblemKey("mnist", "smooth_hinge", "l1_ball", {"radius": 435, "l2": "10/n"},
+                     recipe="none-cl0+9-rb100-sig10.729-ms0")
+    assert ProblemKey.from_tag(key.tag()) == key
+    with pytest.raises(ConfigError, match="dataset"):
+        ProblemKey("mn+ist", "smooth_hinge")
