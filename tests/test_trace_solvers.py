@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from pdsparse import objective
 from pdsparse.data import synthetic as syn
@@ -26,6 +27,7 @@ from pdsparse.solvers_ball import (
 from pdsparse.solvers_trace import (
     BlockFWOptions,
     SFWOptions,
+    strong_convexity,
     trace_cndg,
     trace_kernel,
 )
@@ -390,6 +392,21 @@ def test_work_counts_entries_of_A_per_column(prob):
     assert 1 <= kept <= 3 and touched == full + N * D * kept + 4 * dc
     r = solve(prob, "block_fw", max_epochs=5, eval_every=1, tol=0)
     assert r.trace.epoch.iloc[1] == pytest.approx(1.0, abs=0.5)  # one gradient: one epoch
+
+
+def test_sparse_data_gives_the_same_iterates(prob):
+    """A stored as CSR (what a normalization pass makes of dense data) takes the same steps,
+    with the same constants: alpha = mu + sigma_min(A)^2 / n either way."""
+    sparse = Problem(sp.csr_matrix(prob.mat), prob.b, "squared", penalty=prob.penalty)
+    lam = np.linalg.eigvalsh(prob.mat.T @ prob.mat / N)[0]
+    assert strong_convexity(prob) == pytest.approx(prob.l2 + lam, rel=1e-10)
+    assert strong_convexity(sparse) == pytest.approx(strong_convexity(prob), rel=1e-12)
+    for name, opts in (("block_fw", BlockFWOptions(s="2")), ("svrg", SVRGOptions()),
+                       ("storc", STORCOptions(batch="7")), ("sfw", SFWOptions(batch="5"))):
+        got = steps(kernel(sparse, name, opts, seed=2), 6)
+        want = steps(kernel(prob, name, opts, seed=2), 6)
+        for x, y in zip(got, want, strict=True):
+            np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12)
 
 
 def test_errors_name_the_setting(prob):

@@ -88,6 +88,7 @@ S_START = 8
 """The first rank of ``s=auto`` (capped at min(d, c)), as PDBFW's ``s=auto``."""
 
 _STEP_MULTIPLIER = {"theory": 1.0, "x2": 2.0, "x5": 5.0, "x10": 10.0}
+_DENSE_SVD_ENTRIES = 4_000_000  # a sparse A up to this many entries is densified for sigma_min
 
 
 # ---------------------------------------------------------------------------------------------
@@ -144,12 +145,14 @@ def trace_gradient_bounds(problem: Problem) -> tuple[float, float]:
 def strong_convexity(problem: Problem) -> float:
     """alpha, a strong convexity modulus of F: mu, plus sigma_min(A)^2 / n for the squared
     loss (phi'' = 1, so the Hessian is A^T A / n + mu I; its smallest eigenvalue, exact, from
-    the singular values of a dense A with n >= d). Other losses and sparse A: mu (the only
-    modulus that holds everywhere)."""
+    the singular values of A when n >= d, sparse A densified up to ``_DENSE_SVD_ENTRIES``
+    entries). Other losses, n < d or larger sparse A: mu (the modulus that holds
+    everywhere)."""
     p = problem
     alpha = p.l2
-    if p.loss == "squared" and p.dense and p.n >= p.d:
-        s_min = float(np.linalg.svd(p.mat, compute_uv=False)[-1])
+    if p.loss == "squared" and p.n >= p.d and (p.dense or p.n * p.d <= _DENSE_SVD_ENTRIES):
+        dense = p.mat if p.dense else p.csr.toarray()
+        s_min = float(np.linalg.svd(dense, compute_uv=False)[-1])
         alpha += s_min * s_min / p.n
     return alpha
 
