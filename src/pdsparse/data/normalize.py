@@ -62,6 +62,8 @@ def normalize(A: sp.spmatrix, method: str) -> tuple[sp.csr_matrix, dict]:
     """
     if method not in METHODS:
         raise ConfigError(f"unknown normalization {method!r}; valid methods: {', '.join(METHODS)}")
+    if isinstance(A, np.ndarray):  # dense data (low-rank sensing) stays dense: one C copy
+        return _normalize_dense(A, method)
     A = sp.csr_matrix(A, dtype=np.float64, copy=True)
     A.sort_indices()
     norms = row_norms(A)
@@ -80,4 +82,26 @@ def normalize(A: sp.spmatrix, method: str) -> tuple[sp.csr_matrix, dict]:
     else:
         info["scale"] = 1.0
     info["mean_row_norm_after"] = float(row_norms(A).mean()) if A.shape[0] else 0.0
+    return A, info
+
+
+def _normalize_dense(A: np.ndarray, method: str) -> tuple[np.ndarray, dict]:
+    """:func:`normalize` of a dense array: the same scalings, a C-order float64 array."""
+    A = np.array(A, dtype=np.float64, order="C", copy=True)
+    norms = np.sqrt(np.einsum("ij,ij->i", A, A))
+    before = float(norms.mean()) if norms.size else 0.0
+    info: dict = {"method": method, "mean_row_norm_before": before}
+    if method == "avg_example_norm":
+        if not before > 0.0:
+            raise DataError("avg_example_norm: every example is zero; cannot normalize")
+        A /= before
+        info["scale"] = before
+    elif method == "unit_rows":
+        zero = norms == 0.0
+        A *= np.divide(1.0, norms, out=np.ones_like(norms), where=~zero)[:, None]
+        info["zero_rows"] = int(zero.sum())
+    else:
+        info["scale"] = 1.0
+    info["mean_row_norm_after"] = (float(np.sqrt(np.einsum("ij,ij->i", A, A)).mean())
+                                   if A.shape[0] else 0.0)
     return A, info

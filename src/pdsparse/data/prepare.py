@@ -749,7 +749,7 @@ def prepare_synthetic(
             "normalization": info,
             "n": int(A.shape[0]),
             "d": int(A.shape[1]),
-            "nnz": int(A.nnz),
+            "nnz": int(A.size if isinstance(A, np.ndarray) else A.nnz),
             "pdsparse_version": __version__,
         }
         save_dataset(out_path, A, b, meta)
