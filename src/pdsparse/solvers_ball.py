@@ -112,7 +112,7 @@ class SVRGOptions(_Options):
         "times 2, 5 or 10")
     inner: str = _int_option(
         "2n", BALL_INNER,
-        "inner steps m per snapshot: 2n (default: Johnson & Zhang 2013 Sec. 4), n, 5n or an "
+        "inner steps m per snapshot: 2n (default: Johnson & Zhang 2013 Sec. 4) or an "
         "integer")
     snapshot: str = _option(
         "last", BALL_SNAPSHOTS,
@@ -213,7 +213,7 @@ def gradient_bounds(problem: Problem) -> tuple[float, float]:
 # ---------------------------------------------------------------------------------------------
 
 _STEP_MULTIPLIER = {"theory": 1.0, "x2": 2.0, "x5": 5.0, "x10": 10.0}
-_INNER_PER_N = {"n": 1, "2n": 2, "5n": 5}
+_INNER_PER_N = {"2n": 2}
 
 
 def svrg_parameters(options: SVRGOptions, l_max: float, n: int) -> tuple[float, int]:
