@@ -9,18 +9,19 @@ as ``Problem(A, b, "smooth_hinge", penalty=L1Ball(r, mu))``. P* comes from
 ``pdsparse.reference.reference_solution(problem, rtol=1e-10)`` (certified duality gap); the
 targets are (P - P*)/P* <= 1e-2, 1e-4, 1e-6.
 
-Radii: each data set runs at up to three radii, (1) ``config``: the radius the workflow
-uses, ``pdbfw.datasets.<name>.radius`` or ``pdbfw.radius`` of ``config/config.yaml`` (Sec.
-5's r = 300 with the averaged loss when the config has none); (2) ``table2``: the radius
-whose x* has Table 2's sparsity ratio (``benchmarks/pdbfw_radius.md``, Helper DATA's
-recommendation for the config; skipped when equal to (1)); (3) ``active``: half of ||x*||_1
+Radii: each data set runs at two radii, (1) ``config``: the radius the workflow uses,
+``pdbfw.datasets.<name>.radius`` of ``config/config.yaml`` (the radius whose x* has Table
+2's sparsity ratio, ``benchmarks/pdbfw_radius.md``; a set the config lacks takes that
+study's radius, else ``pdbfw.radius``, Sec. 5's 300), and (2) ``active``: half of ||x*||_1
 of the l2-only problem (r = inf), where the constraint is clearly active. Every row records
 r, ||x*||_1, nnz(x*) and whether the ball is active at x*.
 
 Solvers
 -------
-* ours: the entries of ``pdbfw.solvers`` in ``config/config.yaml`` with their options (the
-  workflow's choices; ``--ours`` overrides; without a config the six with default options):
+* ours: the entries of ``pdbfw.solvers`` in ``config/config.yaml`` with their options and a
+  data set's overrides (``datasets.<name>.options``: the workflow's choices, e.g. PDBFW's
+  dual step multiplier; ``--ours`` replaces the list; without a config the six with
+  default options):
   ``pdbfw`` (Algorithm 1), ``acc_pg``, ``fw``, ``svrg``, ``scgs``, ``storc``; a name missing
   from the registry is skipped with a note;
 * peers, copt 0.9 on f(x) = 1/n sum_i h(b_i a_i^T x) + mu/2 ||x||^2 written in NumPy
@@ -68,7 +69,7 @@ Data (prepared once into ``results/benchmarks/data/``, reused when present)
 -----------------------------------------------------------------------------
 Recipes of :class:`pdsparse.data.prepare.Recipe` for PDBFW's Table 2 sets that the offline
 mirror has (see :data:`DATASETS`; a set of the same name in the config takes its recipe):
-``duke`` (44 x 7,129, dense), ``ijcnn1.tr-rb`` (ijcnn1's 35,000-row training split with 300
+``duke`` (44 x 7,129, dense), ``ijcnn1-rb`` (ijcnn1's 35,000-row training split with 300
 random-binning grids; the paper's ijcnn.RB has the 49,990 rows of ijcnn1, not in the
 mirror), ``mnist09-rb`` (MNIST training digits 0 and 9, 11,872 rows, 100 grids).
 
@@ -159,12 +160,13 @@ class DataDef:
     radius: float | None = None  # the config's radius (None: the paper's 300)
     radius_source: str = ""
     r_star: float | None = None  # the radius whose x* has Table 2's sparsity (pdbfw_radius.md)
+    options: tuple = ()  # per-method option overrides: ((method, ((key, value), ...)), ...)
 
 
 DATASETS = {d.name: d for d in (
     DataDef("duke", "duke", {"normalization": "unit_rows"}, "duke breast-cancer",
             r_star=2.23),
-    DataDef("ijcnn1.tr-rb", "ijcnn1.tr",
+    DataDef("ijcnn1-rb", "ijcnn1.tr",
             {"normalization": "none", "features": "rb", "n_grids": 300, "sigma": 1.67},
             "ijcnn.RB", r_star=141.0),
     DataDef("mnist09-rb", "mnist",
@@ -183,8 +185,9 @@ ALL_DATASETS = tuple(DATASETS)
 
 def datasets_from(cfg: dict) -> dict[str, DataDef]:
     """:data:`DATASETS` with the PDBFW config's entry of the same name applied: its recipe
-    (when it reads the same registry file) and its ``radius``, so that the benchmark solves
-    the workflow's problem."""
+    (when it reads the same registry file), its ``radius`` and its per-solver ``options``,
+    so that the benchmark solves the workflow's problem with the workflow's solvers. Without
+    a config radius a set takes ``r_star`` (Helper DATA's recommendation)."""
     from dataclasses import replace
 
     out = {}
@@ -195,7 +198,26 @@ def datasets_from(cfg: dict) -> dict[str, DataDef]:
         if entry.get("radius") is not None:
             dd = replace(dd, radius=float(entry["radius"]),
                          radius_source=f"pdbfw.datasets.{name}.radius of config/config.yaml")
+        elif dd.r_star is not None:
+            dd = replace(dd, radius=dd.r_star,
+                         radius_source="the radius of benchmarks/pdbfw_radius.md whose x* has "
+                                       "Table 2's sparsity (not in config/config.yaml)")
+        opts = entry.get("options") or {}
+        dd = replace(dd, options=tuple(
+            (str(m), tuple((str(k), str(v)) for k, v in o.items())) for m, o in opts.items()))
         out[name] = dd
+    return out
+
+
+def with_overrides(ours: list[Ours], dd: DataDef) -> list[Ours]:
+    """Our solvers with the data set's option overrides (``options: {pdbfw: {delta: x1000}}``
+    replaces pdbfw's delta on that set, as the workflow does)."""
+    over = dict(dd.options)
+    out = []
+    for v in ours:
+        opts = dict(v.options)
+        opts.update(dict(over.get(v.method, ())))
+        out.append(Ours(v.method, tuple(opts.items())))
     return out
 
 
@@ -715,6 +737,7 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
     mem["after_load_rss_mib"] = rss_mib()
     ours, missing = available(opts["ours"])
     ours = [v for v in ours if opts["solvers"] is None or v.name in opts["solvers"]]
+    ours = with_overrides(ours, dd)
     peers = [p for p in PEERS if opts["solvers"] is None or p.name in opts["solvers"]]
     warm_up(ours, peers)
     gc.collect()
@@ -726,10 +749,8 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
         f"{l2_ref['solution_nnz']:,} ({l2_ref['method']}, {l2_ref['seconds']:.1f} s"
         f"{', cached' if l2_ref['cached'] else ''})")
     r_cfg = dd.radius if dd.radius is not None else opts["radius"]
-    radii = [("config", float(r_cfg))]
-    if dd.r_star is not None and not math.isclose(dd.r_star, r_cfg):
-        radii.append(("table2", float(dd.r_star)))
-    radii.append(("active", float(ACTIVE_FRACTION * l2_ref["solution_norm"])))
+    radii = [("config", float(r_cfg)),
+             ("active", float(ACTIVE_FRACTION * l2_ref["solution_norm"]))]
     if opts["radii"] is not None:
         radii = [r for r in radii if r[0] in opts["radii"]]
     fcheck = check_fgrad(A, b, mu, radii[0][1])
@@ -898,13 +919,14 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
              f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['mem_gib']:.0f} GiB; single-threaded "
              f"BLAS; {QUIET if meta['quiet'] else NOT_QUIET}; load average before/after "
              f"{meta['loadavg_before']} / {meta['loadavg_after']}.", ""]
-    order = [v.key for v in meta["ours_objs"]] + [p.key for p in PEERS]
+    rank = {m: i for i, m in enumerate(dict.fromkeys(
+        [v.method for v in meta["ours_objs"]] + [p.name for p in PEERS]))}
     df = df.assign(key=df.solver + "[" + df.config + "]")
-    present = [k for k in order if k in set(df.key)]
-    short = {k: k.split("[")[0] + ("" if k.endswith("[default]") or "copt" in k
-                                   else " " + k.split("[")[1][:-1]) for k in present}
     failures = []
     for ds, gd in df.groupby("dataset", sort=False):
+        present = sorted(dict.fromkeys(gd.key), key=lambda k: (rank.get(k.split("[")[0], 99), k))
+        short = {k: k.split("[")[0] + ("" if k.endswith("[default]") or "copt" in k
+                                       else " " + k.split("[")[1][:-1]) for k in present}
         w = next(x for x in meta["datasets"] if x.get("dataset") == ds)
         l2 = w["l2_ref"]
         lines += [f"## {ds} ({w['paper']}; n = {w['n']:,}, d = {w['d']:,}, "
@@ -1007,7 +1029,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cap", type=float, default=None,
                     help="time cap of one solve, s (default 60; quick 10)")
     ap.add_argument("--radii", default=None,
-                    help="comma list out of config, table2, active (default: all three)")
+                    help="config, active or both (default)")
     ap.add_argument("--targets", default=",".join(f"{t:g}" for t in TARGETS))
     ap.add_argument("--ours", default=None,
                     help="our solvers and options, 'pdbfw,fw:step=open_loop,svrg:step=x2;"
