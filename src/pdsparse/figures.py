@@ -154,9 +154,9 @@ MARKERS: dict[tuple[str, str, str], str] = {
 #: whose marker is taken.
 MARKER_POOL = ("<", ">", "h", "p", "*", "H", "8", "o", "s", "^", "v", "D", "d", "P", "X",
                "1", "2", "3", "4", "+", "x", "|", "_",
-               *(f"${c}$" for c in "abcefgkmnqrtuwyz"))
+               *(f"${c}$" for c in "abcefgkmnqrtuwyzhjlopsvABCEFGKMNQRTUWYZ"))
 """Markers in registry order: filled ones first, then thin ones and letters, so that every
-configuration of the registry (33 with DGPD's options) has a marker of its own."""
+configuration of the registry (61 with DGPD's and PDBFW's options) has a marker of its own."""
 MARKER_SIZE = 4.5
 #: Markers are spaced this fraction of the axes diagonal apart along each line; curve ``k``
 #: of ``K`` in a panel starts ``(k + 1/2) / K`` of a spacing further, so curves lying on top
