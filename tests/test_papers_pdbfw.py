@@ -113,3 +113,21 @@ def test_a_recipe_that_joins_labels_names_a_problem():
     assert ProblemKey.from_tag(key.tag()) == key
     with pytest.raises(ConfigError, match="dataset"):
         ProblemKey("mn+ist", "smooth_hinge")
+
+
+def test_every_output_command_parses():
+    """The figure and table commands of the plan are valid ``pdsparse`` command lines (a
+    figure over three aggregates once passed them to one ``--aggregate``)."""
+    import shlex
+
+    from pdsparse import cli
+
+    p = plan(_config(trace=TRACE), REGISTRY, available=lambda name: True)
+    parser = cli.build_parser()
+    for out in p.outputs:
+        argv = shlex.split(" ".join(out.command))
+        outs = (["--out-png", "a.png", "--out-pdf", "a.pdf"] if out.kind == "figure"
+                else ["--out-csv", "a.csv", "--out-md", "a.md"])
+        args = parser.parse_args([out.kind, *argv, *outs])
+        if out.kind == "figure":
+            assert len(args.aggregate) == len(out.inputs)

@@ -178,7 +178,7 @@ def _figure(out: Plan, name: str, figure, experiments, caption: str) -> None:
     out.outputs.append(Output(
         PAPER, name, "figure",
         ("curves", f"--spec {_q(figure.to_json())}",
-         "--aggregate " + " ".join(_q(f"{e}={a}") for e, a in aggs.items())),
+         *(f"--aggregate {_q(f'{e}={a}')}" for e, a in aggs.items())),
         tuple(aggs.values()), caption,
     ))
 
