@@ -193,6 +193,25 @@ TINY_DGPD = {
 }
 
 
+# PDBFW on digits 0 vs 9 with 10 random-binning grids (Figures 1 and 3, Table 2, the speedup
+# table) and a 40 x 20 low-rank sensing problem of rank 2 (Figure 2), in seconds.
+TINY_PDBFW = {
+    "max_seconds": 1, "eval_first": 0.1, "eval_per_decade": 2,
+    "reference": {"rtol": 1e-9, "max_seconds": 60},
+    "solvers": [{"method": "pdbfw", "delta": "x1000"}, {"method": "acc_pg"}],
+    "figure3": {"mus": ["1/n", "10/n"], "datasets": ["tiny09-rb"]},
+    "datasets": {"tiny09-rb": {
+        "source": {"generator": {"name": "digits", "kind": "digits"}},
+        "recipe": {"normalization": "none", "classes": [0, 9], "features": "rb",
+                   "n_grids": 10, "sigma": 1.72},
+        "radius": 3.0, "paper": "MNIST.RB 0 VS 9"}},
+    "trace": {"generator": {"name": "sensing", "kind": "lowrank_sensing",
+                            "params": {"n": 40, "d": 20, "c": 10, "nuclear_norm": 1.0}},
+              "ranks": [2], "radius": 0.5, "mu": "10/n", "max_seconds": 1,
+              "solvers": [{"method": "pdbfw", "delta": "x100"}, {"method": "block_fw"}]},
+}
+
+
 def tiny_config(wd: Path) -> Path:
     """config.yaml with the tiny settings merged in (written as one self-contained file)."""
     from pdsparse.config import _merge
@@ -201,6 +220,7 @@ def tiny_config(wd: Path) -> Path:
     base["faceoff"]["synthetic"] = {}
     base["faceoff"]["figure1"] = {}
     base["dgpd"] = TINY_DGPD
+    base["pdbfw"] = TINY_PDBFW
     doc = _merge(base, TINY)
     return write_yaml(wd / "config" / "config.yaml", doc)
 
@@ -222,11 +242,20 @@ def test_tiny_workflow_end_to_end(tmp_path):
         "results/figures/dgpd/figure1.png",  # lambda = 0.1, mu = 0.01
         "results/tables/dgpd/table2.md",
         "results/tables/dgpd/speedup.md",
+        "results/figures/pdbfw/figure1.png",
+        "results/figures/pdbfw/figure2.png",
+        "results/figures/pdbfw/figure3.png",
+        "results/tables/pdbfw/table2.md",
+        "results/tables/pdbfw/speedup.md",
     ]:
         assert (wd / rel).is_file(), rel
     table2 = pd.read_csv(wd / "results/tables/dgpd/table2.csv")
     assert table2["dataset"].tolist() == ["tiny-rb"] and table2["classes"].iloc[0] == 10
     assert table2["train"].iloc[0] == 200 and table2["test_accuracy"].iloc[0] > 0.5
+    t2 = pd.read_csv(wd / "results/tables/pdbfw/table2.csv")
+    assert t2["samples"].tolist() == [358] and t2["active"].tolist() == [True]
+    trace = pd.read_parquet(wd / "results" / "pdbfw" / "trace_rank2.parquet")
+    assert set(trace["solver"]) == {"pdbfw", "block_fw"} and (trace["radius"] == 0.5).all()
     agg = pd.read_parquet(wd / "results" / "faceoff" / "figure2.parquet")
     assert set(agg["dataset"]) == {"bin_d5_n10_p0.5", "bin_d5_n10_p1"}
     assert set(agg["solver"]) == {"primal_rcd", "dual_rcd"}
