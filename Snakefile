@@ -1,5 +1,5 @@
-# pdsparse: reproduce Csiba & Richtarik, "Coordinate Descent Face-Off: Primal or Dual?"
-# (and later DGPD, PDBFW) from raw data.
+# pdsparse: reproduce Csiba & Richtarik, "Coordinate Descent Face-Off: Primal or Dual?",
+# Lei et al.'s DGPD (ICML 2017) and PDBFW (NeurIPS 2019) from raw data.
 #
 #   snakemake --cores 2                                  default run (config/config.yaml)
 #   snakemake --cores 2 --configfile config/paper.yaml   full reproduction
@@ -8,13 +8,21 @@
 # Data flow (every arrow a rule, every box a file; see workflow/rules/):
 #   fetch -> data/raw -> prepare / synth -> data/processed/<dataset>.npz
 #     -> stats (results/stats), reference (results/reference), run (results/runs)
-#     -> aggregate (results/faceoff/<experiment>.parquet)
-#     -> figures (results/figures/faceoff), tables (results/tables/faceoff)
+#     -> aggregate (results/<paper>/<experiment>.parquet)
+#     -> figures (results/figures/<paper>), tables (results/tables/<paper>)
 # Each rule calls the `pdsparse` command line, so every step also runs without Snakemake.
+
+import os
 
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
+
+# Every job declares threads: 1 and --cores N runs N of them at once: one BLAS thread per job
+# (jobs inherit this environment), else N jobs x N BLAS threads oversubscribe the cores (small
+# products measured 10-100x slower). A value set by the user wins.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 
 configfile: "config/config.yaml"
