@@ -133,7 +133,8 @@ def _l1_outputs(out: Plan, cfg: Mapping, kept, mus, processed: str) -> None:
     ncols = min(3, len(names))
     _figure(out, "figure1", CurveFigure(
         "figure1", panels, ncols=ncols, x="time_s", y="rel_objective", curve_keys=keys,
-        suptitle=f"l1 ball, μ = {mu} (smooth hinge)", outer_labels=True, legend_ncols=6),
+        suptitle=f"l1 ball, μ = {mu} (smooth hinge)", outer_labels=True, legend_ncols=6,
+        figsize=_figsize(len(panels), ncols)),
         [main], "pdbfw/figure1.rst")
 
     fig3 = [n for n in (cfg.get("figure3") or {}).get("datasets", []) if n in kept]
@@ -147,7 +148,8 @@ def _l1_outputs(out: Plan, cfg: Mapping, kept, mus, processed: str) -> None:
         _figure(out, "figure3", CurveFigure(
             "figure3", panels, ncols=len(columns), x="time_s", y="rel_objective",
             curve_keys=keys, suptitle="l1 ball, μ varied (smooth hinge)", outer_labels=True,
-            legend_ncols=6), [_experiment(m) for m in columns], "pdbfw/figure3.rst")
+            legend_ncols=6, figsize=_figsize(len(panels), len(columns))),
+            [_experiment(m) for m in columns], "pdbfw/figure3.rst")
 
     # Table 2: data statistics and the sparsity of x*, beside the paper's rows
     problems = {name: _problem(cfg, kept[name][0], kept[name][1], mu) for name in names}
@@ -171,6 +173,12 @@ def _l1_outputs(out: Plan, cfg: Mapping, kept, mus, processed: str) -> None:
                f"--claim {_q('around 10x over all other methods except on duke (Fig. 1)')}"]
     out.outputs.append(Output(PAPER, "speedup", "table", tuple(command), (agg,),
                               "pdbfw/speedup.rst"))
+
+
+def _figsize(panels: int, ncols: int) -> tuple[float, float]:
+    """Tall enough rows that the y labels of stacked rows do not run into each other."""
+    rows = -(-panels // ncols)
+    return (max(2.8 * ncols + 0.6, 8.0), 3.0 * rows + 1.4)
 
 
 def _figure(out: Plan, name: str, figure, experiments, caption: str) -> None:
