@@ -832,18 +832,20 @@ def _faster(a, b) -> str:
 
 
 def _explain(a, b) -> str:
-    """Why row a (ours) is behind row b (a peer): times, iterations and time per iteration."""
+    """Why row a (ours) is behind row b (a peer): times, setup, iterations and the time per
+    iteration (ours: after the setup; copt's setup is inside its first iteration)."""
     def per_it(r):
         s = r.seconds if r.reached else r.lower_bound_s
         it = max(int(r.iterations), 1)
-        return s, it, s / it
+        setup = r.setup_s if np.isfinite(r.setup_s) else 0.0
+        return s, it, (s - setup) / it
 
     sa, ia, pa = per_it(a)
     sb, ib, pb = per_it(b)
     what_a = f"{sa:.3g} s" if a.reached else f"> {sa:.3g} s (rel {a.rel_subopt:.1e} at the cap)"
-    extra = f", setup {a.setup_s:.3g} s" if np.isfinite(a.setup_s) else ""
-    return (f"{a.solver} {what_a}, {ia:,} iterations ({pa * 1e3:.3g} ms each{extra}) vs "
-            f"{b.solver} {sb:.3g} s, {ib:,} iterations ({pb * 1e3:.3g} ms each)")
+    extra = f", after a setup of {a.setup_s:.3g} s" if np.isfinite(a.setup_s) else ""
+    return (f"{a.solver} {what_a}: {ia:,} iteration{'s' * (ia != 1)} of {pa * 1e3:.3g} ms{extra}; "
+            f"{b.solver} {sb:.3g} s: {ib:,} iteration{'s' * (ib != 1)} of {pb * 1e3:.3g} ms")
 
 
 def verdicts(g: pd.DataFrame) -> dict:
@@ -1014,6 +1016,22 @@ def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFram
     return df
 
 
+def render(out_dir: Path) -> int:
+    """Rewrite ``pdbfw_peers.md`` from the csv and json of an earlier run."""
+    from pdsparse.io import atomic_path
+
+    df = pd.read_csv(out_dir / "pdbfw_peers.csv", keep_default_na=True)
+    for c in ("config", "note", "how"):
+        df[c] = df[c].astype(object).fillna("")
+    meta = json.loads((out_dir / "pdbfw_peers.json").read_text())
+    meta["ours_objs"] = [Ours(k.split("[")[0]) for k in meta["ours"]]
+    md = markdown(df.drop(columns=["ratio", "ratio_lower_bound"]).pipe(add_ratios), meta)
+    with atomic_path(out_dir / "pdbfw_peers.md") as tmp:
+        tmp.write_text(md)
+    print(md)
+    return 0
+
+
 # ---------------------------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------------------------
@@ -1044,6 +1062,8 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh-refs", action="store_true",
                     help="recompute P* even when cached in <data-dir>/pdbfw_peers_refs.json")
     ap.add_argument("--ref-max-s", type=float, default=1800.0)
+    ap.add_argument("--render", action="store_true",
+                    help="only rewrite pdbfw_peers.md from the csv and json in --out-dir")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--worker-out", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--prep", action="store_true", help=argparse.SUPPRESS)
@@ -1060,6 +1080,8 @@ def main(argv=None) -> int:
             "fresh_refs": args.fresh_refs, "ref_max_s": args.ref_max_s}
 
     defs = datasets_from(cfg)
+    if args.render:
+        return render(Path(args.out_dir))
     if args.worker:
         dd = defs[args.worker]
         if args.prep:
