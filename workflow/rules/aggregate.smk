@@ -17,8 +17,8 @@ rule aggregate:
         "logs/aggregate/{paper}/{experiment}.log",
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=15,
+        mem_mb=mem_mb(0, base=2000),
+        runtime=minutes(15),
     conda:
         "../envs/pdsparse.yaml"
     shell:

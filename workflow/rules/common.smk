@@ -363,6 +363,17 @@ def mem_mb(bytes_per_nnz, base=1000):
     return mem
 
 
+def minutes(base):
+    """Resource function: ``base`` minutes (a number or a function of the wildcards) times the
+    attempt, so that a job killed past its runtime is retried with more time (``retries`` in
+    profiles/slurm)."""
+
+    def runtime(wildcards, attempt=1):
+        return int(attempt * (base(wildcards) if callable(base) else base))
+
+    return runtime
+
+
 def run_of(wildcards):
     return RUNS[
         (wildcards.paper, wildcards.experiment, wildcards.problem, wildcards.solver,

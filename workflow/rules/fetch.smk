@@ -18,8 +18,8 @@ rule fetch:
         "logs/fetch/{rawfile}.log",
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=60,
+        mem_mb=mem_mb(0, base=500),
+        runtime=minutes(60),
     conda:
         "../envs/pdsparse.yaml"
     shell:

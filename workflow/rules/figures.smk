@@ -23,8 +23,8 @@ rule figure:
         "logs/figures/{paper}/{name}.log",
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=mem_mb(0, base=2000),
+        runtime=minutes(10),
     conda:
         "../envs/pdsparse.yaml"
     shell:

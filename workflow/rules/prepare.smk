@@ -18,7 +18,7 @@ rule prepare:
     threads: 1
     resources:
         mem_mb=mem_mb(250),
-        runtime=30,
+        runtime=minutes(30),
     conda:
         "../envs/pdsparse.yaml"
     shell:

@@ -17,7 +17,7 @@ rule reference:
     threads: 1
     resources:
         mem_mb=mem_mb(150),
-        runtime=lambda wc: int(REFERENCE[wc.problem]["max_seconds"] / 60) + 15,
+        runtime=minutes(lambda wc: int(REFERENCE[wc.problem]["max_seconds"] / 60) + 15),
     conda:
         "../envs/pdsparse.yaml"
     shell:

@@ -23,7 +23,9 @@ rule run:
     threads: 1
     resources:
         mem_mb=mem_mb(150),
-        runtime=lambda wc: len(run_of(wc).seeds) * int(run_of(wc).max_seconds / 60) + 15,
+        runtime=minutes(
+            lambda wc: len(run_of(wc).seeds) * int(run_of(wc).max_seconds / 60) + 15
+        ),
     conda:
         "../envs/pdsparse.yaml"
     shell:

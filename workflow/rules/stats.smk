@@ -17,7 +17,7 @@ rule stats:
     threads: 1
     resources:
         mem_mb=mem_mb(100),
-        runtime=15,
+        runtime=minutes(15),
     conda:
         "../envs/pdsparse.yaml"
     shell:

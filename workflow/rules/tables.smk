@@ -22,8 +22,8 @@ rule table:
         "logs/tables/{paper}/{name}.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=mem_mb(0, base=1000),
+        runtime=minutes(10),
     conda:
         "../envs/pdsparse.yaml"
     shell:
