@@ -563,3 +563,36 @@ def test_two_solvers_never_share_a_colour_in_one_figure():
     same = figures.figure_styles(("solver", "sampling"), [("primal_rcd", "importance"),
                                                           ("primal_rcd", "uniform")])
     assert len({s["color"] for s in same.values()}) == 1
+
+
+def test_a_diverged_run_is_marked_not_drawn_to_infinity(tmp_path, captured):
+    df = aggregate(status="")
+    bad = (df["solver"] == "dual_rcd") & (df["sampling"] == "uniform") & (df["seed"] == 1)
+    last = df.index[bad][-1]
+    df.loc[last, ["primal", "subopt", "rel_subopt", "gap"]] = np.inf
+    df.loc[last, "status"] = "diverged"
+    curves = figures.summarize_runs(df)
+    flagged = {c.key[0] + "/" + c.key[1] for c in curves if c.diverged}
+    assert flagged == {"dual_rcd/uniform"}
+    assert all(np.isfinite(c.median).all() for c in curves)
+    # the status alone flags it too (a run stopped on NaN iterates may log a finite P first)
+    df2 = aggregate(status="")
+    df2.loc[df2.index[bad][-1], "status"] = "diverged"
+    assert [c.diverged for c in figures.summarize_runs(df2)].count(True) == 1
+
+    path = tmp_path / "agg.parquet"
+    df.to_parquet(path)
+    png, pdf = tmp_path / "f.png", tmp_path / "f.pdf"
+    spec = spec_of(Panel("p", "agg"), ncols=1)
+    assert figures.draw_curve_figure(spec, {"agg": path}, png, pdf) == {"p": "plotted"}
+    (fig,) = captured
+    ax = fig.axes[0]
+    labels = [ln.get_label() for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    assert len(labels) == len(RATES)
+    assert [lb for lb in labels if lb.endswith(figures.DIVERGED_LABEL)] != []
+    assert sum(lb.endswith(figures.DIVERGED_LABEL) for lb in labels) == 1
+    crosses = [ln for ln in ax.get_lines()
+               if ln.get_marker() == "X" and ln.get_linestyle() == "None"]
+    assert len(crosses) == 1 and np.isfinite(crosses[0].get_ydata()).all()
+    legend = fig.legends[0]
+    assert sum(t.get_text().endswith(figures.DIVERGED_LABEL) for t in legend.get_texts()) == 1

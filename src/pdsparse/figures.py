@@ -167,6 +167,11 @@ MARKER_SPACING = 0.1
 #: then says so in a small note.
 COINCIDE_FRACTION = 0.01
 BAND_ALPHA = 0.15
+#: Appended to the legend label of a configuration with a diverged run.
+DIVERGED_LABEL = " (diverged: × where it leaves the chart)"
+#: A diverged curve is drawn until its median rises this many decades above its start, and
+#: clipped there (its next values, up to 1e300 before inf, would squash every other curve).
+DIVERGED_RISE_DECADES = 3.0
 
 
 def styled(func):
@@ -676,6 +681,10 @@ class Curve:
     high: np.ndarray
     n_seeds: int
     names: tuple[str, ...] = DEFAULT_CURVE_KEYS
+    diverged: bool = False
+    """A seed of this configuration diverged (``status == "diverged"`` or a non-finite value):
+    the curve stops where it rises :data:`DIVERGED_RISE_DECADES` above its start (or at its
+    last finite point), where :func:`draw_curves` puts a cross."""
 
     @property
     def epoch(self) -> np.ndarray:
@@ -740,6 +749,10 @@ def summarize_runs(
     different epoch count, or sooner in time) truncates the curve instead of leaving a tail
     summarised over fewer seeds. A configuration whose seeds share no ``x`` is left out.
     Values are returned in linear scale, curves in :func:`sort_key` order.
+
+    Rows with a non-finite ``y`` (a diverged run's P = inf or NaN) are dropped, and the
+    configuration is flagged ``diverged`` (as when a trace's ``status`` says so), so that the
+    figure marks it rather than drawing an infinite line or silently cutting it short.
     """
     names = tuple(curve_keys)
     curves: list[Curve] = []
@@ -747,12 +760,15 @@ def summarize_runs(
         return curves
     values = y_values(df, y)
     xs = df[x].to_numpy(float)
-    keep = np.isfinite(xs) & ~np.isnan(values)
-    df = df.assign(_x=xs, _y=values)[keep]
+    keys = [curve_key(r, names) for r in df.to_dict("records")]
+    bad = ~np.isfinite(values)
+    if "status" in df.columns:
+        bad |= (df["status"] == "diverged").to_numpy()
+    diverged = {k for k, b in zip(keys, bad, strict=True) if b}
+    keep = np.isfinite(xs) & np.isfinite(values)
+    df = df.assign(_x=xs, _y=values, _key=keys)[keep]
     if df.empty:
         return curves
-    keys = [curve_key(r, names) for r in df.to_dict("records")]
-    df = df.assign(_key=keys)
     seed_col = "seed" if "seed" in df.columns else None
     for key, group in df.groupby("_key", sort=False):
         runs = [g for _, g in group.groupby(seed_col)] if seed_col else [group]
@@ -769,15 +785,24 @@ def summarize_runs(
         if grid.size == 0:
             continue
         logs = np.vstack([np.interp(grid, tx, ty) for tx, ty in traces])
+        median, low, high = (np.median(logs, axis=0), np.min(logs, axis=0),
+                             np.max(logs, axis=0))
+        if key in diverged:  # up to where it leaves the chart, clipped there
+            cap = median[0] + DIVERGED_RISE_DECADES
+            over = np.flatnonzero(median > cap)
+            end = over[0] + 1 if over.size else grid.size
+            grid, median, low, high = (np.minimum(v[:end], cap) if v is not grid else v[:end]
+                                       for v in (grid, median, low, high))
         curves.append(
             Curve(
                 key=key,
                 x=grid,
-                median=10.0 ** np.median(logs, axis=0),
-                low=10.0 ** np.min(logs, axis=0),
-                high=10.0 ** np.max(logs, axis=0),
+                median=10.0 ** median,
+                low=10.0 ** low,
+                high=10.0 ** high,
                 n_seeds=len(traces),
                 names=names,
+                diverged=key in diverged,
             )
         )
     curves.sort(key=lambda c: sort_key(names, c.key))
@@ -835,11 +860,14 @@ def draw_curves(
     handles: dict[tuple[str, ...], Line2D],
     logx: bool = False,
 ) -> None:
-    """Median lines (sparse markers, offset per curve) and min–max bands of ``curves``."""
+    """Median lines (sparse markers, offset per curve) and min–max bands of ``curves``; a
+    diverged curve ends in a large cross and says so in its label."""
     count = max(len(curves), 1)
     for k, curve in enumerate(curves):
         style = dict(styles[curve.key])
         label = curve_label(curve.names, curve.key)
+        if curve.diverged:
+            label += DIVERGED_LABEL
         offset = MARKER_SPACING * (k + 0.5) / count
         x, median, low, high = curve.x, curve.median, curve.low, curve.high
         if logx:
@@ -848,6 +876,9 @@ def draw_curves(
         (line,) = ax.plot(x, median, label=label, markevery=(offset, MARKER_SPACING), **style)
         if curve.n_seeds > 1:
             ax.fill_between(x, low, high, color=style["color"], alpha=BAND_ALPHA, lw=0)
+        if curve.diverged and x.size:
+            ax.plot(x[-1:], median[-1:], ls="none", marker="X", ms=11, mec="black",
+                    color=style["color"], zorder=5)
         handles.setdefault(curve.key, line)
     ax.set_yscale("log")
     if logx:

@@ -1,12 +1,18 @@
-"""Atomic file output: a reader never sees a half-written result."""
+"""Atomic file output, and checked input: a reader never sees a half-written result, and a
+damaged one is an error naming the file, never wrong numbers."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+DIGEST_KEY = b"pdsparse.sha256"
+"""Parquet schema metadata key of :func:`metadata_digest` (footers carry no checksum of
+their own: a damaged provenance or pandas schema would otherwise read without error)."""
 
 
 @contextlib.contextmanager
@@ -35,9 +41,36 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         raise
 
 
+def metadata_digest(metadata: Mapping[bytes, bytes]) -> bytes:
+    """SHA-256 (hex) over a Parquet file's key-value metadata, :data:`DIGEST_KEY` left out."""
+    digest = hashlib.sha256()
+    for key in sorted(k for k in metadata if k != DIGEST_KEY):
+        for part in (key, metadata[key]):
+            digest.update(len(part).to_bytes(8, "little"))
+            digest.update(part)
+    return digest.hexdigest().encode()
+
+
+def check_metadata(path: str | os.PathLike, metadata: Mapping[bytes, bytes] | None,
+                   what: str = "file") -> None:
+    """Raise :class:`~pdsparse.errors.DataError` naming ``path`` when its metadata does not
+    match the digest stored with it (files without a digest pass: older results)."""
+    from pdsparse.errors import DataError
+
+    metadata = metadata or {}
+    stored = metadata.get(DIGEST_KEY)
+    if stored is not None and stored != metadata_digest(metadata):
+        raise DataError(f"cannot read {what} {path}: its metadata does not match the checksum "
+                        "written with it (the file is damaged; delete it and rerun)")
+
+
 def read_parquet(path: str | os.PathLike, what: str = "file"):
     """Read a Parquet file into a DataFrame; a missing or unreadable file is a
-    :class:`~pdsparse.errors.DataError` naming it (``what`` says which kind, e.g. "stats file")."""
+    :class:`~pdsparse.errors.DataError` naming it (``what`` says which kind, e.g. "stats file").
+
+    Page checksums and the metadata digest are verified where the file has them (every file
+    the house writes, :func:`pdsparse.traces.write_frame`), so damage is an error, not wrong
+    numbers."""
     import pandas as pd
 
     from pdsparse.errors import DataError
@@ -45,7 +78,12 @@ def read_parquet(path: str | os.PathLike, what: str = "file"):
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{what} {path} does not exist")
+    import pyarrow.parquet as pq
+
     try:
-        return pd.read_parquet(path)
+        schema = pq.read_schema(path)
+        frame = pd.read_parquet(path, page_checksum_verification=True)
     except Exception as exc:  # pyarrow raises several unrelated exception types
         raise DataError(f"cannot read {what} {path}: {exc}") from exc
+    check_metadata(path, schema.metadata, what)
+    return frame

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from pdsparse import __version__
 from pdsparse.errors import DataError
-from pdsparse.io import atomic_path, read_parquet
+from pdsparse.io import DIGEST_KEY, atomic_path, check_metadata, metadata_digest, read_parquet
 from pdsparse.solvers import option_names
 
 __all__ = [
@@ -81,14 +81,19 @@ def provenance(arguments: Mapping | None = None) -> dict:
 
 
 def write_frame(df: pd.DataFrame, path: str | Path, metadata: dict | None = None) -> None:
-    """Write ``df`` to Parquet atomically, with ``metadata`` as JSON under key ``pdsparse``."""
+    """Write ``df`` to Parquet atomically, with ``metadata`` as JSON under key ``pdsparse``.
+
+    Every data page carries a CRC-32 and the footer's metadata a SHA-256
+    (:func:`pdsparse.io.metadata_digest`), which :func:`pdsparse.io.read_parquet` verifies:
+    damage on disk or in transfer otherwise decodes to wrong numbers without any error."""
     table = pa.Table.from_pandas(df, preserve_index=False)
+    kv = dict(table.schema.metadata or {})
     if metadata is not None:
-        existing = table.schema.metadata or {}
-        table = table.replace_schema_metadata(
-            {**existing, METADATA_KEY: json.dumps(metadata, default=str).encode()})
+        kv[METADATA_KEY] = json.dumps(metadata, default=str).encode()
+    kv[DIGEST_KEY] = metadata_digest(kv)
+    table = table.replace_schema_metadata(kv)
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
+        pq.write_table(table, tmp, write_page_checksum=True)
 
 
 def write_trace(df: pd.DataFrame, path: str | Path, keys: dict, metadata: dict) -> None:
@@ -106,6 +111,7 @@ def write_trace(df: pd.DataFrame, path: str | Path, keys: dict, metadata: dict) 
 def read_metadata(path: str | Path) -> dict:
     """The ``pdsparse`` metadata of a trace file."""
     meta = pq.read_schema(path).metadata or {}
+    check_metadata(path, meta, "trace")
     if METADATA_KEY not in meta:
         raise DataError(f"{path}: not a pdsparse trace (no '{METADATA_KEY.decode()}' metadata)")
     return json.loads(meta[METADATA_KEY])
