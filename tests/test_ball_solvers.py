@@ -574,3 +574,25 @@ def test_dense_data_gives_the_sparse_iterates(name):
             step(k)
         runs.append(k.iterates()[0])
     assert_close(runs[1], runs[0], f"{name} dense vs sparse")
+
+
+@pytest.mark.parametrize(("n", "d", "density", "dense"), [
+    (44, 3000, 0.9, False),   # short side: Gram of A A^T
+    (3000, 40, 0.5, True),    # short side: Gram of A^T A, dense A
+    (2, 50, 1.0, True),       # a side shorter than 3
+    (2500, 2100, 0.002, False),  # both sides long: ARPACK
+])
+def test_spectral_norm_is_exact_on_every_branch(n, d, density, dense):
+    import scipy.sparse as sp
+
+    from pdsparse.solvers_ball import _NORM_CACHE, spectral_norm_sq
+
+    rng = np.random.default_rng(n + d)
+    A = sp.random(n, d, density=density, random_state=rng, format="csr")
+    A = A + sp.csr_matrix((np.ones(min(n, d)), (np.arange(min(n, d)),) * 2), shape=(n, d))
+    b = rng.choice([-1.0, 1.0], size=n)
+    p = Problem(A.toarray() if dense else A.tocsr(), b, "smooth_hinge",
+                penalty=L1Ball(1.0, 0.1))
+    _NORM_CACHE.clear()
+    expected = np.linalg.norm(A.toarray(), 2) ** 2
+    assert spectral_norm_sq(p) == pytest.approx(expected, rel=1e-10)

@@ -151,15 +151,19 @@ class STORCOptions(_Options):
 # ---------------------------------------------------------------------------------------------
 
 _NORM_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_DENSE_SVD_ENTRIES = 250_000  # below this many entries of A, a full SVD is cheap and exact
+_GRAM_SIDE = 2000  # ||A||_2 from the Gram matrix of a side at most this long,
+_GRAM_ENTRIES = 4_000_000  # of an A with at most this many entries (32 MB densified)
 
 
 def spectral_norm_sq(problem: Problem) -> float:
     """||A||_2^2, the largest eigenvalue of A^T A (cached per problem).
 
-    A full SVD for small A; otherwise ARPACK's top singular value (``scipy.sparse.linalg.
-    svds``, tol 1e-10, a fixed start vector: deterministic), never a power-iteration lower
-    bound, so that 1/L steps are safe.
+    When one side of A is short (at most ``_GRAM_SIDE``) and A small enough to densify
+    (``_GRAM_ENTRIES``): the top eigenvalue of the short side's Gram matrix (A A^T or A^T A,
+    one BLAS product and a small ``eigvalsh``; duke, 44 x 7129: 0.6 ms against 7 ms for
+    ARPACK, which was most of Acc PG's setup). Otherwise ARPACK's top singular value
+    (``scipy.sparse.linalg.svds``, tol 1e-10, a fixed start vector: deterministic). Both are
+    exact to rounding, never a power-iteration lower bound, so that 1/L steps are safe.
     """
     key = problem.mat
     cached = _NORM_CACHE.get(problem)
@@ -167,9 +171,10 @@ def spectral_norm_sq(problem: Problem) -> float:
         return cached[1]
     n, d = problem.shape
     A = problem.mat
-    if n * d <= _DENSE_SVD_ENTRIES or min(n, d) < 3:
+    if min(n, d) < 3 or (min(n, d) <= _GRAM_SIDE and n * d <= _GRAM_ENTRIES):
         dense = A if isinstance(A, np.ndarray) else A.toarray()
-        value = float(np.linalg.norm(dense, 2)) ** 2
+        gram = dense @ dense.T if n <= d else dense.T @ dense
+        value = float(np.linalg.eigvalsh(gram)[-1])
     else:
         v0 = np.full(min(n, d), 1.0 / math.sqrt(min(n, d)))
         s = svds(A, k=1, tol=1e-10, v0=v0, return_singular_vectors=False)
