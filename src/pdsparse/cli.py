@@ -337,6 +337,19 @@ def _penalty_spec(args: argparse.Namespace) -> dict | None:
     return {"name": args.penalty, "radius": args.radius, "l2": args.l2}
 
 
+def _progress_line(solver: str):
+    """``progress(seed, row)`` of :func:`pdsparse.run.execute`: one line per evaluation on
+    stderr, flushed (a long run is never silent; in the workflow it goes to the job log)."""
+
+    def show(seed: int, row: dict) -> None:
+        status = f"  {row['status']}" if row["status"] else ""
+        print(f"[{solver} seed {seed}] epoch {row['epoch']:.2f}  time {row['time_s']:.3f} s"
+              f"  gap {row['gap']:.2e}  P {row['primal']:.6g}{status}",
+              file=sys.stderr, flush=True)
+
+    return show
+
+
 def cmd_run(args: argparse.Namespace) -> None:
     from pdsparse.run import RunSpec, execute
 
@@ -360,7 +373,8 @@ def cmd_run(args: argparse.Namespace) -> None:
         problem=args.problem or "",
     )
     results = execute(spec, _require_file(args.data, "data file"), args.reference, args.out,
-                      _provenance(args), seeds=args.seed)
+                      _provenance(args), seeds=args.seed,
+                      progress=None if args.quiet else _progress_line(spec.solver))
     options = "/".join(v for v in spec.option_columns.values() if v != "none")
     for seed, result in zip(args.seed, results, strict=True):
         last = result.trace.iloc[-1]
@@ -767,6 +781,9 @@ def build_parser() -> argparse.ArgumentParser:
         "epochs (log-spaced, for methods whose speeds differ by orders of magnitude)",
     )
     p.add_argument("--out", required=True, help="output .parquet trace (a row block per seed)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress line per evaluation on stderr (epoch, kernel time, "
+                   "duality gap, P); the final summary per seed is still printed")
     p.set_defaults(func=cmd_run)
 
     # aggregate

@@ -11,8 +11,9 @@ This is what ``pdsparse run`` and the workflow's ``run`` rule do, as a library c
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +117,8 @@ def read_reference(path: str | Path, dataset: str, loss: str, l2: float,
 
 
 def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | Path,
-            provenance: dict | None = None, seeds=None) -> list:
+            provenance: dict | None = None, seeds=None,
+            progress: Callable[[int, dict], None] | None = None) -> list:
     """Solve ``spec`` on the prepared data set ``data`` for each of ``seeds`` (default: the
     spec's own seed) and write the traces to ``out``, one file with a ``seed`` column.
 
@@ -124,7 +126,8 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
     seeds: one workflow job per solver configuration instead of one per seed. Returns the
     :class:`pdsparse.solvers.Result` of each seed (with ``p_star`` attached); the file's
     metadata holds the spec, P* and its certified gap, each seed's status and setup time,
-    and the data set's own metadata.
+    and the data set's own metadata. ``progress(seed, row)`` is called after each
+    evaluation (:func:`pdsparse.solvers.solve`'s ``progress``).
     """
     from dataclasses import replace
 
@@ -145,7 +148,8 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
     ref = read_reference(reference, spec.dataset, spec.loss, problem.l2, spec.problem)
     results, frames = [], []
     for seed in seeds:
-        result = _solve_one(replace(spec, seed=seed), problem)
+        report = None if progress is None else partial(progress, seed)
+        result = _solve_one(replace(spec, seed=seed), problem, report)
         result.p_star = float(ref["p_star"])
         results.append(result)
         frames.append(result.trace.assign(seed=seed))
@@ -200,9 +204,10 @@ def test_accuracy(ds, w) -> float | None:
     return float(np.mean(predicted == np.asarray(b_test)))
 
 
-def _solve_one(spec: RunSpec, problem):
+def _solve_one(spec: RunSpec, problem, progress=None):
     from pdsparse.solvers import solve
 
     return solve(problem, spec.solver, options=spec.options, seed=spec.seed,
                  max_epochs=spec.max_epochs, max_seconds=spec.max_seconds, tol=spec.tol,
-                 eval_every=spec.eval_every, eval_per_decade=spec.eval_per_decade)
+                 eval_every=spec.eval_every, eval_per_decade=spec.eval_per_decade,
+                 progress=progress)

@@ -605,7 +605,8 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
           dual_step: str | None = None, seed: int = 0, max_epochs: float | None = None,
           max_seconds: float = DEFAULT_MAX_SECONDS, tol: float = DEFAULT_TOL,
           eval_every: float | None = None, w0=None, alpha0=None, *,
-          options: Any = None, eval_per_decade: int = 0) -> Result:
+          options: Any = None, eval_per_decade: int = 0,
+          progress: Callable[[dict], None] | None = None) -> Result:
     """Run a registered solver until the certified gap, the time or the epoch budget says stop.
 
     Parameters
@@ -632,6 +633,9 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     eval_per_decade : with ``eval_every``, > 0 makes the evaluation points geometric: at
         the start, after ``eval_every`` epochs, then this many per decade of epochs.
     w0, alpha0 : warm start of primal (w0) or dual (alpha0) RCD.
+    progress : called with each trace row (a dict of :data:`TRACE_COLUMNS`, ``status`` set
+        on the last one) right after its evaluation, outside the timer (``pdsparse run``
+        prints a line per row).
 
     The trace has one row per evaluation (iteration, epoch, kernel time, P, D, gap, nonzeros)
     and the status on the last row: ``converged``, ``max_epochs``, ``max_time`` or
@@ -698,6 +702,8 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
             status = "max_epochs"
         elif elapsed >= max_seconds:
             status = "max_time"
+        if progress is not None:
+            progress(dict(zip(TRACE_COLUMNS, (*rows[-1][:-1], status), strict=True)))
         if status:
             break
         target = schedule.next(touched, gap / abs(p_val) if p_val else math.inf)
