@@ -491,6 +491,35 @@ def cmd_table_pdbfw2(args: argparse.Namespace) -> None:
                  paper_rows=_pairs(args.paper_rows, "--paper-rows"), caption=args.caption or "")
 
 
+def cmd_scorecard(args: argparse.Namespace) -> None:
+    from pdsparse.config import load_config, validate_config
+    from pdsparse.scorecard import scorecard, to_markdown, write_scorecard
+
+    if args.config_json:
+        try:
+            config = json.loads(args.config_json)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"--config-json: not JSON ({exc})") from None
+        validate_config(config, args.schema, source="--config-json")
+    else:
+        config = load_config(args.config or ["config/config.yaml"], args.schema)
+    skipped = None
+    if args.skipped is not None:
+        skipped = [tuple(p.split("=", 1)) for p in args.skipped]
+        if any(len(p) != 2 for p in skipped):
+            raise ConfigError("--skipped: expected ITEM=DATASET pairs")
+    rows = scorecard(config, args.results, skipped=skipped, benchmarks=args.benchmarks)
+    if not (args.out_md or args.out_csv or args.out_html):
+        print(to_markdown(rows), end="")
+    write_scorecard(rows, args.out_md, args.out_csv, args.out_html)
+
+
+def cmd_html(args: argparse.Namespace) -> None:
+    from pdsparse.report import write_markdown_page
+
+    write_markdown_page(_require_file(args.md, "Markdown file"), args.out, args.title or "")
+
+
 # --------------------------------------------------------------------------------------------
 # Parser
 # --------------------------------------------------------------------------------------------
@@ -871,6 +900,38 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out-csv", required=True, help="output CSV")
     t.add_argument("--out-md", required=True, help="output Markdown")
     t.set_defaults(func=cmd_table_pdbfw2)
+
+    # scorecard
+    p = _sub(
+        sub, "scorecard", "the reproduction scorecard: every paper item, reproduced or not",
+        "One row per paper item (table row, figure claim) over the papers of the config: "
+        "reproduced (yes / stand-in data / not run: why and how to get it), the paper's value, "
+        "ours and whether they agree, computed from the results that exist with the "
+        "tolerances of pdsparse.scorecard. Without --out-*, the Markdown goes to stdout.",
+    )
+    p.add_argument("--config", nargs="+", metavar="YAML",
+                   help="workflow config file(s), later ones override (default: "
+                   "config/config.yaml)")
+    p.add_argument("--config-json", metavar="JSON",
+                   help="the workflow's effective config as JSON (the scorecard rule)")
+    p.add_argument("--schema", default="workflow/schemas/config.schema.yaml",
+                   help="config schema (fills the defaults)")
+    p.add_argument("--results", default="results", help="results directory")
+    p.add_argument("--benchmarks", help="benchmark results (default: <results>/benchmarks)")
+    p.add_argument("--skipped", nargs="*", metavar="ITEM=DATASET",
+                   help="paper items dropped for lack of data (default: decided from the "
+                   "config, the raw-data directory and the mirror, as the workflow does)")
+    p.add_argument("--out-md", help="Markdown (results/SCORECARD.md)")
+    p.add_argument("--out-csv", help="CSV, one row per item")
+    p.add_argument("--out-html", help="self-contained HTML page (for the report)")
+    p.set_defaults(func=cmd_scorecard)
+
+    # html
+    p = _sub(sub, "html", "a table's Markdown as a self-contained HTML page (for the report)")
+    p.add_argument("--md", required=True, help="Markdown file (results/tables/...md)")
+    p.add_argument("--title", help="heading of the page")
+    p.add_argument("--out", required=True, help="output .html")
+    p.set_defaults(func=cmd_html)
     return parser
 
 
@@ -899,7 +960,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     written = [
         str(path)
-        for key in ("out", "out_png", "out_pdf", "out_csv", "out_md")
+        for key in ("out", "out_png", "out_pdf", "out_csv", "out_md", "out_html")
         for path in _as_list(getattr(args, key, None))
         if str(path) != "-" and Path(path).is_file()
     ]

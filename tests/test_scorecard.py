@@ -1,0 +1,156 @@
+"""The reproduction scorecard (pdsparse.scorecard): verdicts computed from result files with
+the stated tolerances, never written by hand; the files it writes; the report's captions and
+labels; the Markdown tables rendered as HTML pages (pdsparse.report)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pdsparse import scorecard as sc
+from pdsparse.config import load_config
+from pdsparse.data.registry import load_registry
+from pdsparse.report import markdown_to_html
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def base_config():
+    return load_config(REPO / "config" / "config.yaml",
+                       REPO / "workflow" / "schemas" / "config.schema.yaml")
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry(REPO / "config" / "datasets.yaml")
+
+
+def only(config, paper):
+    cfg = copy.deepcopy(config)
+    for other in ("faceoff", "dgpd", "pdbfw"):
+        if other != paper:
+            cfg.pop(other)
+    return cfg
+
+
+def table1_row(setting, normalization, beta, C_P, C_D, ratio):
+    return {"dataset": "leu", "setting": setting, "normalization": normalization, "beta": beta,
+            "l2": 1 / 38, "d": 7129, "n": 38, "density": 1.0, "nnz": 270902, "C_P": C_P,
+            "C_D": C_D, "T_P_over_T_D": ratio}
+
+
+def write_csv(path: Path, rows) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(path, index=False)
+
+
+def test_faceoff_table1_verdicts_follow_the_printed_precision(tmp_path, base_config, registry):
+    cfg = only(base_config, "faceoff")
+    cfg["faceoff"]["table1"]["datasets"] = ["leu"]
+    write_csv(tmp_path / "tables" / "faceoff" / "table1.csv", [
+        # configured: C_P 1.4e7 prints as 1x10^7 (yes); C_D 2.6e9 as 3x10^9 (no)
+        table1_row("configured", "avg_example_norm", 0.25, 1.4e7, 2.6e9, 0.7),
+        # a variant matches C_D and T_P/T_D: partly for those
+        table1_row("variant", "none", 0.25, 3e3, 2.4e9, 0.54),
+    ])
+    rows = {r.item: r for r in sc.scorecard(cfg, tmp_path, registry, skipped=[])}
+    assert rows["Table 1: leukemia: d, n, ‖X‖₀, density"].agreement == "yes"
+    assert rows["Table 1: leukemia: C_P (eq. 16)"].agreement == "yes"
+    c_d = rows["Table 1: leukemia: C_D (eq. 16)"]
+    assert c_d.agreement == "partly" and "none, β = 0.25" in c_d.reason
+    assert c_d.paper_value == "2×10^9"  # as printed (faceoff_values)
+    assert rows["Table 1: leukemia: T_P/T_D (eq. 15, importance sampling)"].agreement == \
+        "partly"
+    # the items whose result files are absent say so (not a verdict)
+    missing = [r for r in rows.values() if "is missing" in r.reproduced]
+    assert missing and all(r.agreement == sc.NOT_RUN for r in missing)
+
+
+def test_unavailable_data_says_why_and_how_to_get_it(tmp_path, base_config, registry):
+    cfg = only(base_config, "faceoff")
+    skipped = [("Figure 1c", "news20.binary"), ("Table 1 row", "news20.binary")]
+    rows = sc.scorecard(cfg, tmp_path, registry, skipped=skipped)
+    news = [r for r in rows if "news" in r.item]
+    assert len(news) == 2
+    for r in news:
+        assert r.reproduced.startswith("not run: news20.binary is not available offline")
+        assert "news20.binary.bz2" in r.reproduced and "data.download: true" in r.reproduced
+        assert registry["news20.binary"].url in r.reproduced
+        assert r.agreement == sc.NOT_RUN
+
+
+def pdbfw_row(name, paper_row, features, samples, sparsity, radius, paper):
+    return {"dataset": name, "paper_row": paper_row, "features": features, "samples": samples,
+            "nonzeros": 1, "sparsity": sparsity, "sparsity_ratio": sparsity / features,
+            "radius": radius, "solution_norm": radius, "active": True, "l2": 0.1,
+            "paper_features": paper[0], "paper_samples": paper[1]}
+
+
+def test_pdbfw_table2_ratio_tolerance_radius_and_data(tmp_path, base_config, registry):
+    from pdsparse.papers.pdbfw_values import TABLE2
+
+    cfg = only(base_config, "pdbfw")
+    duke = TABLE2["duke breast-cancer"]
+    rcv1 = TABLE2["rcv1"]
+    write_csv(tmp_path / "tables" / "pdbfw" / "table2.csv", [
+        # the paper's duke (same samples, features), the ratio within 25 % at r = 300: yes
+        pdbfw_row("duke", "duke breast-cancer", 7129, 44, round(0.059 * 7129 * 1.2), 300,
+                  duke),
+        # a generated stand-in at its own radius, ratio within tolerance: partly
+        pdbfw_row("zipf-bow", "rcv1", 12000, 4000, 300, 48.6, rcv1),
+        # real data of another size, ratio 2x off: no
+        pdbfw_row("news20-halves", "news20.binary", 62061, 15935, 124, 300,
+                  TABLE2["news20.binary"]),
+    ])
+    rows = {r.item: r for r in sc.scorecard(cfg, tmp_path, registry, skipped=[])}
+    assert rows["Table 2: duke for duke breast-cancer"].agreement == "yes"
+    assert rows["Table 2: duke for duke breast-cancer"].reproduced == "yes"
+    zipf = rows["Table 2: zipf-bow for rcv1"]
+    assert zipf.agreement == "partly" and "r = 48.6" in zipf.reason
+    assert zipf.reproduced.startswith("stand-in data: generated (zipf_bow)")
+    news = rows["Table 2: news20-halves for news20.binary"]
+    assert news.agreement == "no"
+    assert news.reproduced.startswith("stand-in data: real news20, 15,935 samples")
+    # rows of the paper no data set stands in for
+    assert rows["Table 2: cob-rna.RB"].reproduced.startswith("not run: no data set")
+
+
+def test_ratio_just_outside_the_tolerance_is_no(tmp_path, base_config, registry):
+    cfg = only(base_config, "pdbfw")
+    paper = (7129, 44)
+    ratio = 0.059 * (1 + sc.SPARSITY_RTOL) * 1.01
+    write_csv(tmp_path / "tables" / "pdbfw" / "table2.csv",
+              [pdbfw_row("duke", "duke breast-cancer", 7129, 44, ratio * 7129, 300, paper)])
+    row = next(r for r in sc.scorecard(cfg, tmp_path, registry, skipped=[])
+               if r.item == "Table 2: duke for duke breast-cancer")
+    assert row.agreement == "no"
+
+
+def test_files_round_trip_and_report_helpers(tmp_path):
+    rows = [sc.Row("faceoff", "figure1", "Figure 1a: *x*_y", "yes", "a | b", "1", "yes", "r"),
+            sc.Row("dgpd", "figure1 speedup", "Figure 1", "stand-in data: z", "p", "o", "no",
+                   "slower"),
+            sc.Row("pdbfw", "table2", "Table 2: x", "not run: w", "p", "—", sc.NOT_RUN)]
+    sc.write_scorecard(rows, tmp_path / "S.md", tmp_path / "s.csv", tmp_path / "s.html")
+    assert sc.read_rows(tmp_path / "s.csv") == rows
+    md = (tmp_path / "S.md").read_text()
+    assert "a \\| b" in md and "**no**: slower" in md and sc.summary(rows) in md
+    page = (tmp_path / "s.html").read_text()
+    assert page.count('<tr data-paper=') == 3 and "<script" not in page
+    assert sc.labels(rows, "dgpd", "speedup") == {
+        "item": "Speedup table", "reproduced": "stand-in data", "agreement": "1 no"}
+    assert sc.labels(rows, "dgpd", "figure1")["item"] == "Figure 1 (λ = 0.1, μ = 0.01)"
+    caption = sc.caption_rst(rows, "faceoff", "figure1")
+    assert "\\*x\\*\\_y" in caption and "Agreement: **yes**" in caption
+    assert "no scorecard row" in sc.caption_rst(rows, "faceoff", "figure2")
+
+
+def test_markdown_tables_become_html_tables():
+    html = markdown_to_html("## T\n\nA *b* `c|d`.\n\n| x | y |\n|:--|--:|\n| 1 \\| 2 | 3 |\n")
+    assert "<h2>T</h2>" in html and "<i>b</i>" in html and "<code>c|d</code>" in html
+    assert "<th>x</th><th class=r>y</th>" in html
+    assert "<td>1 | 2</td><td class=r>3</td>" in html
