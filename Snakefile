@@ -28,6 +28,10 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 configfile: "config/config.yaml"
 
 
+# `snakemake --report results/report.html` after a run: figures, tables and the scorecard
+report: "workflow/report/workflow.rst"
+
+
 # Readable errors first (unknown keys named by their dotted path, with a suggestion), then
 # Snakemake's own validation, which also fills the schema defaults.
 include: "workflow/rules/common.smk"
@@ -47,6 +51,7 @@ include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/benchmarks.smk"
+include: "workflow/rules/report.smk"
 
 
 localrules:
@@ -72,4 +77,5 @@ onerror:
 rule all:
     input:
         all_targets(),
+        report_targets(),
     default_target: True

@@ -2,6 +2,9 @@
 # figures and tables), and the lookups the generic rules make by the file they build. No
 # rules here; the decisions live in pdsparse.papers (unit-tested).
 
+import functools
+import importlib
+import json
 import os
 import re
 import shlex
@@ -15,6 +18,7 @@ except ImportError:  # package not installed: use the source tree next to this w
     sys.path.insert(0, str(Path(workflow.basedir) / "src"))
     import pdsparse.config as pdcfg
 
+from pdsparse import scorecard as _scorecard
 from pdsparse.errors import ConfigError
 from pdsparse.solvers import SOLVERS
 from snakemake.exceptions import WorkflowError
@@ -289,7 +293,77 @@ def caption(wildcards):
     if not out.caption:
         return ""
     text = (Path(workflow.basedir) / "workflow" / "report" / out.caption).read_text()
-    return jinja2.Template(text).render(snakemake=SimpleNamespace(config=config))
+    # `paper`: what the paper prints (pdsparse.papers.<paper>_values), quoted by the templates
+    values = importlib.import_module(f"pdsparse.papers.{wildcards.paper}_values")
+    return jinja2.Template(text).render(snakemake=SimpleNamespace(config=config), paper=values)
+
+
+# --------------------------------------------------------------------------------- report
+# The report (workflow/rules/report.smk): captions, categories and labels of the figures and
+# tables, read when `snakemake --report` is made. A caption is a derived param (a function of
+# `input`) and labels are report-only, so a caption edit or a new scorecard reruns no job.
+
+SCORECARD_CSV = "results/scorecard.csv"
+
+
+def table_pages():
+    """The HTML page of every planned table (the report shows these)."""
+    return [f"results/report/{p}/{n}.html" for (p, n), o in OUTPUTS.items() if o.kind == "table"]
+
+
+def report_targets():
+    """The scorecard and the table pages: default targets, so that `--report` finds them."""
+    return ["results/SCORECARD.md", SCORECARD_CSV, "results/scorecard.html", *table_pages()]
+
+
+def scorecard_inputs(wildcards):
+    """What the scorecard reads: every planned table, aggregate and statistics file."""
+    files = []
+    for plan in PLANS.values():
+        files += [o.files[0] for o in plan.outputs if o.kind == "table"]
+        files += [f"results/{plan.paper}/{e}.parquet" for e in plan.experiments]
+        files += [f"results/stats/{tag}.parquet" for tag in plan.stats]
+    return files
+
+
+@functools.lru_cache(maxsize=4)
+def _scorecard_rows(mtime):
+    return _scorecard.read_rows(SCORECARD_CSV)
+
+
+def scorecard_rows():
+    """The rows of results/scorecard.csv as it is now ([] before the first run)."""
+    path = Path(SCORECARD_CSV)
+    return _scorecard_rows(path.stat().st_mtime_ns if path.is_file() else None)
+
+
+def report_category(wildcards):
+    return _scorecard.PAPER_TITLES.get(wildcards.paper, wildcards.paper)
+
+
+def report_subcategory(wildcards):
+    return _scorecard.item_title(wildcards.paper, wildcards.name)
+
+
+def report_labels(wildcards, output):
+    """The file (figure1.png, table2.html, table2.csv: distinct within an item), the item and
+    its scorecard verdicts summed up."""
+    labels = _scorecard.labels(scorecard_rows(), wildcards.paper, wildcards.name)
+    return {"file": Path(output[0]).name, **labels}
+
+
+def report_caption(wildcards, input):
+    """Caption text (RST) of a figure or table: the template, then the scorecard rows."""
+    rows = _scorecard.caption_rst(scorecard_rows(), wildcards.paper, wildcards.name)
+    return f"{caption(wildcards)}\n\n{rows}\n"
+
+
+def scorecard_labels(wildcards):
+    rows = scorecard_rows()
+    papers = sorted({r.paper for r in rows})
+    return {"file": "scorecard.html", "item": "Scorecard: " + ", ".join(
+        _scorecard.PAPER_TITLES.get(p, p) for p in papers),
+        "agreement": _scorecard.summary(rows) if rows else "—"}
 
 
 # ------------------------------------------------------------------------------ resources

@@ -10,7 +10,9 @@ rule figure:
         png=report(
             "results/figures/{paper}/{name}.png",
             caption="../report/caption.rst",
-            category="{paper}",
+            category=report_category,
+            subcategory=report_subcategory,
+            labels=report_labels,
         ),
         pdf="results/figures/{paper}/{name}.pdf",
     wildcard_constraints:
@@ -18,7 +20,7 @@ rule figure:
         name=_alternatives({n for (_, n), o in OUTPUTS.items() if o.kind == "figure"}),
     params:
         command=lambda wc: " ".join(OUTPUTS[(wc.paper, wc.name)].command),
-        caption=caption,
+        caption=report_caption,  # read by the report only (workflow/rules/report.smk)
     log:
         "logs/figures/{paper}/{name}.log",
     threads: 1

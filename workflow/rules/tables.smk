@@ -9,7 +9,9 @@ rule table:
         csv=report(
             "results/tables/{paper}/{name}.csv",
             caption="../report/caption.rst",
-            category="{paper}",
+            category=report_category,
+            subcategory=report_subcategory,
+            labels=report_labels,
         ),
         md="results/tables/{paper}/{name}.md",
     wildcard_constraints:
@@ -17,7 +19,7 @@ rule table:
         name=_alternatives({n for (_, n), o in OUTPUTS.items() if o.kind == "table"}),
     params:
         command=lambda wc: " ".join(OUTPUTS[(wc.paper, wc.name)].command),
-        caption=caption,
+        caption=report_caption,  # read by the report only (workflow/rules/report.smk)
     log:
         "logs/tables/{paper}/{name}.log",
     threads: 1

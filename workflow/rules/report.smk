@@ -1,0 +1,72 @@
+# The report (issue 11): the scorecard (results/SCORECARD.md, .csv, .html), every table as an
+# HTML page (the report shows CSV only as a download), and what the report needs to group and
+# caption the figures and tables. After a run:
+#
+#   snakemake --report results/report.html      one self-contained HTML file
+#
+# Category = paper, subcategory = item (Figure 1, Table 2, ...), labels = the item and its
+# scorecard verdicts. A caption is the item's template (workflow/report/<paper>/<name>.rst:
+# setting, the paper's claim) followed by its scorecard rows (what we measured, whether it
+# agrees). The helpers (captions, labels, targets) are in common.smk, section "report".
+
+
+rule scorecard:
+    input:
+        scorecard_inputs,
+    output:
+        md="results/SCORECARD.md",
+        csv=SCORECARD_CSV,
+        html=report(
+            "results/scorecard.html",
+            caption="../report/scorecard.rst",
+            category="Scorecard",
+            subcategory="All papers",
+            labels=scorecard_labels,
+        ),
+    params:
+        config=lambda wc: json.dumps(config, sort_keys=True),
+        schema=str(SCHEMA),
+        skipped=lambda wc: " ".join(
+            shlex.quote(f"{item}={name}") for plan in PLANS.values() for item, name in plan.skipped
+        ),
+    log:
+        "logs/scorecard.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=minutes(10),
+    conda:
+        "../envs/pdsparse.yaml"
+    shell:
+        "pdsparse scorecard --config-json {params.config:q} --schema {params.schema:q}"
+        " --skipped {params.skipped} --results results"
+        " --out-md {output.md} --out-csv {output.csv} --out-html {output.html} 2> {log}"
+
+
+rule table_page:
+    input:
+        "results/tables/{paper}/{name}.md",
+    output:
+        report(
+            "results/report/{paper}/{name}.html",
+            caption="../report/caption.rst",
+            category=report_category,
+            subcategory=report_subcategory,
+            labels=report_labels,
+        ),
+    wildcard_constraints:
+        paper=_alternatives(PLANS),
+        name=_alternatives({n for (_, n), o in OUTPUTS.items() if o.kind == "table"}),
+    params:
+        title=lambda wc: f"{report_category(wc)} {report_subcategory(wc)}",
+        caption=report_caption,
+    log:
+        "logs/report/{paper}/{name}.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=minutes(5),
+    conda:
+        "../envs/pdsparse.yaml"
+    shell:
+        "pdsparse html --md {input} --title {params.title:q} --out {output} 2> {log}"
