@@ -1079,9 +1079,9 @@ def to_html(rows: Sequence[Row]) -> str:
     from pdsparse.report import html_page
 
     # one screen wide (the report shows it in a frame): long cells wrap, URLs too
-    style = ("table { width: 100%; } th { position: sticky; top: 0; } "
-             "td:nth-child(3) { overflow-wrap: anywhere; } td:nth-child(1) { width: 5em; } "
-             "td:nth-child(2) { width: 14%; } td:nth-child(6) { width: 16%; }")
+    style = ("table { width: 100%; font-size: 0.8em; } th { position: sticky; top: 0; } "
+             "td { overflow-wrap: anywhere; } td:nth-child(1) { width: 4.5em; } "
+             "td:nth-child(2) { width: 13%; } td:nth-child(6) { width: 17%; }")
     return html_page("Reproduction scorecard", text, style)
 
 
