@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import make_data
+
 from pdsparse import figures
 from pdsparse.cli import main
 from pdsparse.data.store import save_dataset

@@ -90,18 +90,6 @@ PAPER_CITATIONS = {
     "pdbfw": "Lei et al., Primal-Dual Block Frank-Wolfe (NeurIPS 2019)",
 }
 
-# What Face-Off's Section 7 says each panel of Figure 1 shows (faceoff_values holds the
-# printed numbers only): the faster method and the sentence.
-FACEOFF_FIGURE1 = {
-    "a": ("primal", "Sec. 7.1: d = n, a large speed-up of primal RCD"),
-    "b": ("primal", "Sec. 7.1: d ≪ n, primal still faster (harder to observe)"),
-    "c": ("dual", "Sec. 7.3: news, dual RCD empirically faster (T_P/T_D = 2.0)"),
-    "d": ("primal", "Sec. 7.3: leukemia, primal better; the speedup matches T_P/T_D = 0.5"),
-}
-FACEOFF_FIGURE2 = (
-    "Sec. 7.2: while n is comparable to d primal RCD outperforms dual RCD; once α reaches "
-    "~d² dual outperforms primal (Theorem 5)"
-)
 TABLE1_NAMES = {"nnz": "‖X‖₀", "T_P_over_T_D": "T_P/T_D"}
 PDBFW_DUKE = "duke breast-cancer"
 # Table 1's cost per iteration implies these log-log slopes in d (at fixed s) and in s (at
@@ -381,7 +369,7 @@ def _faceoff_figure1(ctx: _Context, fo: Mapping, fv) -> list[Row]:
     rows = []
     for letter, panel in sorted((fo.get("figure1") or {}).get("panels", {}).items()):
         name = panel["dataset"]
-        claim, sentence = FACEOFF_FIGURE1.get(letter, (None, "no claim for this panel"))
+        claim, sentence = fv.FIGURE1_CLAIMS.get(letter, (None, "no claim for this panel"))
         label = f"Figure 1{letter}: {panel.get('title') or name}"
         if name in skipped:
             rows.append(_not_run(P, out, label, skipped[name], sentence))
@@ -425,6 +413,7 @@ def _faceoff_figure2(ctx: _Context, fo: Mapping) -> list[Row]:
     from pdsparse.config import l2_tag
     from pdsparse.data.prepare import Recipe
     from pdsparse.papers.faceoff import figure2_cells
+    from pdsparse.papers.faceoff_values import FIGURE2_CLAIM
 
     P, out = "faceoff", "figure2"
     cells = figure2_cells(fo["figure2"])
@@ -433,7 +422,7 @@ def _faceoff_figure2(ctx: _Context, fo: Mapping) -> list[Row]:
         return []
     if df is None:
         return [_not_run(P, out, "Figure 2", _missing("results/faceoff/figure2.parquet"),
-                         FACEOFF_FIGURE2)]
+                         FIGURE2_CLAIM)]
     recipe = Recipe(fo["normalization"]).tag()
     theory, measured, texts = {}, {}, {}
     for c in cells:
@@ -448,16 +437,16 @@ def _faceoff_figure2(ctx: _Context, fo: Mapping) -> list[Row]:
         texts[c] = f"n = {c.n}, α = {c.alpha:,}: {measured[c]} (T_P/T_D = {ratio_t:.2g})"
     if not measured:
         return [_not_run(P, out, "Figure 2", "not run: no primal/dual pair or statistics "
-                         "in the results", FACEOFF_FIGURE2)]
+                         "in the results", FIGURE2_CLAIM)]
     d = cells[0].d
     rows = []
     checks = [
         ("Figure 2: faster method = the theory's (T_P/T_D)",
          "the method with the smaller total complexity T_P or T_D (eq. 15) is faster",
          lambda c: theory[c]),
-        (f"Figure 2: n ≤ d, α < d² ⇒ primal faster (d = {d})", FACEOFF_FIGURE2,
+        (f"Figure 2: n ≤ d, α < d² ⇒ primal faster (d = {d})", FIGURE2_CLAIM,
          lambda c: "primal" if c.n <= c.d and c.alpha < c.d ** 2 else None),
-        (f"Figure 2: α ≥ d² ⇒ dual faster (d = {d})", FACEOFF_FIGURE2,
+        (f"Figure 2: α ≥ d² ⇒ dual faster (d = {d})", FIGURE2_CLAIM,
          lambda c: "dual" if c.alpha >= c.d ** 2 else None),
     ]
     for item, sentence, expect in checks:
