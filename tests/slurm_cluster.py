@@ -340,14 +340,11 @@ class SlurmCluster:
         self._terminate("slurmd")
 
     def _spawn(self, name: str, cmd: list, log: Path | None = None) -> None:
-        out = open(log or self._dirs()["log"] / f"{name}.out", "ab")  # noqa: SIM115
-        try:
+        with open(log or self._dirs()["log"] / f"{name}.out", "ab") as out:
             self.procs[name] = subprocess.Popen(
                 cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 env=self.env(), start_new_session=True,
             )
-        finally:
-            out.close()
 
     def _wait(self, ready, timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout
