@@ -11,8 +11,8 @@ rule benchmark_peers:
         "logs/benchmarks/peers.log",
     threads: 2
     resources:
-        mem_mb=4000,
-        runtime=40,
+        mem_mb=mem_mb(0, base=4000),
+        runtime=minutes(40),
     conda:
         "../envs/pdsparse.yaml"
     shell:
@@ -26,8 +26,8 @@ rule benchmark_epoch_vs_matvec:
         "logs/benchmarks/epoch_vs_matvec.log",
     threads: 2
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=mem_mb(0, base=2000),
+        runtime=minutes(10),
     conda:
         "../envs/pdsparse.yaml"
     shell:
@@ -44,8 +44,8 @@ rule benchmark_dgpd_peers:
         "logs/benchmarks/dgpd_peers.log",
     threads: 2
     resources:
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=mem_mb(0, base=8000),
+        runtime=minutes(120),
     conda:
         "../envs/pdsparse.yaml"
     shell:
@@ -62,8 +62,8 @@ rule benchmark_dgpd_scaling:
         "logs/benchmarks/dgpd_scaling.log",
     threads: 2
     resources:
-        mem_mb=8000,
-        runtime=15,
+        mem_mb=mem_mb(0, base=8000),
+        runtime=minutes(15),
     conda:
         "../envs/pdsparse.yaml"
     shell:
@@ -80,8 +80,8 @@ rule benchmark_pdbfw_peers:
         "logs/benchmarks/pdbfw_peers.log",
     threads: 2
     resources:
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=mem_mb(0, base=8000),
+        runtime=minutes(120),
     conda:
         "../envs/pdsparse.yaml"
     shell:
@@ -96,8 +96,8 @@ rule benchmark_pdbfw_table1:
         "logs/benchmarks/pdbfw_table1.log",
     threads: 2
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=mem_mb(0, base=4000),
+        runtime=minutes(30),
     conda:
         "../envs/pdsparse.yaml"
     shell:
