@@ -667,6 +667,21 @@ def _dgpd(ctx: _Context) -> list[Row]:
     return rows
 
 
+def _table2_row(ctx: _Context, item: tuple, entry: Mapping, name: str, table, csv: str,
+                skipped: set) -> tuple[Any, Row | None]:
+    """Data set ``name``'s row of a paper's Table 2 results, or (None, the not-run Row that
+    says why: its data unavailable, or the table not made). ``item``: (paper, output, label,
+    the paper's value)."""
+    paper, out, label, paper_value = item
+    if entry["source"].get("registry") in skipped:
+        return None, _not_run(paper, out, label, ctx.unavailable(entry["source"]["registry"]),
+                              paper_value)
+    mine = None if table is None else table[table["dataset"] == name]
+    if mine is None or mine.empty:
+        return None, _not_run(paper, out, label, _missing(csv), paper_value)
+    return mine.iloc[0], None
+
+
 def _dgpd_table2(ctx: _Context, cfg: Mapping, dv, status: Mapping[str, str]) -> list[Row]:
     P, out = "dgpd", "table2"
     table = ctx.read_csv("tables", "dgpd", "table2.csv")
@@ -680,16 +695,11 @@ def _dgpd_table2(ctx: _Context, cfg: Mapping, dv, status: Mapping[str, str]) -> 
         printed = dict(zip(cols, dv.TABLE2.get(paper_row, ()), strict=False))
         label = f"Table 2: {name}" + (f" for {paper_row}" if paper_row else "")
         paper_value = _dgpd_nz_text(printed) if printed else "—"
-        if entry["source"].get("registry") in skipped:
-            rows.append(_not_run(P, out, label, ctx.unavailable(entry["source"]["registry"]),
-                                 paper_value))
+        r, not_run = _table2_row(ctx, (P, out, label, paper_value), entry, name, table,
+                                 "results/tables/dgpd/table2.csv", skipped)
+        if not_run is not None:
+            rows.append(not_run)
             continue
-        mine = None if table is None else table[table["dataset"] == name]
-        if mine is None or mine.empty:
-            rows.append(_not_run(P, out, label, _missing("results/tables/dgpd/table2.csv"),
-                                 paper_value))
-            continue
-        r = mine.iloc[0]
         covered.add(paper_row)
         ours = _dgpd_nz_text(r)
         if not printed:
@@ -760,16 +770,11 @@ def _pdbfw_table2(ctx: _Context, cfg: Mapping, pv, status: Mapping[str, str]) ->
                        f"({printed['sparsity_ratio']:g}) at r = {radius_paper:g}"
                        if printed else "—")
         label = f"Table 2: {name}" + (f" for {paper_row}" if paper_row else "")
-        if entry["source"].get("registry") in skipped:
-            rows.append(_not_run(P, out, label, ctx.unavailable(entry["source"]["registry"]),
-                                 paper_value))
+        r, not_run = _table2_row(ctx, (P, out, label, paper_value), entry, name, table,
+                                 "results/tables/pdbfw/table2.csv", skipped)
+        if not_run is not None:
+            rows.append(not_run)
             continue
-        mine = None if table is None else table[table["dataset"] == name]
-        if mine is None or mine.empty:
-            rows.append(_not_run(P, out, label, _missing("results/tables/pdbfw/table2.csv"),
-                                 paper_value))
-            continue
-        r = mine.iloc[0]
         covered.add(paper_row)
         active = bool(r["active"]) if str(r["active"]) not in ("nan", "") else False
         ours = (f"{_n(r['sparsity'])} nonzeros of {_n(r['features'])} "
