@@ -57,6 +57,7 @@ include: "workflow/rules/report.smk"
 localrules:
     all,
     fetch,
+    effective_config,
 
 
 # Not in a dry run: keep raw files safe from re-runs, set aside outputs of skipped items.

@@ -492,17 +492,10 @@ def cmd_table_pdbfw2(args: argparse.Namespace) -> None:
 
 
 def cmd_scorecard(args: argparse.Namespace) -> None:
-    from pdsparse.config import load_config, validate_config
+    from pdsparse.config import load_config
     from pdsparse.scorecard import scorecard, to_markdown, write_scorecard
 
-    if args.config_json:
-        try:
-            config = json.loads(args.config_json)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"--config-json: not JSON ({exc})") from None
-        validate_config(config, args.schema, source="--config-json")
-    else:
-        config = load_config(args.config or ["config/config.yaml"], args.schema)
+    config = load_config(args.config or ["config/config.yaml"], args.schema)
     skipped = None
     if args.skipped is not None:
         skipped = [tuple(p.split("=", 1)) for p in args.skipped]
@@ -911,9 +904,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--config", nargs="+", metavar="YAML",
                    help="workflow config file(s), later ones override (default: "
-                   "config/config.yaml)")
-    p.add_argument("--config-json", metavar="JSON",
-                   help="the workflow's effective config as JSON (the scorecard rule)")
+                   "config/config.yaml; the workflow passes results/config.json, its "
+                   "effective config with every --config override)")
     p.add_argument("--schema", default="workflow/schemas/config.schema.yaml",
                    help="config schema (fills the defaults)")
     p.add_argument("--results", default="results", help="results directory")

@@ -20,6 +20,7 @@ except ImportError:  # package not installed: use the source tree next to this w
 
 from pdsparse import scorecard as _scorecard
 from pdsparse.errors import ConfigError
+from pdsparse.io import atomic_path
 from pdsparse.solvers import SOLVERS
 from snakemake.exceptions import WorkflowError
 

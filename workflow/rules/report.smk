@@ -10,9 +10,22 @@
 # agrees). The helpers (captions, labels, targets) are in common.smk, section "report".
 
 
+rule effective_config:
+    output:
+        "results/config.json",
+    params:
+        config=lambda wc: json.dumps(config),  # in the config's order (data sets, panels)
+    log:
+        "logs/effective_config.log",  # nothing to say: the rule cannot fail but for the disk
+    run:
+        with atomic_path(output[0]) as tmp:
+            tmp.write_text(params.config)
+
+
 rule scorecard:
     input:
         scorecard_inputs,
+        config="results/config.json",
     output:
         md="results/SCORECARD.md",
         csv=SCORECARD_CSV,
@@ -24,7 +37,6 @@ rule scorecard:
             labels=scorecard_labels,
         ),
     params:
-        config=lambda wc: json.dumps(config),  # in the config's order (data sets, panels)
         schema=str(SCHEMA),
         skipped=lambda wc: " ".join(
             shlex.quote(f"{item}={name}") for plan in PLANS.values() for item, name in plan.skipped
@@ -33,12 +45,12 @@ rule scorecard:
         "logs/scorecard.log",
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=mem_mb(0, base=2000),
         runtime=minutes(10),
     conda:
         "../envs/pdsparse.yaml"
     shell:
-        "pdsparse scorecard --config-json {params.config:q} --schema {params.schema:q}"
+        "pdsparse scorecard --config {input.config:q} --schema {params.schema:q}"
         " --skipped {params.skipped} --results results"
         " --out-md {output.md} --out-csv {output.csv} --out-html {output.html} 2> {log}"
 
@@ -64,7 +76,7 @@ rule table_page:
         "logs/report/{paper}/{name}.log",
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=mem_mb(0, base=1000),
         runtime=minutes(5),
     conda:
         "../envs/pdsparse.yaml"
