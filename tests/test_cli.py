@@ -619,3 +619,14 @@ def test_prepare_keeps_classes_and_groups_labels(tmp_path, capsys):
                      "--positive-group", "0", "--positive-class", "1", "--out",
                      str(tmp_path / "never.npz")])
     assert code == cli.EXIT_ERROR and "either --positive-class" in capsys.readouterr().err
+
+
+def test_reference_of_another_problem_tag_says_how_to_match_it(pipeline, capsys, tmp_path):
+    out = tmp_path / "r.parquet"
+    code, _, err = run_main(["run", "--data", pipeline["npz"], "--reference", pipeline["ref"],
+                             "--experiment", "e", "--solver", "dual_rcd", "--problem",
+                             "tiny+unit_rows__logistic__l2-1_n", "--max-epochs", "1",
+                             "--out", out], capsys)
+    assert code == 2 and not out.exists()
+    assert "is for problem 'tiny__logistic__l2-1_n'" in err
+    assert "pass --problem tiny__logistic__l2-1_n" in err

@@ -112,7 +112,9 @@ def read_reference(path: str | Path, dataset: str, loss: str, l2: float,
         raise DataError(f"reference file {path} has l2={row.get('l2')}, the run uses l2={l2}")
     if problem and row.get("problem") not in (None, problem):
         raise DataError(f"reference file {path} is for problem {row.get('problem')!r}; the "
-                        f"run is for {problem!r}")
+                        f"run is for {problem!r} (data set, loss and l2 agree: if the "
+                        f"tags differ only in their recipe, pass --problem "
+                        f"{row.get('problem')})")
     return row
 
 
