@@ -1,0 +1,356 @@
+"""What every paper's scorecard rows share: the tolerances, :class:`Row`, number
+formatting, the results context, and the races behind the speed claims."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+PathLike = str | os.PathLike
+
+# ----------------------------------------------------------------------------- tolerances
+FACEOFF_TARGET = 1e-6
+"""Face-Off figures: passes over the data to (P - P*)/|P*| <= this are compared."""
+TIE = 1.25
+"""Face-Off figures: a ratio of passes within [1/TIE, TIE] is a tie (neither method faster)."""
+TP_TD_FACTOR = 1.5
+"""Face-Off Fig. 1d: the measured ratio of passes (primal / dual) matches Table 1's printed
+T_P/T_D when within this factor of it."""
+CLAIM_FACTOR = 2.0
+"""A speedup claim ("around 10x", "up to 30x") is met when the measured speedup is at least
+the claim divided by this factor (5x, 15x)."""
+SPARSITY_RTOL = 0.25
+"""PDBFW Table 2: the sparsity ratio nnz(x*)/d agrees within this relative difference."""
+NZ_FACTOR = 2.0
+"""DGPD Table 2: the fractions of nonzero primal and dual variables agree within this factor
+(counts scale with the data size, which differs for every stand-in)."""
+SAME_DATA_RTOL = 0.01
+"""A real data set counts as the paper's when its samples and features are within 1 %."""
+SLOPE_TOL = 0.3
+"""PDBFW Table 1: a fitted log-log slope of the time per iteration agrees with the one the
+printed cost implies when within this absolute difference."""
+R_TOL = 1e-12
+"""Face-Off Fig. 3: R <= 1 up to rounding."""
+
+TOLERANCES = {
+    "FACEOFF_TARGET": "Face-Off figures: passes to (P − P*)/|P*| ≤ 1e-6 are compared",
+    "TIE": "a ratio of passes within [0.8, 1.25] is a tie",
+    "TP_TD_FACTOR": "Fig. 1d: the ratio of passes within a factor 1.5 of Table 1's T_P/T_D",
+    "CLAIM_FACTOR": "a claimed speedup (≈10×, up to 30×) is met at half of it or more",
+    "SPARSITY_RTOL": "PDBFW Table 2: sparsity ratio within 25 % (relative)",
+    "NZ_FACTOR": "DGPD Table 2: fractions of nonzero variables within a factor 2",
+    "SAME_DATA_RTOL": "the paper's data: samples and features within 1 %",
+    "SLOPE_TOL": "PDBFW Table 1: log-log slopes within 0.3 of the cost's",
+}
+
+PAPER_TITLES = {
+    "faceoff": "Face-Off",
+    "dgpd": "DGPD",
+    "pdbfw": "PDBFW",
+}
+PAPER_CITATIONS = {
+    "faceoff": "Csiba & Richtárik, Coordinate Descent Face-Off: Primal or Dual?",
+    "dgpd": "Lei et al., Doubly Greedy Primal-Dual Coordinate Descent (ICML 2017)",
+    "pdbfw": "Lei et al., Primal-Dual Block Frank-Wolfe (NeurIPS 2019)",
+}
+
+TABLE1_NAMES = {"nnz": "‖X‖₀", "T_P_over_T_D": "T_P/T_D"}
+
+@dataclass(frozen=True)
+class Row:
+    """One paper item. ``outputs``: the workflow's figures / tables of ``paper`` it belongs
+    to (space-separated names, e.g. ``"figure1 speedup"``)."""
+
+    paper: str
+    outputs: str
+    item: str
+    reproduced: str
+    paper_value: str
+    our_value: str
+    agreement: str
+    reason: str = ""
+
+
+COLUMNS = tuple(f.name for f in fields(Row))
+
+
+# ------------------------------------------------------------------------------ formatting
+
+
+def _n(x: float) -> str:
+    """A count with thousands separators, other numbers to 3 significant digits."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    x = float(x)
+    if x == int(x) and abs(x) < 1e15:
+        return f"{int(x):,}"
+    return f"{x:.3g}"
+
+
+def _pct(x: float) -> str:
+    return "—" if x is None or math.isnan(x) else f"{100 * x:.3g} %"
+
+
+def _x(value: float, bound: str = "") -> str:
+    return "—" if value is None or math.isnan(value) else f"{'≥ ' if bound else ''}{value:.3g}×"
+
+
+def _count(verdicts: Sequence[bool]) -> str:
+    return f"{sum(verdicts)} of {len(verdicts)}"
+
+
+def _grade(ok: Sequence[bool], half_is_partly: bool = False) -> str:
+    """yes when all, partly when some (or at least half), no otherwise."""
+    if ok and all(ok):
+        return "yes"
+    if any(ok) and (not half_is_partly or 2 * sum(ok) >= len(ok)):
+        return "partly"
+    return "no"
+
+
+def _close(a: float, b: float, rtol: float) -> bool:
+    return abs(float(a) - float(b)) <= rtol * abs(float(b))
+
+
+# --------------------------------------------------------------------------------- context
+
+
+@dataclass
+class _Context:
+    """What every paper's rows need: the config, where the results are, the registry and the
+    items dropped for lack of data (item -> data set)."""
+
+    config: Mapping
+    results: Path
+    registry: Mapping[str, Any]
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    benchmarks: Path | None = None
+
+    def path(self, *parts: str) -> Path:
+        return self.results.joinpath(*parts)
+
+    def read_csv(self, *parts: str):
+        import pandas as pd
+
+        p = self.path(*parts)
+        return pd.read_csv(p) if p.is_file() else None
+
+    def read_parquet(self, *parts: str):
+        from pdsparse.io import read_parquet
+
+        p = self.path(*parts)
+        return read_parquet(p, "aggregate") if p.is_file() else None
+
+    def unavailable(self, name: str) -> str:
+        """``not run: ...`` for a real data set that could not be obtained offline."""
+        spec = self.registry.get(name)
+        raw = self.config.get("data", {}).get("raw_dir", "data/raw")
+        if spec is None:
+            return f"not run: data set {name} is not available"
+        return (f"not run: {name} is not available offline ({spec.filename} is neither in "
+                f"{raw}/ nor in the mirror); to get it: put {spec.filename} in the mirror "
+                f"(PDSPARSE_DATA_MIRROR) or {raw}/, or set data.download: true ({spec.url})")
+
+    def skipped_data(self, item_prefix: str) -> dict[str, str]:
+        """Data set -> ``not run`` text of the skipped items whose name starts so."""
+        return {name: self.unavailable(name) for item, name in self.skipped
+                if item.startswith(item_prefix)}
+
+
+def _missing(path: str) -> str:
+    return f"not run: {path} is missing (run `snakemake --cores 2` first)"
+
+
+NOT_RUN = "—"
+
+
+def _not_run(paper: str, outputs: str, item: str, why: str, paper_value: str = "") -> Row:
+    return Row(paper, outputs, item, why, paper_value or "—", "—", NOT_RUN)
+
+
+def _source_kind(entry: Mapping) -> str:
+    source = entry.get("source", {})
+    if "generator" in source:
+        gen = source["generator"]
+        return f"generated ({gen.get('kind', gen.get('name'))})"
+    return f"real {source.get('registry')}"
+
+
+def _data_status(entry: Mapping, ours: tuple[float, float], paper: tuple[float, float],
+                 what: tuple[str, str], paper_row: str) -> str:
+    """``yes`` when a real data set has the paper's samples and features (within
+    :data:`SAME_DATA_RTOL`), else ``stand-in data: ...`` naming the difference."""
+    kind = _source_kind(entry)
+    same = all(_close(o, p, SAME_DATA_RTOL) for o, p in zip(ours, paper, strict=True))
+    if kind.startswith("real") and same:
+        return "yes"
+    sizes = f"{_n(ours[0])} {what[0]} × {_n(ours[1])} {what[1]}"
+    printed = f"{_n(paper[0])} × {_n(paper[1])}"
+    return f"stand-in data: {kind}, {sizes} for {paper_row}'s {printed}"
+
+
+def _statuses(cfg: Mapping, table, sizes: tuple[str, str], values: Mapping[str, tuple],
+               columns: Sequence[str]) -> dict[str, str]:
+    """Data set -> reproduced column, from a paper's Table 2 as we made it (our sizes beside
+    the printed row ``values[paper]`` with ``columns``)."""
+    out = {}
+    for name, entry in cfg["datasets"].items():
+        paper_row = entry.get("paper")
+        printed = dict(zip(columns, values.get(paper_row, ()), strict=False))
+        mine = None if table is None else table[table["dataset"] == name]
+        if mine is None or mine.empty or not printed:
+            out[name] = f"stand-in data: {_source_kind(entry)}" + (
+                f" for {paper_row}" if paper_row else "")
+            continue
+        r = mine.iloc[0]
+        out[name] = _data_status(entry, tuple(r[c] for c in sizes),
+                                 tuple(printed[c] for c in sizes), sizes, paper_row)
+    return out
+
+
+# ------------------------------------------------------------------------------ speedups
+
+
+@dataclass
+class _Race:
+    """One problem of a speed claim: the base solver against every other configuration.
+
+    ``target``: the tightest relative objective (P - P*)/P* of the config's targets the base
+    reached (None: none); ``margins``: config -> (the base's speedup over it at ``target``,
+    ``">="`` when that config never got there: a lower bound); ``levels``: config -> the
+    lowest (P - P*)/P* within ``budget``, the kernel time every configuration ran."""
+
+    data: str
+    experiment: str
+    base: str
+    target: float | None
+    margins: dict[str, tuple[float, str]]
+    levels: dict[str, float]
+    base_config: str
+    budget: float
+
+    def closest(self) -> tuple[str, float, str]:
+        """The other configuration nearest to the base: (config, speedup, bound)."""
+        config = min(self.margins, key=lambda c: self.margins[c][0])
+        return config, *self.margins[config]
+
+    def best_other(self) -> tuple[str, float]:
+        others = {c: v for c, v in self.levels.items() if c != self.base_config}
+        config = min(others, key=others.get)
+        return config, others[config]
+
+    @property
+    def ahead(self) -> bool:
+        """The base is faster than every other configuration to ``target``; without a
+        target, lowest at the end of the common budget."""
+        if self.target is not None:
+            return bool(self.margins) and self.closest()[1] > 1
+        return bool(self.levels) and self.levels[self.base_config] < self.best_other()[1]
+
+    def text(self) -> str:
+        if self.target is not None:
+            parts = [f"{_x(v, b)} over {c}" for c, (v, b) in
+                     sorted(self.margins.items(), key=lambda kv: kv[1][0])]
+            return f"at (P − P*)/P* ≤ {self.target:g}: {self.base} " + ", ".join(parts)
+        parts = [f"{c} {v:.2g}" for c, v in sorted(self.levels.items(), key=lambda kv: kv[1])]
+        return (f"{self.base} reaches no target; lowest (P − P*)/P* within "
+                f"{self.budget:.3g} s: " + ", ".join(parts))
+
+    def short(self) -> str:
+        """One clause for a row over several problems."""
+        if self.target is not None:
+            config, value, bound = self.closest()
+            if value > 1:
+                return f"{self.data}: {_x(value, bound)} over {config} (to {self.target:g})"
+            return f"{self.data}: {_x(1 / value)} behind {config} (to {self.target:g})"
+        config, level = self.best_other()
+        return (f"{self.data}: {self.base} reaches no target, {self.base_config} at "
+                f"{self.levels[self.base_config]:.2g} against {config} at {level:.2g}")
+
+
+def _races(ctx: _Context, paper: str, experiments: Iterable[str], names: Mapping[str, str],
+           base: str, targets: Sequence[float]) -> list[_Race] | None:
+    """A :class:`_Race` per (data set, experiment) of the aggregates
+    ``results/<paper>/<experiment>.parquet`` (times to target as in the speedup tables,
+    :func:`pdsparse.speedup.speedup_table`); None when no aggregate exists."""
+    import pandas as pd
+
+    from pdsparse.solvers import option_names
+    from pdsparse.speedup import config_label, speedup_table
+
+    frames = [f for f in (ctx.read_parquet(paper, f"{e}.parquet") for e in experiments)
+              if f is not None]
+    if not frames:
+        return None
+    df = pd.concat(frames, ignore_index=True)
+    heads = df["problem"].astype(str).str.split("__", n=1).str[0]
+    df["data"] = [names.get(h, h) for h in heads]
+    df["config"] = [config_label(r, option_names()) for r in df.to_dict("records")]
+    table = speedup_table(df, base, targets, option_names(), by=("data", "experiment"))
+    races = []
+    for (data, experiment), rows in table.groupby(["data", "experiment"], sort=False):
+        runs = df[(df["data"] == data) & (df["experiment"] == experiment)]
+        bases = rows[rows["solver"] == base]
+        if bases.empty or (rows["solver"] != base).sum() == 0:
+            continue  # no base, or nothing to race it against
+        reached = [t for t in targets if bases[f"time_{t:g}"].notna().any()]
+        target = min(reached) if reached else None
+        margins = {}
+        if target is not None:
+            for _, r in rows[rows["solver"] != base].iterrows():
+                bound = r[f"bound_{target:g}"]
+                margins[str(r["config"])] = (float(r[f"speedup_{target:g}"]),
+                                             bound if isinstance(bound, str) else "")
+        budget = float(runs.groupby("config")["time_s"].max().min())
+        within = runs[runs["time_s"] <= budget]
+        levels = within.groupby(["config", "seed"])["rel_subopt"].min().groupby(
+            level="config").median()
+        races.append(_Race(data, experiment, base, target, margins,
+                           {str(c): float(v) for c, v in levels.items()},
+                           str(bases["config"].iloc[0]), budget))
+    return races
+
+
+def _display_names(cfg: Mapping) -> dict[str, str]:
+    """``<data set>+<recipe tag>`` (a problem tag's head) -> the config's display name."""
+    from pdsparse.data.prepare import Recipe
+
+    names = {}
+    for name, entry in cfg["datasets"].items():
+        source = entry["source"]
+        raw = source.get("registry") or source["generator"]["name"]
+        names[f"{raw}+{Recipe(**dict(entry.get('recipe') or {})).tag()}"] = name
+    return names
+
+
+def _data_note(cfg: Mapping, names: Iterable[str], status: Mapping[str, str]) -> str:
+    """The reproduced column of a row over several data sets: yes when all are the paper's,
+    else the stand-ins named."""
+    stand_ins = [n for n in dict.fromkeys(names) if not status.get(n, "").startswith("yes")]
+    if not stand_ins:
+        return "yes"
+    return "stand-in data: " + ", ".join(
+        f"{n} ({_source_kind(cfg['datasets'].get(n, {}))} for "
+        f"{cfg['datasets'].get(n, {}).get('paper', '—')})" for n in stand_ins)
+
+
+
+def _table2_row(ctx: _Context, item: tuple, entry: Mapping, name: str, table, csv: str,
+                skipped: set) -> tuple[Any, Row | None]:
+    """Data set ``name``'s row of a paper's Table 2 results, or (None, the not-run Row that
+    says why: its data unavailable, or the table not made). ``item``: (paper, output, label,
+    the paper's value)."""
+    paper, out, label, paper_value = item
+    if entry["source"].get("registry") in skipped:
+        return None, _not_run(paper, out, label, ctx.unavailable(entry["source"]["registry"]),
+                              paper_value)
+    mine = None if table is None else table[table["dataset"] == name]
+    if mine is None or mine.empty:
+        return None, _not_run(paper, out, label, _missing(csv), paper_value)
+    return mine.iloc[0], None
+
+

@@ -1,0 +1,176 @@
+"""The scorecard written out (Markdown, CSV, HTML) and read back, and its pieces for the
+Snakemake report: item titles, labels and captions."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from pdsparse.scorecard.core import (
+    COLUMNS,
+    NOT_RUN,
+    PAPER_CITATIONS,
+    PAPER_TITLES,
+    TOLERANCES,
+    PathLike,
+    Row,
+)
+
+# --------------------------------------------------------------------------------- writing
+
+
+def summary(rows: Sequence[Row]) -> str:
+    counts = {k: sum(r.agreement == k for r in rows) for k in ("yes", "partly", "no", NOT_RUN)}
+    return (f"{len(rows)} items: {counts['yes']} agree, {counts['partly']} partly, "
+            f"{counts['no']} do not, {counts[NOT_RUN]} not run or without a printed value")
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(rows: Sequence[Row]) -> str:
+    papers = {r.paper for r in rows}
+    lines = [
+        "# Reproduction scorecard",
+        "",
+        "One row per paper item, computed by `pdsparse scorecard` from the workflow's results "
+        "and the papers' printed values (`src/pdsparse/papers/*_values.py`); regenerate it, "
+        "never edit it. Papers: "
+        + "; ".join(f"{PAPER_TITLES[p]}: {c}" for p, c in PAPER_CITATIONS.items() if p in papers)
+        + ". Agreement is judged with the tolerances of `pdsparse.scorecard`:",
+        "",
+        *(f"- {text}" for text in TOLERANCES.values()),
+        "",
+        f"**{summary(rows)}.**",
+        "",
+        "| paper | item | reproduced | paper value | our value | agreement |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        cells = [PAPER_TITLES.get(r.paper, r.paper), r.item, r.reproduced, r.paper_value,
+                 r.our_value, f"**{r.agreement}**" + (f": {r.reason}" if r.reason else "")]
+        lines.append("| " + " | ".join(map(_md_cell, cells)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+_COLOURS = {"yes": "#d9f2d9", "partly": "#fff0c2", "no": "#f8d0d0", NOT_RUN: "#e6e6e6"}
+def to_html(rows: Sequence[Row]) -> str:
+    esc = html.escape
+    head = "".join(f"<th>{h}</th>" for h in ("paper", "item", "reproduced", "paper value",
+                                              "our value", "agreement"))
+    body = []
+    for r in rows:
+        colour = _COLOURS.get(r.agreement, "#fff")
+        verdict = f"<b>{esc(r.agreement)}</b>" + (f": {esc(r.reason)}" if r.reason else "")
+        body.append(
+            f'<tr data-paper="{esc(r.paper)}"><td>{esc(PAPER_TITLES.get(r.paper, r.paper))}'
+            f"</td><td>{esc(r.item)}</td><td>{esc(r.reproduced)}</td>"
+            f"<td>{esc(r.paper_value)}</td><td>{esc(r.our_value)}</td>"
+            f'<td style="background:{colour}">{verdict}</td></tr>')
+    legend = "".join(f"<li>{esc(t)}</li>" for t in TOLERANCES.values())
+    text = (f"<h1>Reproduction scorecard</h1>\n<p>One row per paper item, computed by "
+            f"<code>pdsparse scorecard</code> from the results and the papers' printed values. "
+            f"<b>{esc(summary(rows))}.</b></p>\n<p>Tolerances:</p><ul>{legend}</ul>\n"
+            f'<table id="scorecard"><thead><tr>{head}</tr></thead>\n<tbody>\n'
+            + "\n".join(body) + "\n</tbody></table>")
+    from pdsparse.report import html_page
+
+    # one screen wide (the report shows it in a frame): long cells wrap, URLs too
+    style = ("table { width: 100%; font-size: 0.8em; } th { position: sticky; top: 0; } "
+             "td { overflow-wrap: anywhere; } td:nth-child(1) { width: 4.5em; } "
+             "td:nth-child(2) { width: 13%; } td:nth-child(6) { width: 17%; }")
+    return html_page("Reproduction scorecard", text, style)
+
+
+def write_scorecard(rows: Sequence[Row], out_md: PathLike | None = None,
+                    out_csv: PathLike | None = None, out_html: PathLike | None = None) -> None:
+    """Write the rows as Markdown, CSV (columns :data:`COLUMNS`) and HTML, atomically."""
+    import pandas as pd
+
+    from pdsparse.io import atomic_path
+
+    if out_md:
+        with atomic_path(out_md) as tmp:
+            tmp.write_text(to_markdown(rows), encoding="utf-8")
+    if out_csv:
+        with atomic_path(out_csv) as tmp:
+            pd.DataFrame([asdict(r) for r in rows], columns=list(COLUMNS)).to_csv(
+                tmp, index=False)
+    if out_html:
+        with atomic_path(out_html) as tmp:
+            tmp.write_text(to_html(rows), encoding="utf-8")
+
+
+def read_rows(path: PathLike) -> list[Row]:
+    """The rows of a scorecard CSV (:func:`write_scorecard`); [] if it does not exist."""
+    import csv
+
+    path = Path(path)
+    if not path.is_file():
+        return []
+    with path.open(encoding="utf-8", newline="") as fh:
+        return [Row(**{k: (v or "") for k, v in rec.items() if k in COLUMNS})
+                for rec in csv.DictReader(fh)]
+
+
+# ----------------------------------------------------------------------------------- report
+
+
+def item_title(paper: str, name: str) -> str:
+    """The report's subcategory of a figure or table: ``Figure 1``, ``Table 2``,
+    ``Speedup table``; DGPD's figures with their (λ, μ)."""
+    match = re.fullmatch(r"(figure|table)(\d+)", name)
+    if match:
+        title = f"{match[1].capitalize()} {match[2]}"
+        if paper == "dgpd" and match[1] == "figure":
+            from pdsparse.papers.dgpd import FIGURES
+
+            k = int(match[2])
+            if 1 <= k <= len(FIGURES):
+                lam, mu = FIGURES[k - 1]
+                title += f" (λ = {lam:g}, μ = {mu:g})"
+        return title
+    if name == "speedup":
+        return "Speedup table"
+    return name.replace("_", " ").capitalize()
+
+
+def rows_of(rows: Iterable[Row], paper: str, name: str) -> list[Row]:
+    return [r for r in rows if r.paper == paper and name in r.outputs.split()]
+
+
+def labels(rows: Sequence[Row], paper: str, name: str) -> dict[str, str]:
+    """Report labels of one figure or table: the item, and its scorecard rows summed up."""
+    mine = rows_of(rows, paper, name)
+    reproduced = sorted({"yes" if r.reproduced.startswith("yes") else
+                         r.reproduced.split(":")[0] for r in mine})
+    counts = {k: sum(r.agreement == k for r in mine) for k in ("yes", "partly", "no")}
+    agreement = ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "—"
+    return {"item": item_title(paper, name),
+            "reproduced": " / ".join(reproduced) or "—",
+            "agreement": agreement}
+
+
+def _rst(text: str) -> str:
+    """Plain text for an RST paragraph: markup characters escaped."""
+    return re.sub(r"([\\*`|_\[\]<>])", r"\\\1", str(text))
+
+
+def caption_rst(rows: Sequence[Row], paper: str, name: str) -> str:
+    """The measured part of a report caption: the scorecard rows of one figure or table."""
+    mine = rows_of(rows, paper, name)
+    if not mine:
+        return ("**Measured:** no scorecard row for this item yet (run `snakemake` to make "
+                "results/SCORECARD.md).")
+    lines = ["**What we measured, and whether it agrees** (scorecard rows; tolerances in "
+             "results/SCORECARD.md):", ""]
+    for r in mine:
+        lines += [f"- **{_rst(r.item)}** — reproduced: {_rst(r.reproduced)}. "
+                  f"Paper: {_rst(r.paper_value)}. Ours: {_rst(r.our_value)}. "
+                  f"Agreement: **{_rst(r.agreement)}**"
+                  + (f" ({_rst(r.reason)})" if r.reason else "") + ".", ""]
+    return "\n".join(lines)
