@@ -265,60 +265,47 @@ def test_slice_gives_the_same_results_locally_and_through_slurm(cluster, tmp_pat
         pd.testing.assert_frame_equal(a, b, check_exact=True, obj=rel)
 
 
-def test_cancelled_job_is_reported_and_a_rerun_does_only_what_is_missing(cluster, tmp_path):
-    wd = workdir(tmp_path)
-    fault_config(wd, max_seconds=4, solvers=TWO_SOLVERS)
-    prebuild(wd)
-    # --retries 0: with the profile's retry the cancelled job would simply be submitted
-    # again within the same run (the retry path is the subject of the memory test below)
-    proc, out = start_slurm(cluster, wd, FAULT_TARGET, "--jobs", "4", "--retries", "0")
-    victim = wait_for_run(wd, proc, out)
-    time.sleep(1)  # mid-run: the solver is iterating
+def _cancel(cluster, victim):
     jobs = {j["id"]: j for j in cluster.squeue()}
     assert jobs[victim["jobid"]]["state"] == "RUNNING", jobs
     cluster.scancel(victim["jobid"])
+
+
+def _kill(cluster, victim):
+    os.kill(victim["pid"], 9)  # from outside SLURM, as the OOM killer or an admin would
+
+
+@pytest.mark.parametrize(("fault", "state"), [(_cancel, "CANCELLED"), (_kill, "FAILED")],
+                         ids=["scancel", "kill-9"])
+def test_a_job_cut_short_is_reported_and_a_rerun_does_only_what_is_missing(
+        cluster, tmp_path, fault, state):
+    wd = workdir(tmp_path)
+    fault_config(wd, max_seconds=4, solvers=TWO_SOLVERS)
+    prebuild(wd)
+    # --retries 0: with the profile's retry the job would simply be submitted again within
+    # the same run (the retry path is the subject of the memory test below)
+    proc, out = start_slurm(cluster, wd, FAULT_TARGET, "--jobs", "4", "--retries", "0")
+    victim = wait_for_run(wd, proc, out)
+    time.sleep(1)  # mid-run: the solver is iterating
+    fault(cluster, victim)
     output = finish(proc, out)
 
     assert proc.returncode != 0, output[-3000:]
     assert "Error in rule run" in output
-    assert f"SLURM-job '{victim['jobid']}' failed, SLURM status is: 'CANCELLED'" in output
+    assert f"SLURM-job '{victim['jobid']}' failed, SLURM status is: '{state}'" in output
+    assert victim["out"] in output  # the failed job's output named in the error
+    assert cluster.job_state(victim["jobid"]) == state
     assert not (wd / victim["out"]).exists()
     assert not (wd / FAULT_TARGET).exists()  # its aggregate did not run
     assert_no_partial_outputs(wd)
     # the other run finished (keep-going) and is kept
-    others = [p for p in (wd / RUN_DIR).rglob("*.parquet")]
+    others = list((wd / RUN_DIR).rglob("*.parquet"))
     assert len(others) == 1 and str(others[0].relative_to(wd)) != victim["out"]
 
     res = smk_slurm(cluster, wd, FAULT_TARGET, "--jobs", "4")
     assert res.returncode == 0, res.output[-4000:]
     assert job_stats(res.output) == {"run": 1, "aggregate": 1}
     assert victim["out"] in res.output
-    assert_no_partial_outputs(wd)
-    assert set(pd.read_parquet(wd / FAULT_TARGET)["solver"]) == {"primal_rcd", "dual_rcd"}
-
-
-def test_killed_process_is_reported_and_a_rerun_does_only_what_is_missing(cluster, tmp_path):
-    wd = workdir(tmp_path)
-    fault_config(wd, max_seconds=4, solvers=TWO_SOLVERS)
-    prebuild(wd)
-    proc, out = start_slurm(cluster, wd, FAULT_TARGET, "--jobs", "4", "--retries", "0")
-    victim = wait_for_run(wd, proc, out)
-    time.sleep(1)
-    os.kill(victim["pid"], 9)  # from outside SLURM, as the OOM killer or an admin would
-    output = finish(proc, out)
-
-    assert proc.returncode != 0, output[-3000:]
-    assert "Error in rule run" in output
-    assert f"SLURM-job '{victim['jobid']}' failed, SLURM status is: 'FAILED'" in output
-    assert victim["out"] in output  # the failed job's output named in the error
-    assert cluster.job_state(victim["jobid"]) == "FAILED"
-    assert not (wd / victim["out"]).exists()
-    assert not (wd / FAULT_TARGET).exists()
-    assert_no_partial_outputs(wd)
-
-    res = smk_slurm(cluster, wd, FAULT_TARGET, "--jobs", "4")
-    assert res.returncode == 0, res.output[-4000:]
-    assert job_stats(res.output) == {"run": 1, "aggregate": 1}
     assert_no_partial_outputs(wd)
     assert set(pd.read_parquet(wd / FAULT_TARGET)["solver"]) == {"primal_rcd", "dual_rcd"}
 
