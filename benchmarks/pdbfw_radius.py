@@ -210,6 +210,17 @@ def solve(A, b, l2: float, radius: float | None, max_s: float) -> dict:
             "seconds": time.perf_counter() - t}
 
 
+def probe(A, b, l2: float, r: float, max_s: float, target: int, lo, hi, solves: list):
+    """Solve at radius r, record and log it, and move the bracket (lo, hi) of (r, nnz) pairs
+    around ``target``: returns (the solve, lo, hi)."""
+    got = solve(A, b, l2, r, max_s)
+    solves.append(got)
+    log(f"    r={r:.5g}: nnz {got['nnz']} ({got['seconds']:.1f} s)")
+    if got["nnz"] < target:
+        return got, (r, got["nnz"]), hi
+    return got, lo, (r, got["nnz"])
+
+
 def radius_for(A, b, l2: float, target: int, lo: tuple[float, int], hi: tuple[float, int],
                max_s: float, solves: list) -> dict:
     """r with nnz(x*(r)) = target, from brackets (r, nnz) lo < target <= hi: safeguarded
@@ -228,17 +239,11 @@ def radius_for(A, b, l2: float, target: int, lo: tuple[float, int], hi: tuple[fl
         t = (math.log(target) - na) / (nc - na) if nc > na else 0.5
         r = math.exp(a + min(max(t, 0.1), 0.9) * (c - a))
         try:
-            got = solve(A, b, l2, r, max_s)
+            got, lo, hi = probe(A, b, l2, r, max_s, target, lo, hi, solves)
         except CertificationError as exc:
             note = f"search stopped: r={r:.5g} not certified ({exc})"
             log(f"    {note}")
             break
-        solves.append(got)
-        log(f"    r={r:.5g}: nnz {got['nnz']} ({got['seconds']:.1f} s)")
-        if got["nnz"] < target:
-            lo = (r, got["nnz"])
-        else:
-            hi = (r, got["nnz"])
         if abs(got["nnz"] - target) < abs(best[1] - target):
             best = (r, got["nnz"])
     out = {"r_star": best[0], "nnz_at_r_star": best[1],
@@ -271,13 +276,7 @@ def study(dd: DataDef, how: str, scaling: str, A, b, opts) -> dict:
             lo, hi, r = None, (r0, n0), r0
             while lo is None:
                 r /= 4.0
-                got = solve(A, b, l2, r, opts.max_seconds)
-                solves.append(got)
-                log(f"    r={r:.5g}: nnz {got['nnz']} ({got['seconds']:.1f} s)")
-                if got["nnz"] < target:
-                    lo = (r, got["nnz"])
-                else:
-                    hi = (r, got["nnz"])
+                _, lo, hi = probe(A, b, l2, r, opts.max_seconds, target, lo, hi, solves)
         else:  # between 300 and the l2-only norm
             lo, hi = (r0, n0), (free["l1"], free["nnz"])
         found = radius_for(A, b, l2, target, lo, hi, opts.max_seconds, solves)
