@@ -14,6 +14,7 @@ from pdsparse import figures
 from pdsparse.cli import main
 from pdsparse.data.store import save_dataset
 from pdsparse.errors import DataError
+from pdsparse.io import read_parquet
 
 
 def run_main(argv, capsys):
@@ -120,7 +121,10 @@ def test_a_damaged_trace_is_refused_naming_the_file_or_read_intact(grid, tmp_pat
 
 
 def test_a_damaged_aggregate_is_never_plotted(grid, tmp_path):
+    """A damaged aggregate is refused naming it, or (damage only in bytes the reader does
+    not use) reads exactly as the intact file: never plotted with wrong numbers."""
     spec = figures.CurveFigure("t", (figures.Panel("p", "agg"),), ncols=1)
+    intact = read_parquet(grid["agg"])
     refused = 0
     for bad in _damaged_copies(grid["agg"], tmp_path):
         png, pdf = tmp_path / f"{bad.stem}.png", tmp_path / f"{bad.stem}.pdf"
@@ -130,5 +134,7 @@ def test_a_damaged_aggregate_is_never_plotted(grid, tmp_path):
             assert str(bad) in str(exc)
             assert not png.exists() and not pdf.exists()
             refused += 1
+        else:
+            pd.testing.assert_frame_equal(read_parquet(bad), intact)
     print(f"{refused} of 18 damaged copies refused")
     assert refused >= 9
