@@ -15,21 +15,25 @@ COMPILE_ARGS = ["-O3", "-ffp-contract=off", "-Wno-psabi"]  # psabi: inlined vect
 # Every kernel inlines code from the .pxd files (``cdef inline``) and from _fastexp.h:
 # editing one must recompile the C of every extension (cythonize tracks the cimports of a
 # .pyx for regenerating its C; setuptools needs ``depends`` to recompile that C).
-DEPENDS = sorted(str(p) for p in Path("src/pdsparse").glob("*") if p.suffix in (".pxd", ".h"))
+DEPENDS = sorted(str(p) for p in Path("src/pdsparse").rglob("*") if p.suffix in (".pxd", ".h"))
+
+# every kernel, by its module name: src/pdsparse/solvers/_rcd.pyx -> pdsparse.solvers._rcd
+KERNELS = {".".join(p.relative_to("src").with_suffix("").parts): str(p)
+           for p in sorted(Path("src/pdsparse").rglob("_*.pyx"))}
 
 extensions = [
     Extension(
-        f"pdsparse.{name}",
-        [f"src/pdsparse/{name}.pyx"],
+        name,
+        [source],
         depends=DEPENDS,
         include_dirs=[np.get_include(), "src/pdsparse"],
         extra_compile_args=COMPILE_ARGS,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for name in sorted(p.stem for p in Path("src/pdsparse").glob("_*.pyx"))
+    for name, source in KERNELS.items()
     # PDSPARSE_BUILD_ONLY=_erm,_dgpd: rebuild only these while working on a kernel
     if not os.environ.get("PDSPARSE_BUILD_ONLY")
-    or name in os.environ["PDSPARSE_BUILD_ONLY"].split(",")
+    or name.rpartition(".")[2] in os.environ["PDSPARSE_BUILD_ONLY"].split(",")
 ]
 
 setup(

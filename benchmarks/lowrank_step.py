@@ -17,7 +17,7 @@ and rank s, the time of :func:`pdsparse.lowrank.top_singular` with each method
 the singular values the block step projects.
 
 ``--solvers`` times instead one iteration of each trace-norm solver
-(:mod:`pdsparse.solvers_trace`) on PDBFW's Sec. 5.1 problem: ``lowrank_sensing`` with n =
+(:mod:`pdsparse.solvers.trace`) on PDBFW's Sec. 5.1 problem: ``lowrank_sensing`` with n =
 1000, d = 800, c = 600, rank s in ``--ranks``, ||X0||_* = 1, radius 0.5, mu = 10/n, the
 squared loss; block FW with each SVD method (``block_fw[lanczos]`` ...) and ``s`` = the data's
 rank. Each kernel is first run ``--warmup`` iterations (the first iterations of SFW, SCGS,

@@ -7,22 +7,20 @@ exact line search) are checked against independent computations.
 """
 
 import math
-import sys
-import types
 
 import numpy as np
 import pytest
 import scipy.optimize as so
 from conftest import make_data
 
-from pdsparse import _ball, _sampling, objective
+from pdsparse import objective
 from pdsparse.errors import ConfigError
 from pdsparse.losses import get_loss
 from pdsparse.penalties import ElasticNet, L1Ball, TraceBall, project_l1_ball
 from pdsparse.problem import Problem
 from pdsparse.reference import reference_solution
-from pdsparse.solvers import SOLVERS, solve
-from pdsparse.solvers_ball import (
+from pdsparse.solvers import SOLVERS, _ball, _sampling, solve
+from pdsparse.solvers.ball import (
     AccPGKernel,
     FWKernel,
     SCGSKernel,
@@ -537,10 +535,11 @@ def test_bad_problems_are_refused():
 
 
 def test_trace_ball_goes_to_the_trace_kernels(monkeypatch):
+    from pdsparse.solvers import trace
+
     calls = []
-    fake = types.ModuleType("pdsparse.solvers_trace")
-    fake.trace_kernel = lambda *args: calls.append(args) or "trace kernel"
-    monkeypatch.setitem(sys.modules, "pdsparse.solvers_trace", fake)
+    monkeypatch.setattr(trace, "trace_kernel",
+                        lambda *args: calls.append(args) or "trace kernel")
     A, B = make_data(n=20, d=6, loss="squared")[0], np.ones((20, 3))
     p = Problem(A, B, "squared", penalty=TraceBall(1.0, 0.1))
     for name in BALL:
@@ -585,7 +584,7 @@ def test_dense_data_gives_the_sparse_iterates(name):
 def test_spectral_norm_is_exact_on_every_branch(n, d, density, dense):
     import scipy.sparse as sp
 
-    from pdsparse.solvers_ball import _NORM_CACHE, spectral_norm_sq
+    from pdsparse.solvers.ball import _NORM_CACHE, spectral_norm_sq
 
     rng = np.random.default_rng(n + d)
     A = sp.random(n, d, density=density, random_state=rng, format="csr")

@@ -30,9 +30,10 @@ SUBCOMMANDS = [
     "reference",
     "run",
     "aggregate",
-    "figure",
-    "table",
+    "output",
     "advise",
+    "scorecard",
+    "html",
 ]
 
 
@@ -59,9 +60,11 @@ def test_top_level_help_lists_every_subcommand(capsys):
     "argv",
     [[name, "--help"] for name in SUBCOMMANDS]
     + [
-        ["figure", "curves", "--help"],
-        ["figure", "faceoff3", "--help"],
-        ["table", "faceoff1", "--help"],
+        ["output", "faceoff", "curves", "--help"],
+        ["output", "faceoff", "figure3", "--help"],
+        ["output", "faceoff", "table1", "--help"],
+        ["output", "dgpd", "table2", "--help"],
+        ["output", "pdbfw", "speedup", "--help"],
     ],
 )
 def test_subcommand_help(argv, capsys):
@@ -358,30 +361,30 @@ def test_aggregate_without_matching_reference(pipeline, tmp_path, capsys):
 
 
 def test_figures_and_table(pipeline, tmp_path, capsys):
-    from pdsparse.plotting import figure1_spec
+    from pdsparse.papers.faceoff.figures import figure1_spec
 
     agg = pipeline["agg"]
     spec = figure1_spec({"a": "tiny", "c": "(c) not there"}, {"a": "exp", "c": "other"})
     code, _, err = run_main(
-        ["figure", "curves", "--spec", spec.to_json(), "--aggregate", f"exp={agg}",
-         "--out-png", tmp_path / "f1.png", "--out-pdf", tmp_path / "f1.pdf"],
+        ["output", "faceoff", "curves", "--spec", spec.to_json(), "--aggregate", f"exp={agg}",
+         "--out", tmp_path / "f1.png", tmp_path / "f1.pdf"],
         capsys,
     )  # fmt: skip
     assert code == 0, err
     assert "panels without data" in err and "(c) not there" in err
     assert (tmp_path / "f1.png").stat().st_size > 0 and (tmp_path / "f1.pdf").is_file()
     code, _, err = run_main(
-        ["figure", "faceoff3", "--n", "20", "--d-points", "10", "--alpha-points", "10",
-         "--out-png", tmp_path / "f3.png", "--out-pdf", tmp_path / "f3.pdf"],
+        ["output", "faceoff", "figure3", "--n", "20", "--d-points", "10", "--alpha-points",
+         "10", "--out", tmp_path / "f3.png", tmp_path / "f3.pdf"],
         capsys,
     )  # fmt: skip
     assert code == 0, err
     assert (tmp_path / "f3.png").is_file()
     stats = pipeline["tmp"] / "stats"
     code, _, err = run_main(
-        ["table", "faceoff1", "--stats", stats / "tiny.parquet", "--variant",
-         stats / "tiny__none.parquet", "--caption", "tiny test", "--out-csv",
-         tmp_path / "t.csv", "--out-md", tmp_path / "t.md"],
+        ["output", "faceoff", "table1", "--stats", stats / "tiny.parquet", "--variant",
+         stats / "tiny__none.parquet", "--caption", "tiny test", "--out",
+         tmp_path / "t.csv", tmp_path / "t.md"],
         capsys,
     )  # fmt: skip
     assert code == 0, err
@@ -392,19 +395,19 @@ def test_figures_and_table(pipeline, tmp_path, capsys):
 
 
 def test_figure_missing_aggregate(tmp_path, capsys):
-    from pdsparse.plotting import figure1_spec
+    from pdsparse.papers.faceoff.figures import figure1_spec
 
     spec = figure1_spec({"a": "a"}, {"a": "exp"}).to_json()
     code, _, err = run_main(
-        ["figure", "curves", "--spec", spec, "--aggregate", f"exp={tmp_path / 'none.parquet'}",
-         "--out-png", tmp_path / "f.png", "--out-pdf", tmp_path / "f.pdf"],
+        ["output", "faceoff", "curves", "--spec", spec, "--aggregate",
+         f"exp={tmp_path / 'none.parquet'}", "--out", tmp_path / "f.png", tmp_path / "f.pdf"],
         capsys,
     )  # fmt: skip
     assert code == 2
     assert "none.parquet" in err
     code, _, err = run_main(
-        ["figure", "curves", "--spec", spec, "--aggregate", f"typo={tmp_path / 'x.parquet'}",
-         "--out-png", tmp_path / "f.png", "--out-pdf", tmp_path / "f.pdf"],
+        ["output", "faceoff", "curves", "--spec", spec, "--aggregate",
+         f"typo={tmp_path / 'x.parquet'}", "--out", tmp_path / "f.png", tmp_path / "f.pdf"],
         capsys,
     )  # fmt: skip
     assert code == 2 and "no panel of figure1 reads it" in err
@@ -438,7 +441,7 @@ def test_choices_equal_the_library_constants():
     from pdsparse.losses import LOSSES
     from pdsparse.penalties import PENALTIES
     from pdsparse.solvers import DUAL_STEPS, METHODS, SAMPLINGS
-    from pdsparse.solvers_dgpd import ETA_CHOICES, INNER_CHOICES
+    from pdsparse.solvers.dgpd import ETA_CHOICES, INNER_CHOICES
 
     assert cli._choices() == {
         "losses": tuple(LOSSES),
@@ -539,11 +542,28 @@ def test_load_dataset_names_a_raw_file(tmp_path):
 def test_every_command_says_what_it_wrote(tmp_path, capsys):
     # Job logs were empty for figure/table commands; now each ends with one 'wrote' line.
     png, pdf = tmp_path / "f3.png", tmp_path / "f3.pdf"
-    argv = ["figure", "faceoff3", "--n", "10", "--d-points", "4", "--alpha-points", "4",
-            "--out-png", str(png), "--out-pdf", str(pdf)]
+    argv = ["output", "faceoff", "figure3", "--n", "10", "--d-points", "4", "--alpha-points",
+            "4", "--out", str(png), str(pdf)]
     assert cli.main(argv) == 0
     err = capsys.readouterr().err
-    assert err.endswith(f"pdsparse figure faceoff3: wrote {png}, {pdf}\n")
+    assert err.endswith(f"pdsparse output faceoff figure3: wrote {png}, {pdf}\n")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["output", "dgpd", "figure3", "--out", "a", "b"],
+     "dgpd has no output builder 'figure3'; choose one of ['curves', 'speedup', 'table2']"),
+    (["output", "faceoff", "figure3", "--n", "10"], "the following arguments are required: --out"),
+    (["output", "faceoff", "figure3", "--typo", "1", "--out", "a", "b"], "unrecognized arguments"),
+])
+def test_output_errors_name_the_builder_and_its_arguments(argv, message, capsys):
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:  # argparse of the builder: usage on stderr, status 2
+        code = exc.code
+    assert code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert message in err
+    assert "pdsparse output" in err
 
 
 def test_run_several_seeds_in_one_call_equals_one_call_per_seed(pipeline, tmp_path):

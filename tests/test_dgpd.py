@@ -9,11 +9,11 @@ import pytest
 import scipy.optimize as so
 import scipy.sparse as sp
 
-from pdsparse import _dgpd, losses, objective
+from pdsparse import losses, objective
 from pdsparse.problem import Problem
 from pdsparse.reference import reference_solution
-from pdsparse.solvers import SOLVERS, solve
-from pdsparse.solvers_dgpd import (
+from pdsparse.solvers import SOLVERS, _dgpd, solve
+from pdsparse.solvers.dgpd import (
     DGPDFullKernel,
     DGPDFullOptions,
     DGPDKernel,

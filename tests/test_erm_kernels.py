@@ -14,17 +14,18 @@ import scipy.optimize as so
 import scipy.sparse as sp
 from conftest import make_data
 
-from pdsparse import _erm, _sampling, objective
+from pdsparse import objective
 from pdsparse.errors import ConfigError
 from pdsparse.problem import Problem
 from pdsparse.reference import reference_solution
-from pdsparse.solvers import _DualKernel, _PrimalKernel, sampling_probabilities
-from pdsparse.solvers_erm import (
+from pdsparse.solvers import _erm, _sampling, sampling_probabilities
+from pdsparse.solvers.erm import (
     PrimalRCDKernel,
     ProxSDCAKernel,
     SPDCKernel,
     spdc_parameters,
 )
+from pdsparse.solvers.rcd import _DualKernel, _PrimalKernel
 
 SAMPLINGS = ("uniform", "importance", "permutation")
 KERNELS = {"primal_rcd": PrimalRCDKernel, "prox_sdca": ProxSDCAKernel, "spdc": SPDCKernel}

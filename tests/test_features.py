@@ -1,4 +1,4 @@
-"""Tests of the random feature maps (pdsparse.data.features, pdsparse._features).
+"""Tests of the random feature maps (pdsparse.data.features, pdsparse.data._features).
 
 Tiny data made here: random Fourier features approximate the Gaussian kernel and random
 binning features the Laplacian kernel, with an error shrinking in the number of features /

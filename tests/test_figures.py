@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pdsparse import figures, plotting
+from pdsparse import figures
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.figures import CurveFigure, Panel
+from pdsparse.papers.faceoff import figures as plotting
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -153,7 +154,8 @@ def test_specs_are_import_light():
     """A paper's plan builds specs when Snakemake parses the workflow: no pandas, no
     matplotlib (they load on the first drawing)."""
     code = (
-        "import sys; from pdsparse import figures, plotting; "
+        "import sys; from pdsparse import figures; "
+        "from pdsparse.papers.faceoff import figures as plotting; "
         "plotting.figure1_spec(); plotting.figure2_spec({(1, 1.0): 'x'}, [1], [1.0]).to_json(); "
         "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))"
     )

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from pdsparse import _rcd, _sampling
+from pdsparse.solvers import _rcd, _sampling
 
 LOSS_ID = {"logistic": 0, "squared": 1, "smooth_hinge": 2}
 MODE = {"uniform": 0, "importance": 1, "permutation": 2}

@@ -12,7 +12,8 @@ from pdsparse.config import load_config
 from pdsparse.data.prepare import Recipe
 from pdsparse.errors import ConfigError
 from pdsparse.papers import PAPERS, plans
-from pdsparse.papers.faceoff import figure2_cells, plan
+from pdsparse.papers.faceoff.figures import figure2_cells
+from pdsparse.papers.faceoff.plan import plan
 from pdsparse.papers.plan import DataSpec, Generator, ProblemSpec, StatsSpec
 
 REPO = Path(__file__).resolve().parents[1]

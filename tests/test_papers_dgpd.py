@@ -8,7 +8,7 @@ import pytest
 
 from pdsparse.errors import ConfigError
 from pdsparse.figures import CurveFigure
-from pdsparse.papers.dgpd import FIGURES, plan
+from pdsparse.papers.dgpd.plan import FIGURES, plan
 
 GEN = {"generator": {"name": "zipf", "kind": "zipf_bow",
                      "params": {"n": 60, "d": 40, "mean_nnz_per_row": 5}}}

@@ -8,7 +8,7 @@ import pytest
 
 from pdsparse.errors import ConfigError
 from pdsparse.figures import CurveFigure
-from pdsparse.papers.pdbfw import plan
+from pdsparse.papers.pdbfw.plan import plan
 
 GEN = {"generator": {"name": "zipf", "kind": "zipf_bow",
                      "params": {"n": 60, "d": 40, "mean_nnz_per_row": 5}}}
@@ -121,13 +121,15 @@ def test_every_output_command_parses():
     import shlex
 
     from pdsparse import cli
+    from pdsparse.output import get_builder, parser
 
     p = plan(_config(trace=TRACE), REGISTRY, available=lambda name: True)
-    parser = cli.build_parser()
     for out in p.outputs:
-        argv = shlex.split(" ".join(out.command))
-        outs = (["--out-png", "a.png", "--out-pdf", "a.pdf"] if out.kind == "figure"
-                else ["--out-csv", "a.csv", "--out-md", "a.md"])
-        args = parser.parse_args([out.kind, *argv, *outs])
+        name, *argv = shlex.split(" ".join(out.command))
+        top = cli.build_parser().parse_args(["output", "pdbfw", name, *argv, "--out", "a", "b"])
+        assert (top.paper, top.name) == ("pdbfw", name)
+        builder = get_builder("pdbfw", name)
+        assert builder.kind == out.kind
+        args = parser("pdbfw", name, builder).parse_args(top.args)
         if out.kind == "figure":
             assert len(args.aggregate) == len(out.inputs)

@@ -11,13 +11,13 @@ import pytest
 import scipy.optimize as so
 import scipy.sparse as sp
 
-from pdsparse import _pdbfw, objective
+from pdsparse import objective
 from pdsparse.errors import ConfigError
 from pdsparse.penalties import ElasticNet, L1Ball, TraceBall, project_l1_ball
 from pdsparse.problem import Problem
 from pdsparse.reference import reference_solution
-from pdsparse.solvers import SOLVERS, solve
-from pdsparse.solvers_pdbfw import (
+from pdsparse.solvers import SOLVERS, _pdbfw, solve
+from pdsparse.solvers.pdbfw import (
     S_START,
     PDBFWL1Kernel,
     PDBFWOptions,

@@ -196,7 +196,7 @@ def test_face_off_kernels_refuse_a_ball(name):
 def test_integer_options_are_counts_or_names():
     """An integer option (PDBFW's sparsity s) takes a positive count or one of its names;
     the value stays text, normalized, so one setting has one tag."""
-    from pdsparse.solver_base import _int_option, _Options
+    from pdsparse.solvers.base import _int_option, _Options
 
     @dataclasses.dataclass(frozen=True)
     class Opts(_Options):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from pdsparse import _sampling
+from pdsparse.solvers import _sampling
 
 
 def alias_distribution(prob, alias):

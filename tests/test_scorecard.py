@@ -91,7 +91,7 @@ def pdbfw_row(name, paper_row, features, samples, sparsity, radius, paper):
 
 
 def test_pdbfw_table2_ratio_tolerance_radius_and_data(tmp_path, base_config, registry):
-    from pdsparse.papers.pdbfw_values import TABLE2
+    from pdsparse.papers.pdbfw.values import TABLE2
 
     cfg = only(base_config, "pdbfw")
     duke = TABLE2["duke breast-cancer"]

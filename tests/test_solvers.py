@@ -6,9 +6,9 @@ import scipy.optimize as so
 import scipy.sparse as sp
 from conftest import make_data
 
-from pdsparse import _sampling, objective
+from pdsparse import objective
 from pdsparse.problem import Problem
-from pdsparse.solvers import make_kernel, sampling_probabilities, solve
+from pdsparse.solvers import _sampling, make_kernel, sampling_probabilities, solve
 
 LOSSES = ["logistic", "squared", "smooth_hinge"]
 SAMPLINGS = ("uniform", "importance", "permutation")

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from pdsparse.data.store import save_dataset
+from pdsparse.data.store import data_meta, save_dataset
+from pdsparse.papers.dgpd.tables import build_table2, write_table2
 from pdsparse.run import test_accuracy as accuracy_of
-from pdsparse.tables_dgpd import build_table2, data_meta, write_table2
 from pdsparse.traces import write_trace
 
 

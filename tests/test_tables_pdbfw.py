@@ -10,10 +10,10 @@ import scipy.sparse as sp
 from pdsparse import cli
 from pdsparse.data.store import save_dataset
 from pdsparse.errors import DataError
+from pdsparse.papers.pdbfw.tables import build_table2, render_table2
 from pdsparse.penalties import L1Ball
 from pdsparse.problem import Problem
 from pdsparse.reference import reference_record, reference_solution
-from pdsparse.tables_pdbfw import build_table2, render_table2
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +58,8 @@ def test_table2_needs_a_reference_for_every_data_set(files):
 def test_table2_command_writes_csv_and_markdown(files):
     tmp, paths, _ = files
     csv, md = tmp / "t2.csv", tmp / "t2.md"
-    assert cli.main(["table", "pdbfw2", "--data", f"toy={tmp / 'toy.npz'}",
+    assert cli.main(["output", "pdbfw", "table2", "--data", f"toy={tmp / 'toy.npz'}",
                      "--references", f"toy={paths[0.5][0]}", "--paper-rows",
-                     "toy=duke breast-cancer", "--out-csv", str(csv), "--out-md", str(md)]) == 0
+                     "toy=duke breast-cancer", "--out", str(csv), str(md)]) == 0
     assert pd.read_csv(csv)["sparsity"].iloc[0] == paths[0.5][1]
     assert "ball active" in md.read_text()

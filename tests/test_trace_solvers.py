@@ -1,4 +1,4 @@
-"""The trace-norm ball baselines (pdsparse.solvers_trace) and the low-rank sensing data of
+"""The trace-norm ball baselines (pdsparse.solvers.trace) and the low-rank sensing data of
 PDBFW Sec. 5.1: NumPy transcriptions of the published algorithms (full SVDs, the same random
 draws) compared iterate by iterate with the kernels; certified gaps; agreement with the
 reference solver and with a projected-gradient solve written here."""
@@ -17,14 +17,14 @@ from pdsparse.penalties import L1Ball, TraceBall
 from pdsparse.problem import Problem
 from pdsparse.reference import reference_solution
 from pdsparse.solvers import SOLVERS, make_kernel, solve
-from pdsparse.solvers_ball import (
+from pdsparse.solvers.ball import (
     AccPGOptions,
     FWOptions,
     SCGSOptions,
     STORCOptions,
     SVRGOptions,
 )
-from pdsparse.solvers_trace import (
+from pdsparse.solvers.trace import (
     BlockFWOptions,
     SFWOptions,
     strong_convexity,
@@ -375,7 +375,7 @@ def test_registry_runs_the_matrix_whole(prob):
         spec = SOLVERS[name]
         assert spec.matrix
         kern = make_kernel(prob, name, seed=0)
-        assert type(kern).__module__ == "pdsparse.solvers_trace"
+        assert type(kern).__module__ == "pdsparse.solvers.trace"
         assert kern.solution().shape == (D, C)
     assert SOLVERS["sfw"].label == "SFW" and SOLVERS["block_fw"].label == "block FW"
 

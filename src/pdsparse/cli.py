@@ -15,8 +15,13 @@ every step of the Snakemake workflow can also be run (and debugged) by hand; add
                        --experiment e --solver dual_rcd --option dual_step=newton \\
                        --seed 0 1 2 --out trace.parquet
     pdsparse aggregate --runs trace.parquet --references ref.parquet --out agg.parquet
+    pdsparse output    faceoff figure3 --n 1000 --out figure3.png figure3.pdf
 
-Outside the workflow, ``pdsparse advise FILE [--race SECONDS]`` answers the paper's question
+Tables and figures are made by ``pdsparse output PAPER NAME``: the builders are registered
+by the papers (:mod:`pdsparse.output`), so this module holds argument parsing only and does
+not grow with a paper.
+
+Outside the workflow, ``pdsparse advise FILE [--race SECONDS]`` answers Face-Off's question
 (primal or dual RCD?) for any LIBSVM file, and ``pdsparse stats --data X.npz`` prints the
 statistics of a processed data set.
 
@@ -36,7 +41,10 @@ from pathlib import Path
 from typing import Any
 
 from pdsparse import __version__
-from pdsparse.errors import ConfigError, DataError, PdsparseError
+from pdsparse.errors import ConfigError, PdsparseError
+from pdsparse.output import key_value as _key_value
+from pdsparse.output import positive_float as _positive_float
+from pdsparse.output import require_file as _require_file
 
 __all__ = ["build_parser", "main"]
 
@@ -47,6 +55,12 @@ _PER_N = re.compile(r"^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?/n$")
 # --------------------------------------------------------------------------------------------
 # Small helpers
 # --------------------------------------------------------------------------------------------
+
+
+def _papers() -> tuple[str, ...]:
+    from pdsparse.names import PAPERS
+
+    return PAPERS
 
 
 def _choices() -> dict[str, tuple[str, ...]]:
@@ -102,16 +116,6 @@ def _nonneg_l2(text: str) -> str | float:
     return 0.0 if text.strip() in ("0", "0.0") else _l2_arg(text)
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
-    return value
-
-
 def _nonneg_float(text: str) -> float:
     try:
         value = float(text)
@@ -132,20 +136,6 @@ def _scalar(text: str) -> int | float | bool | str:
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
     return text
-
-
-def _key_value(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    return key.strip(), value
-
-
-def _require_file(path: str | Path, what: str) -> Path:
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{what} {path} does not exist")
-    return path
 
 
 def _load_dataset(path: str | Path):
@@ -396,99 +386,10 @@ def cmd_aggregate(args: argparse.Namespace) -> None:
     print(f"{len(args.runs)} runs, {len(df)} rows -> {args.out}", file=sys.stderr)
 
 
-def _letter_map(pairs, what: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for key, value in pairs or []:
-        if key in out:
-            raise ConfigError(f"{what} {key} given twice")
-        out[key] = value
-    return out
+def cmd_output(args: argparse.Namespace) -> None:
+    from pdsparse.output import make_output
 
-
-def cmd_figure_curves(args: argparse.Namespace) -> None:
-    from pdsparse.figures import CurveFigure, draw_curve_figure
-
-    text = args.spec
-    if text.startswith("@"):
-        text = _require_file(text[1:], "spec file").read_text(encoding="utf-8")
-    spec = CurveFigure.from_json(text)
-    aggregates = _letter_map(args.aggregate, "--aggregate")
-    unused = sorted(set(aggregates) - {p.experiment for p in spec.panels if p is not None})
-    if unused:
-        raise ConfigError(f"--aggregate {', '.join(unused)}: no panel of {spec.name} reads it")
-    for path in aggregates.values():
-        _require_file(path, "aggregate file")
-    status = draw_curve_figure(spec, aggregates, args.out_png, args.out_pdf)
-    skipped = [title for title, s in status.items() if s != "plotted"]
-    if skipped:
-        print(f"{spec.name}: panels without data: {skipped}", file=sys.stderr)
-
-
-def cmd_figure_faceoff3(args: argparse.Namespace) -> None:
-    from pdsparse.plotting import faceoff_figure3
-
-    faceoff_figure3(
-        args.n,
-        args.out_png,
-        args.out_pdf,
-        d_points=args.d_points,
-        alpha_points=args.alpha_points,
-        d_max=args.d_max,
-    )
-
-
-def cmd_table_faceoff1(args: argparse.Namespace) -> None:
-    from pdsparse.tables import faceoff_table1
-
-    faceoff_table1(
-        args.stats,
-        args.out_csv,
-        args.out_md,
-        caption=args.caption,
-        variant_paths=args.variant or None,
-    )
-
-
-def _pairs(items: Sequence[str] | None, what: str) -> dict[str, str]:
-    """``["name=value", ...]`` as a dict (order kept); a clear error naming a bad item."""
-    out: dict[str, str] = {}
-    for item in items or []:
-        name, sep, value = item.partition("=")
-        if not sep or not name or not value:
-            raise ConfigError(f"{what}: expected NAME=VALUE, got {item!r}")
-        out[name] = value
-    return out
-
-
-def cmd_table_speedup(args: argparse.Namespace) -> None:
-    from pdsparse.speedup import write_speedup_table
-
-    for path in args.aggregate:
-        _require_file(path, "aggregate")
-    write_speedup_table(args.aggregate, args.base, args.targets, args.out_csv, args.out_md,
-                        caption=args.caption or "", claim=args.claim or "",
-                        names=_pairs(args.names, "--names"))
-
-
-def cmd_table_dgpd2(args: argparse.Namespace) -> None:
-    from pdsparse.tables_dgpd import write_table2
-
-    data = _pairs(args.data, "--data")
-    for path in [*args.runs, *data.values()]:
-        _require_file(path, "input")
-    write_table2(args.runs, data, args.out_csv, args.out_md,
-                 paper_rows=_pairs(args.paper_rows, "--paper-rows"), caption=args.caption or "")
-
-
-def cmd_table_pdbfw2(args: argparse.Namespace) -> None:
-    from pdsparse.tables_pdbfw import write_table2
-
-    data = _pairs(args.data, "--data")
-    refs = _pairs(args.references, "--references")
-    for path in [*data.values(), *refs.values()]:
-        _require_file(path, "input")
-    write_table2(data, refs, args.out_csv, args.out_md,
-                 paper_rows=_pairs(args.paper_rows, "--paper-rows"), caption=args.caption or "")
+    args.out = make_output(args.paper, args.name, args.args)
 
 
 def cmd_scorecard(args: argparse.Namespace) -> None:
@@ -564,11 +465,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pdsparse",
         description=(
-            "Primal vs dual randomized coordinate descent for sparse L2-regularized ERM "
-            "(Csiba & Richtarik, 'Coordinate Descent Face-Off: Primal or Dual?').\n"
+            "Primal or dual, and which solver, on my data? Coordinate and Frank-Wolfe solvers "
+            "for sparse ERM (l2, elastic net, l1 and trace-norm balls) and the workflow that "
+            "reproduces three papers: Csiba & Richtarik, 'Coordinate Descent Face-Off: Primal "
+            "or Dual?'; Lei et al., 'Doubly Greedy Primal-Dual Coordinate Descent' (DGPD); "
+            "Lei et al., 'Primal-Dual Block Frank-Wolfe' (PDBFW).\n"
             "Each subcommand is one step of the Snakemake workflow: "
-            "fetch -> prepare -> stats/reference/run -> aggregate -> figure/table.\n"
-            "'pdsparse advise FILE' predicts primal vs dual for any LIBSVM file."
+            "fetch -> prepare -> stats/reference/run -> aggregate -> output (tables, "
+            "figures) -> scorecard.\n"
+            "'pdsparse advise FILE' predicts primal vs dual RCD for any LIBSVM file."
         ),
         epilog="Run 'pdsparse <command> --help' for the options of a command. "
         "Errors exit with status 2 and a one-line message.",
@@ -819,80 +724,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output .parquet")
     p.set_defaults(func=cmd_aggregate)
 
-    # figure
-    p = _sub(sub, "figure", "draw a paper figure (PNG + PDF)")
-    figs = p.add_subparsers(dest="figure", metavar="FIGURE", required=True)
-    f = _sub(
-        figs,
-        "curves",
-        "a curve figure from its spec: median over seeds and min-max band, per panel",
-        "SPEC is a pdsparse.figures.CurveFigure as JSON (CurveFigure.to_json(); or @FILE). "
-        "Each panel reads the aggregate named by its 'experiment', filtered by its 'where'; "
-        "a panel whose aggregate is not given or whose filter selects nothing reads "
-        "'skipped: data not available'.",
+    # output
+    p = _sub(
+        sub, "output", "write a paper's table (CSV + Markdown) or figure (PNG + PDF)",
+        "Every table and figure is made by a builder of its paper, as the paper's plan names "
+        "it: the generic ones (curves: a curve figure from its spec; speedup: times to "
+        "targets) and the paper's own (its tables and theory-only figures; an unknown NAME "
+        "lists them). ARGS are the builder's: `pdsparse output PAPER NAME --help` lists "
+        "them.",
     )
-    f.add_argument("--spec", required=True, metavar="JSON", help="the figure spec (JSON or @FILE)")
-    f.add_argument("--aggregate", action="append", type=_key_value, metavar="NAME=PARQUET",
-                   help="aggregate of experiment NAME, e.g. "
-                   "figure1a=results/faceoff/figure1a.parquet")
-    f.add_argument("--out-png", required=True, help="output png file")
-    f.add_argument("--out-pdf", required=True, help="output pdf file")
-    f.set_defaults(func=cmd_figure_curves)
-    f = _sub(figs, "faceoff3", "Face-Off Figure 3: R(alpha, d, n) of Theorem 9 (no data needed)")
-    f.add_argument("--n", type=int, default=1000, help="number of examples")
-    f.add_argument("--d-max", type=int, default=None, help="largest d (default n^2)")
-    f.add_argument("--d-points", type=int, default=160, help="log-spaced d values")
-    f.add_argument("--alpha-points", type=int, default=160, help="log-spaced alpha values")
-    f.add_argument("--out-png", required=True, help="output png file")
-    f.add_argument("--out-pdf", required=True, help="output pdf file")
-    f.set_defaults(func=cmd_figure_faceoff3)
-
-    # table
-    p = _sub(sub, "table", "write a paper table (CSV + Markdown)")
-    tabs = p.add_subparsers(dest="table", metavar="TABLE", required=True)
-    t = _sub(tabs, "faceoff1", "Face-Off Table 1: data statistics beside the paper's values")
-    t.add_argument("--stats", nargs="+", required=True, help="stats .parquet files")
-    t.add_argument("--variant", nargs="*", help="extra stats files (other settings)")
-    t.add_argument("--caption", help="caption text under the Markdown table")
-    t.add_argument("--out-csv", required=True, help="output CSV (one row per data set)")
-    t.add_argument("--out-md", required=True, help="output Markdown (ours / paper)")
-    t.set_defaults(func=cmd_table_faceoff1)
-    t = _sub(tabs, "speedup", "time to target accuracies and the speedup of a base solver")
-    t.add_argument("--aggregate", nargs="+", required=True, help="aggregate .parquet files")
-    t.add_argument("--base", required=True, help="the solver whose speedup is reported")
-    t.add_argument("--targets", type=_positive_float, nargs="+", default=[1e-3, 1e-6],
-                   help="relative suboptimality targets (P - P*)/|P*|")
-    t.add_argument("--claim", help="the paper's claim, quoted under the table")
-    t.add_argument("--names", nargs="*", metavar="DATA=NAME",
-                   help="display names of data sets: <dataset>+<recipe> (a problem tag's head)"
-                   " = name")
-    t.add_argument("--caption", help="caption text under the Markdown table")
-    t.add_argument("--out-csv", required=True, help="output CSV")
-    t.add_argument("--out-md", required=True, help="output Markdown")
-    t.set_defaults(func=cmd_table_speedup)
-    t = _sub(tabs, "dgpd2", "DGPD Table 2: data statistics and DGPD's nonzeros beside the paper")
-    t.add_argument("--runs", nargs="+", required=True,
-                   help="DGPD trace files at Table 2's lambda, mu")
-    t.add_argument("--data", nargs="+", required=True, metavar="NAME=FILE",
-                   help="display name = prepared .npz, one per row")
-    t.add_argument("--paper-rows", nargs="*", metavar="NAME=ROW",
-                   help="display name = the paper's Table 2 row it is compared with")
-    t.add_argument("--caption", help="caption text under the Markdown table")
-    t.add_argument("--out-csv", required=True, help="output CSV")
-    t.add_argument("--out-md", required=True, help="output Markdown")
-    t.set_defaults(func=cmd_table_dgpd2)
-    t = _sub(tabs, "pdbfw2", "PDBFW Table 2: data statistics and the sparsity of x* beside the "
-             "paper")
-    t.add_argument("--data", nargs="+", required=True, metavar="NAME=FILE",
-                   help="display name = prepared .npz, one per row")
-    t.add_argument("--references", nargs="+", required=True, metavar="NAME=FILE",
-                   help="display name = reference .parquet of its Table 2 problem")
-    t.add_argument("--paper-rows", nargs="*", metavar="NAME=ROW",
-                   help="display name = the paper's Table 2 row it is compared with")
-    t.add_argument("--caption", help="caption text under the Markdown table")
-    t.add_argument("--out-csv", required=True, help="output CSV")
-    t.add_argument("--out-md", required=True, help="output Markdown")
-    t.set_defaults(func=cmd_table_pdbfw2)
+    p.add_argument("paper", choices=_papers(), help="the paper")
+    p.add_argument("name", metavar="NAME", help="the builder (curves, speedup, or the paper's own)")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+                   help="the builder's arguments, then --out FILE FILE")
+    p.set_defaults(func=cmd_output)
 
     # scorecard
     p = _sub(
@@ -938,9 +783,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     command = args.command
-    for sub in ("figure", "table"):
-        if command == sub:
-            command = f"{sub} {getattr(args, sub)}"
+    if command == "output":
+        command = f"output {args.paper} {args.name}"
     try:
         args.func(args)
     except PdsparseError as exc:

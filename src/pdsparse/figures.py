@@ -13,7 +13,7 @@ the median over seeds with the min–max band over seeds. A figure is therefore 
     draw_curve_figure(spec, {"figure1a": "results/faceoff/figure1a.parquet"}, png, pdf)
 
 and travels as JSON (:meth:`CurveFigure.to_dict` / :meth:`CurveFigure.from_dict`) from a
-paper's plan through the workflow to ``pdsparse figure curves``.
+paper's plan through the workflow to ``pdsparse output PAPER curves``.
 
 Styles come from the solver registry (:data:`pdsparse.solvers.SOLVERS`): the family
 (primal / dual) picks the colour palette, the option values the shade (``dual_step``), the
@@ -42,6 +42,7 @@ import numpy as np
 
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.io import atomic_path, read_parquet
+from pdsparse.output import Builder, key_value, require_file
 
 if TYPE_CHECKING:  # pandas and matplotlib load on first drawing: specs are import-light
     import pandas as pd
@@ -1106,3 +1107,44 @@ def _legend(
         title=title or None,
         title_fontsize=STYLE["legend.fontsize"],
     )
+
+
+# ------------------------------------------------------------------- pdsparse output PAPER curves
+
+
+def _curves_arguments(p) -> None:
+    p.add_argument("--spec", required=True, metavar="JSON",
+                   help="the figure spec: a CurveFigure as JSON (CurveFigure.to_json()) or "
+                   "@FILE. Each panel reads the aggregate named by its 'experiment', filtered "
+                   "by its 'where'; a panel whose aggregate is not given or whose filter "
+                   "selects nothing reads 'skipped: data not available'")
+    p.add_argument("--aggregate", action="append", type=key_value, metavar="NAME=PARQUET",
+                   help="aggregate of experiment NAME, e.g. "
+                   "figure1a=results/faceoff/figure1a.parquet")
+
+
+def _curves_build(args, outs) -> None:
+    import sys
+
+    text = args.spec
+    if text.startswith("@"):
+        text = require_file(text[1:], "spec file").read_text(encoding="utf-8")
+    spec = CurveFigure.from_json(text)
+    aggregates: dict[str, str] = {}
+    for key, value in args.aggregate or []:
+        if key in aggregates:
+            raise ConfigError(f"--aggregate {key} given twice")
+        aggregates[key] = value
+    unused = sorted(set(aggregates) - {p.experiment for p in spec.panels if p is not None})
+    if unused:
+        raise ConfigError(f"--aggregate {', '.join(unused)}: no panel of {spec.name} reads it")
+    for path in aggregates.values():
+        require_file(path, "aggregate file")
+    status = draw_curve_figure(spec, aggregates, *outs)
+    skipped = [title for title, s in status.items() if s != "plotted"]
+    if skipped:
+        print(f"{spec.name}: panels without data: {skipped}", file=sys.stderr)
+
+
+CURVES_OUTPUT = Builder("figure", "a curve figure from its spec: median over seeds and min-max "
+                        "band, per panel", _curves_arguments, _curves_build)

@@ -10,6 +10,8 @@ solver registry, and ``SAMPLINGS`` / ``DUAL_STEPS`` are its options' choices
 (``tests/test_registry.py``).
 """
 
+PAPERS = ("faceoff", "dgpd", "pdbfw")
+"""The papers, by config section (= folder of :mod:`pdsparse.papers`), in the scorecard's order."""
 LOSSES = ("logistic", "squared", "smooth_hinge")
 PENALTIES = ("elastic_net", "l1_ball", "trace_ball")
 NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")

@@ -17,6 +17,7 @@ import pandas as pd
 
 from pdsparse.errors import DataError
 from pdsparse.io import atomic_path, read_parquet
+from pdsparse.output import Builder, pairs, positive_float, require_file
 
 __all__ = ["config_label", "speedup_table", "time_to_target", "write_speedup_table"]
 
@@ -155,3 +156,30 @@ def write_speedup_table(aggregates: Sequence[PathLike], base: str, targets: Sequ
     with atomic_path(out_md) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return table
+
+
+# ------------------------------------------------------------------ pdsparse output PAPER speedup
+
+
+def _speedup_arguments(p) -> None:
+    p.add_argument("--aggregate", nargs="+", required=True, help="aggregate .parquet files")
+    p.add_argument("--base", required=True, help="the solver whose speedup is reported")
+    p.add_argument("--targets", type=positive_float, nargs="+", default=[1e-3, 1e-6],
+                   help="relative suboptimality targets (P - P*)/|P*|")
+    p.add_argument("--claim", help="the paper's claim, quoted under the table")
+    p.add_argument("--names", nargs="*", metavar="DATA=NAME",
+                   help="display names of data sets: <dataset>+<recipe> (a problem tag's head)"
+                   " = name")
+    p.add_argument("--caption", help="caption text under the Markdown table")
+
+
+def _speedup_build(args, outs) -> None:
+    for path in args.aggregate:
+        require_file(path, "aggregate")
+    write_speedup_table(args.aggregate, args.base, args.targets, *outs,
+                        caption=args.caption or "", claim=args.claim or "",
+                        names=pairs(args.names, "--names"))
+
+
+SPEEDUP_OUTPUT = Builder("table", "time to target accuracies and the speedup of a base solver",
+                         _speedup_arguments, _speedup_build)

@@ -286,16 +286,18 @@ def run_args(run):
 
 
 def caption(wildcards):
-    """The caption of a figure or table, rendered from workflow/report/<caption file>."""
+    """The caption of a figure or table, rendered from its paper's captions/<name>.rst."""
     import jinja2
     from types import SimpleNamespace
 
     out = OUTPUTS[(wildcards.paper, wildcards.name)]
     if not out.caption:
         return ""
-    text = (Path(workflow.basedir) / "workflow" / "report" / out.caption).read_text()
-    # `paper`: what the paper prints (pdsparse.papers.<paper>_values), quoted by the templates
-    values = importlib.import_module(f"pdsparse.papers.{wildcards.paper}_values")
+    from pdsparse.papers import caption_path
+
+    text = caption_path(out.caption).read_text()
+    # `paper`: what the paper prints (pdsparse.papers.<paper>.values), quoted by the templates
+    values = importlib.import_module(f"pdsparse.papers.{wildcards.paper}.values")
     return jinja2.Template(text).render(snakemake=SimpleNamespace(config=config), paper=values)
 
 

@@ -1,6 +1,6 @@
 # figures: aggregates -> results/figures/<paper>/<name>.{png,pdf}, as each paper's plan
-# describes them (the `pdsparse figure` arguments and the files they read); the caption is
-# workflow/report/<paper>/<name>.rst, rendered with the config.
+# describes them (the `pdsparse output` builder, its arguments, the files they read);
+# the caption is the paper's captions/<name>.rst in src/pdsparse/papers/<paper>/.
 
 
 rule figure:
@@ -30,5 +30,5 @@ rule figure:
     conda:
         "../envs/pdsparse.yaml"
     shell:
-        "pdsparse figure {params.command} --out-png {output.png} --out-pdf {output.pdf}"
+        "pdsparse output {wildcards.paper} {params.command} --out {output.png} {output.pdf}"
         " 2> {log}"

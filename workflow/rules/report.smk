@@ -5,9 +5,9 @@
 #   snakemake --report results/report.html      one self-contained HTML file
 #
 # Category = paper, subcategory = item (Figure 1, Table 2, ...), labels = the item and its
-# scorecard verdicts. A caption is the item's template (workflow/report/<paper>/<name>.rst:
-# setting, the paper's claim) followed by its scorecard rows (what we measured, whether it
-# agrees). The helpers (captions, labels, targets) are in common.smk, section "report".
+# scorecard verdicts. A caption is the item's template (the setting, the paper's claim: the
+# paper's captions/<name>.rst in src/pdsparse/papers/<paper>/) followed by its scorecard
+# rows (what we measured, whether it agrees). The helpers (captions, labels, targets) are in common.smk, section "report".
 
 
 rule effective_config:

@@ -29,4 +29,5 @@ rule table:
     conda:
         "../envs/pdsparse.yaml"
     shell:
-        "pdsparse table {params.command} --out-csv {output.csv} --out-md {output.md} 2> {log}"
+        "pdsparse output {wildcards.paper} {params.command} --out {output.csv} {output.md}"
+        " 2> {log}"

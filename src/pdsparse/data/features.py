@@ -24,7 +24,7 @@ them, with a SHA-256 of the drawn parameters to catch a changed random stream.
     hash (below).
 
 Fast binning: the tuple of a row is hashed per grid in O(nnz of the row)
-(:func:`pdsparse._features.rb_hash_block`): ``h_p(x) = sum_j R_pj k_pj(x) mod 2^64`` with
+(:func:`pdsparse.data._features.rb_hash_block`): ``h_p(x) = sum_j R_pj k_pj(x) mod 2^64`` with
 random 64-bit multipliers ``R_pj``. A zero coordinate falls in the known bin
 ``k0_pj = floor(-u_pj / delta_pj)``, so ``sum_j R_pj k0_pj`` is computed once per grid and the
 row's stored entries only add ``R_pj (k_pj(x) - k0_pj)``. Bins are then numbered by the sorted
@@ -317,7 +317,7 @@ class RandomBinning:
 
     def _blocks(self, csr):
         """Yield ``(p0, hashes)`` with hashes (G, n) uint64 of grids p0 .. p0 + G - 1."""
-        from pdsparse._features import rb_hash_block
+        from pdsparse.data._features import rb_hash_block
 
         indptr, indices, data, n = csr
         buf = np.empty((min(self.block, self.n_grids), n), dtype=np.uint64)

@@ -202,6 +202,16 @@ def save_dataset(path: str | os.PathLike, A, b: np.ndarray, meta: dict,
             np.savez(fh, format=np.int64(version), **parts, meta=np.asarray(meta_json))
 
 
+def data_meta(path: str | os.PathLike) -> dict:
+    """The metadata of a prepared ``.npz`` without reading its arrays (a lazy npz member)."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return json.loads(str(npz["meta"][()]))
+    except (OSError, KeyError, ValueError) as exc:
+        raise DataError(f"prepared data file {path}: cannot read its metadata ({exc})") from None
+
+
+
 def file_kind(path: str | os.PathLike) -> str:
     """What a file looks like from its first bytes (no parsing).
 

@@ -1,23 +1,36 @@
-"""The papers the workflow reproduces, each a module that turns the config into a Plan.
+"""The papers the workflow reproduces: one folder each (``pdsparse/papers/<paper>/``).
 
-A new paper is a new module here with a ``plan(config, registry, available) -> Plan``
-function, a config section of its name, and its name in :data:`PAPERS`; the workflow's
-rules are generic over papers and need no edit.
+A paper's folder holds its plan (``plan.py``: ``plan(config, registry, available) -> Plan``),
+the values it prints (``values.py``), its own tables and theory-only figures, its scorecard
+rows (``scorecard.py``: ``rows(ctx)``), its report captions (``captions/*.rst``) and, in its
+``__init__``, its name, title, citation and output builders. A new paper is a new folder, a
+config section of its name and its name in :data:`pdsparse.names.PAPERS`; the workflow's
+rules, the command line and the scorecard are generic over papers and need no edit.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+from pdsparse.names import PAPERS
 from pdsparse.papers.plan import Plan
 
-__all__ = ["PAPERS", "Plan", "plans"]
+__all__ = ["PAPERS", "Plan", "caption_path", "paper", "plans"]
 
-# config section (= paper name) -> module with plan()
-PAPERS = {"faceoff": "pdsparse.papers.faceoff", "dgpd": "pdsparse.papers.dgpd",
-          "pdbfw": "pdsparse.papers.pdbfw"}
+
+def paper(name: str) -> ModuleType:
+    """The package of paper ``name`` (``PAPER``, ``TITLE``, ``CITATION``, ``BUILDERS``)."""
+    return importlib.import_module(f"pdsparse.papers.{name}")
+
+
+def caption_path(caption: str) -> Path:
+    """The file of a plan's caption template ``<paper>/<name>.rst``."""
+    name, _, file = caption.partition("/")
+    return Path(__file__).parent / name / "captions" / file
 
 
 def plans(
@@ -25,7 +38,8 @@ def plans(
 ) -> dict[str, Plan]:
     """The plan of every paper that has a section in ``config``, by paper name."""
     return {
-        name: importlib.import_module(module).plan(config, registry, available)
-        for name, module in PAPERS.items()
+        name: importlib.import_module(f"pdsparse.papers.{name}.plan").plan(
+            config, registry, available)
+        for name in PAPERS
         if name in config
     }

@@ -215,8 +215,9 @@ def aggregate_path(paper: str, experiment: str) -> str:
 
 @dataclass(frozen=True)
 class Output:
-    """A figure or table: the ``pdsparse figure|table`` arguments that make it (outputs
-    aside), the aggregates / stats files it reads, and its caption template."""
+    """A figure or table: the ``pdsparse output PAPER`` builder and arguments that make it
+    (``command``: the builder's name first, outputs aside), the aggregates / stats files it
+    reads, and its caption template (``<paper>/<name>.rst``, in the paper's ``captions/``)."""
 
     paper: str
     name: str

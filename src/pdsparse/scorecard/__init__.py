@@ -1,9 +1,8 @@
 """The reproduction scorecard: one row per paper item (a table's row, a figure's claim) over
 the three papers, read off the workflow's results beside what the papers print.
 
-Every verdict is computed here from the result files and the printed values of
-:mod:`pdsparse.papers.faceoff_values`, :mod:`~pdsparse.papers.dgpd_values` and
-:mod:`~pdsparse.papers.pdbfw_values`, with the tolerances named below; nothing measured is
+Every verdict is computed from the result files and the printed values of each paper
+(``pdsparse.papers.<paper>.values``), with the tolerances named below; nothing measured is
 written by hand. Columns of a :class:`Row`:
 
 * ``reproduced``: ``yes`` (the paper's data, or data generated as the paper describes),
@@ -18,10 +17,9 @@ for the Snakemake report; :func:`caption_rst` and :func:`labels` give the report
 and labels of one figure or table.
 
 Layout: :mod:`~pdsparse.scorecard.core` (tolerances, :class:`Row`, formatting, the results
-context, the speed races), one module per paper whose ``rows(ctx)`` gives its items
-(:mod:`~pdsparse.scorecard.faceoff`, :mod:`~pdsparse.scorecard.dgpd`,
-:mod:`~pdsparse.scorecard.pdbfw`; a new paper adds a module and an entry of ``_BUILDERS``),
-and :mod:`~pdsparse.scorecard.render` (Markdown, CSV, HTML, the report's pieces).
+context, the speed races), each paper's ``pdsparse.papers.<paper>.scorecard`` whose
+``rows(ctx)`` gives its items (a new paper brings its own), and
+:mod:`~pdsparse.scorecard.render` (Markdown, CSV, HTML, the report's pieces).
 """
 
 from __future__ import annotations
@@ -30,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pdsparse.scorecard import dgpd, faceoff, pdbfw
+from pdsparse.papers import PAPERS
 from pdsparse.scorecard.core import (  # the tolerances, for callers and tests
     CLAIM_FACTOR,
     FACEOFF_TARGET,
@@ -84,9 +82,13 @@ __all__ = [
     "write_scorecard",
 ]
 
-_BUILDERS: dict[str, Callable[[_Context], list[Row]]] = {
-    "faceoff": faceoff.rows, "dgpd": dgpd.rows, "pdbfw": pdbfw.rows,
-}
+
+
+def _rows_of(paper: str) -> Callable[[_Context], list[Row]]:
+    """``rows(ctx)`` of a paper's scorecard module (``pdsparse.papers.<paper>.scorecard``)."""
+    import importlib
+
+    return importlib.import_module(f"pdsparse.papers.{paper}.scorecard").rows
 
 
 def skipped_items(config: Mapping, registry: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -127,9 +129,9 @@ def scorecard(config: Mapping, results: PathLike = "results",
     ctx = _Context(config, Path(results), registry, list(skipped),
                    Path(benchmarks) if benchmarks else None)
     rows: list[Row] = []
-    for paper, build in _BUILDERS.items():
+    for paper in PAPERS:
         if paper in config:
-            rows += build(ctx)
+            rows += _rows_of(paper)(ctx)
     return rows
 
 

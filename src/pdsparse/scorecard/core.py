@@ -10,6 +10,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from pdsparse.papers import PAPERS, paper
+
 PathLike = str | os.PathLike
 
 # ----------------------------------------------------------------------------- tolerances
@@ -47,18 +49,8 @@ TOLERANCES = {
     "SLOPE_TOL": "PDBFW Table 1: log-log slopes within 0.3 of the cost's",
 }
 
-PAPER_TITLES = {
-    "faceoff": "Face-Off",
-    "dgpd": "DGPD",
-    "pdbfw": "PDBFW",
-}
-PAPER_CITATIONS = {
-    "faceoff": "Csiba & Richtárik, Coordinate Descent Face-Off: Primal or Dual?",
-    "dgpd": "Lei et al., Doubly Greedy Primal-Dual Coordinate Descent (ICML 2017)",
-    "pdbfw": "Lei et al., Primal-Dual Block Frank-Wolfe (NeurIPS 2019)",
-}
-
-TABLE1_NAMES = {"nnz": "‖X‖₀", "T_P_over_T_D": "T_P/T_D"}
+PAPER_TITLES = {name: paper(name).TITLE for name in PAPERS}
+PAPER_CITATIONS = {name: paper(name).CITATION for name in PAPERS}
 
 @dataclass(frozen=True)
 class Row:

@@ -122,18 +122,16 @@ def read_rows(path: PathLike) -> list[Row]:
 
 def item_title(paper: str, name: str) -> str:
     """The report's subcategory of a figure or table: ``Figure 1``, ``Table 2``,
-    ``Speedup table``; DGPD's figures with their (λ, μ)."""
+    ``Speedup table``; a paper's scorecard module may add to a title (``item_subtitle``:
+    DGPD's figures with their (λ, μ))."""
+    import importlib
+
     match = re.fullmatch(r"(figure|table)(\d+)", name)
     if match:
         title = f"{match[1].capitalize()} {match[2]}"
-        if paper == "dgpd" and match[1] == "figure":
-            from pdsparse.papers.dgpd import FIGURES
-
-            k = int(match[2])
-            if 1 <= k <= len(FIGURES):
-                lam, mu = FIGURES[k - 1]
-                title += f" (λ = {lam:g}, μ = {mu:g})"
-        return title
+        rows = importlib.import_module(f"pdsparse.papers.{paper}.scorecard")
+        subtitle = getattr(rows, "item_subtitle", None)
+        return title + (subtitle(name) if subtitle else "")
     if name == "speedup":
         return "Speedup table"
     return name.replace("_", " ").capitalize()

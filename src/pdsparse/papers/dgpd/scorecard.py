@@ -1,0 +1,145 @@
+"""Scorecard rows of DGPD (Lei et al., ICML 2017): Table 2, Figures 1-6, the speedup claim."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from pdsparse.scorecard.core import (
+    CLAIM_FACTOR,
+    NOT_RUN,
+    NZ_FACTOR,
+    Row,
+    _Context,
+    _count,
+    _data_note,
+    _display_names,
+    _grade,
+    _missing,
+    _n,
+    _not_run,
+    _pct,
+    _Race,
+    _races,
+    _source_kind,
+    _statuses,
+    _table2_row,
+    _x,
+)
+
+
+def rows(ctx: _Context) -> list[Row]:
+    from pdsparse.papers.dgpd import values as dv
+    from pdsparse.papers.dgpd.plan import FIGURES
+
+    cfg = ctx.config["dgpd"]
+    status = _statuses(cfg, ctx.read_csv("tables", "dgpd", "table2.csv"),
+                       ("train", "features"), dv.TABLE2, dv.TABLE2_COLUMNS)
+    rows = _dgpd_table2(ctx, cfg, dv, status)
+    base, targets = cfg["speedup"]["base"], [float(t) for t in cfg["speedup"]["targets"]]
+    grid = [(float(lam), float(mu)) for lam in cfg["lambdas"] for mu in cfg["mus"]]
+    number = {point: k for k, point in enumerate(FIGURES, start=1)}
+    claim_all = dv.CLAIMS[1]
+    all_races: list[_Race] = []
+    for lam, mu in sorted(grid, key=lambda p: number.get(p, 99)):
+        k = number.get((lam, mu))
+        outputs = f"figure{k} speedup" if k else "speedup"
+        label = (f"Figure {k} " if k else "") + f"(λ = {lam:g}, μ = {mu:g}): DGPD fastest"
+        experiment = f"lam{lam:g}_mu{mu:g}"
+        races = _races(ctx, "dgpd", [experiment], _display_names(cfg), base, targets)
+        if not races:
+            rows.append(_not_run("dgpd", outputs, label,
+                                 _missing(f"results/dgpd/{experiment}.parquet"), claim_all))
+            continue
+        all_races += races
+        ok = [r.ahead for r in races]
+        rows.append(Row("dgpd", outputs, label,
+                        _data_note(cfg, [r.data for r in races], status), claim_all,
+                        f"fastest on {_count(ok)} data sets; " + "; ".join(
+                            r.short() for r in races), _grade(ok),
+                        f"DGPD ahead of every baseline on {_count(ok)} data sets"))
+    need = 30 / CLAIM_FACTOR
+    timed = [(r.closest()[1], r) for r in all_races if r.target is not None and r.margins]
+    if all_races:
+        value, race = max(timed, key=lambda vr: vr[0]) if timed else (math.nan, None)
+        grade = ("yes" if value >= need else "partly" if value > 1 else "no") if timed \
+            else "no"
+        ours = (f"largest speedup of DGPD over the fastest baseline: {_x(value)} ({race.data},"
+                f" {race.experiment}, to {race.target:g})" if timed else
+                f"DGPD reaches none of the targets {targets} on any problem")
+        rows.append(Row("dgpd", "speedup", "Abstract: up to 30× speedup",
+                        _data_note(cfg, [r.data for r in all_races], status), dv.CLAIMS[0],
+                        ours, grade,
+                        f"at least {need:g}×" if grade == "yes" else
+                        f"DGPD fastest somewhere, by less than {need:g}×" if grade == "partly"
+                        else "DGPD is never the fastest"))
+    return rows
+
+
+def _dgpd_table2(ctx: _Context, cfg: Mapping, dv, status: Mapping[str, str]) -> list[Row]:
+    P, out = "dgpd", "table2"
+    table = ctx.read_csv("tables", "dgpd", "table2.csv")
+    lam, mu = cfg["table2"]["lam"], cfg["table2"]["mu"]
+    setting = f"at λ = {lam:g}, μ = {mu:g}"
+    rows, covered = [], set()
+    skipped = {name for _, name in ctx.skipped}
+    cols = dv.TABLE2_COLUMNS
+    for name, entry in cfg["datasets"].items():
+        paper_row = entry.get("paper")
+        printed = dict(zip(cols, dv.TABLE2.get(paper_row, ()), strict=False))
+        label = f"Table 2: {name}" + (f" for {paper_row}" if paper_row else "")
+        paper_value = _dgpd_nz_text(printed) if printed else "—"
+        r, not_run = _table2_row(ctx, (P, out, label, paper_value), entry, name, table,
+                                 "results/tables/dgpd/table2.csv", skipped)
+        if not_run is not None:
+            rows.append(not_run)
+            continue
+        covered.add(paper_row)
+        ours = _dgpd_nz_text(r)
+        if not printed:
+            rows.append(Row(P, out, label, f"stand-in data: {_source_kind(entry)}", "—", ours,
+                            NOT_RUN, "no printed row"))
+            continue
+        ok, notes = [], []
+        fractions = zip(("primal", "dual"), _nz_fractions(r), _nz_fractions(printed),
+                        strict=True)
+        for what, mine_f, paper_f in fractions:
+            factor = mine_f / paper_f if paper_f > 0 else math.inf
+            ok.append(1 / NZ_FACTOR <= factor <= NZ_FACTOR)
+            notes.append(f"{what} {_pct(mine_f)} vs {_pct(paper_f)} ({factor:.2g}×)")
+        rows.append(Row(P, out, f"{label}: nonzeros {setting}", status[name], paper_value, ours,
+                        _grade(ok), "fractions of nonzero variables: " + "; ".join(notes)))
+    for paper_row in dv.TABLE2:
+        if paper_row not in covered and not any(r.item.endswith(f"for {paper_row}")
+                                                for r in rows):
+            rows.append(_not_run(
+                P, out, f"Table 2: {paper_row}",
+                "not run: no data set of this config stands in for it; `--configfile "
+                "config/paper.yaml` runs it (with its raw data: a mirror or data.download: "
+                "true)", _dgpd_nz_text(dict(zip(cols, dv.TABLE2[paper_row], strict=True)))))
+    return rows
+
+
+def _nz_fractions(r: Mapping) -> tuple[float, float]:
+    """Nonzero primal variables / (features x classes), dual / (train x classes)."""
+    k = max(float(r["classes"]), 1.0) if float(r["classes"]) > 2 else 1.0
+    return (float(r["nz_primal"]) / (float(r["features"]) * k),
+            float(r["nz_dual"]) / (float(r["train"]) * k))
+
+
+def _dgpd_nz_text(r: Mapping) -> str:
+    fp, fd = _nz_fractions(r)
+    return (f"#nz-primal {_n(r['nz_primal'])} ({_pct(fp)}), #nz-dual {_n(r['nz_dual'])} "
+            f"({_pct(fd)}); {_n(r['features'])} features, {_n(r['train'])} train, "
+            f"{_n(r['classes'])} classes")
+
+
+def item_subtitle(name: str) -> str:
+    """The report title's (λ, μ) of DGPD's Figure k (``figure<k>``), else nothing."""
+    from pdsparse.papers.dgpd.plan import FIGURES
+
+    k = int(name[len("figure"):]) if name.startswith("figure") and name[6:].isdigit() else 0
+    if not 1 <= k <= len(FIGURES):
+        return ""
+    lam, mu = FIGURES[k - 1]
+    return f" (λ = {lam:g}, μ = {mu:g})"

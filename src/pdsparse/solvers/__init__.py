@@ -1,0 +1,302 @@
+"""Solvers: the registry (:mod:`~pdsparse.solvers.registry`), one module per family beside
+its Cython kernel (:mod:`~pdsparse.solvers.rcd`, :mod:`~pdsparse.solvers.erm`,
+:mod:`~pdsparse.solvers.dgpd`, :mod:`~pdsparse.solvers.pdbfw`, :mod:`~pdsparse.solvers.ball`,
+:mod:`~pdsparse.solvers.trace`; the kernel interface in :mod:`~pdsparse.solvers.base`), and
+:func:`solve`, the run loop that records the trace.
+
+The kernels only advance the state; :func:`solve` times the kernel calls alone, evaluates P,
+D and the gap outside the timer through :mod:`pdsparse.objective`, and decides when to stop
+(DESIGN.md, "Solver").
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pdsparse import objective
+from pdsparse.errors import ConfigError
+from pdsparse.names import DUAL_STEPS, METHODS, SAMPLINGS
+from pdsparse.problem import Problem
+from pdsparse.solvers.base import sampling_probabilities
+from pdsparse.solvers.rcd import DualRCDOptions, PrimalRCDOptions
+from pdsparse.solvers.registry import (
+    FAMILIES,
+    NONE,
+    SOLVERS,
+    SolverSpec,
+    _call_options,
+    _start,
+    get_solver,
+    make_kernel,
+    option_names,
+    solver_of_options,
+)
+
+__all__ = ["SOLVERS", "SolverSpec", "PrimalRCDOptions", "DualRCDOptions", "Result",
+           "get_solver", "make_kernel", "solve", "sampling_probabilities", "TRACE_COLUMNS",
+           "METHODS", "SAMPLINGS", "DUAL_STEPS", "DEFAULT_TOL", "DEFAULT_MAX_SECONDS",
+           "FAMILIES", "NONE", "option_names", "solver_of_options"]
+
+
+TRACE_COLUMNS = ["iteration", "epoch", "sweeps", "time_s", "primal", "dual", "gap",
+                 "nnz_primal", "nnz_dual", "status"]
+"""One row per evaluation. ``iteration`` counts the kernel's own steps (coordinate updates;
+DGPD searches), ``epoch`` the stored entries of A touched over nnz(A) (times k with k label
+columns), ``sweeps`` DGPD's "iteration" (Sec. 5): a pass over all the variables of a
+coordinate method, one search with its inner passes for DGPD (``SolverSpec.sweep``)."""
+
+DEFAULT_TOL = 1e-6
+"""Default target of :func:`solve`: a certified relative duality gap gap / |P| <= 1e-6."""
+DEFAULT_MAX_SECONDS = 600.0
+"""Default kernel-time budget of :func:`solve` (the CLI's ``run --max-seconds`` default)."""
+
+
+@dataclass
+class Result:
+    """What a run returns: the trace (one row per evaluation) and the final iterates."""
+
+    trace: pd.DataFrame
+    w: np.ndarray
+    alpha: np.ndarray
+    status: str
+    setup_s: float = 0.0
+    """Wall time of the setup (CSC copy, norms, sampling tables), outside ``time_s``."""
+    params: dict = field(default_factory=dict)
+    eval_s: float = 0.0
+    """Wall time of the evaluations (P, D, gap, nonzero counts), outside ``time_s``."""
+
+
+# ---------------------------------------------------------------------------------------------
+# When to evaluate: a fixed grid (traces for figures) or a schedule adapted to the run
+# ---------------------------------------------------------------------------------------------
+
+# Adaptive schedule (eval_every=None). One evaluation costs about two products with A (P and
+# D), about one epoch of dual RCD, so evaluating every epoch doubles a run that converges in a
+# few epochs. The relative gap of RCD falls about geometrically in the epochs: its log10 is
+# fitted (least squares) on the last FIT_POINTS evaluations and the next evaluation is placed
+# where the fit crosses tol, plus MARGIN_EPOCHS (an early check costs one more evaluation, a
+# late one only the overshoot). The run is taken to start at relative gap 1 (exact for dual RCD
+# from alpha = 0, where D(0) = 0 < P(0); a prior otherwise), so the first evaluation, after
+# FIRST_EPOCHS_PER_DECADE * log10(1/tol) epochs, already yields a rate. Without a usable rate
+# (no decrease, or tol = 0) the run length doubles between evaluations; a prediction is capped
+# at MAX_GROWTH times the run length so far, and evaluations are at least MIN_STEP_EPOCHS
+# apart. Constants in epochs, not measured times: the evaluation points, hence the trace and
+# the returned iterate, depend only on the seed (unless max_seconds binds). Tuned on the
+# traces of primal and dual RCD on the five LIBSVM sets of benchmarks/solve_vs_liblinear.py
+# (benchmarks/README.md).
+FIRST_EPOCHS_PER_DECADE = 0.5
+FIT_POINTS = 3
+MARGIN_EPOCHS = 0.25
+MIN_STEP_EPOCHS = 0.5
+MAX_GROWTH = 4.0
+FALLBACK_GROWTH = 2.0
+PROBE_EPOCHS = 1.0 / 16  # first kernel call under a time budget: measures the kernel's speed
+
+
+class _FixedSchedule:
+    """An evaluation at the start and after every ``eval_every`` epochs (as before issue 7)."""
+
+    adaptive = False
+
+    def __init__(self, eval_every: float, nnz: int):
+        self.chunk = max(1, int(math.ceil(eval_every * nnz)))
+
+    def first(self) -> int:
+        return 0
+
+    def next(self, touched: int, rel_gap: float) -> int:
+        return touched + self.chunk
+
+
+class _GeometricSchedule:
+    """An evaluation at the start, after ``first`` epochs, then ``per_decade`` evaluations
+    per decade of epochs: evenly spaced on the log axes of figures whose methods differ in
+    speed by orders of magnitude (DGPD: a search costs a small fraction of a pass)."""
+
+    adaptive = False
+
+    def __init__(self, first: float, per_decade: int, nnz: int):
+        self.first_epochs, self.ratio, self.nnz = first, 10.0 ** (1.0 / per_decade), nnz
+
+    def first(self) -> int:
+        return 0
+
+    def next(self, touched: int, rel_gap: float) -> int:
+        point = self.first_epochs
+        while point * self.nnz <= touched:
+            point *= self.ratio
+        return max(touched + 1, int(math.ceil(point * self.nnz)))
+
+
+class _AdaptiveSchedule:
+    """Evaluations where the fitted geometric decrease of the gap predicts tol (see above)."""
+
+    adaptive = True
+
+    def __init__(self, tol: float, nnz: int, from_zero: bool):
+        self.log_tol = math.log10(tol) if tol > 0 else None
+        self.nnz = nnz
+        self.points = [(0.0, 0.0)] if from_zero else []  # (epoch, log10 relative gap)
+
+    def first(self) -> int:
+        decades = -self.log_tol if self.log_tol is not None else 2.0
+        return self._at(max(MIN_STEP_EPOCHS / 2, FIRST_EPOCHS_PER_DECADE * decades))
+
+    def next(self, touched: int, rel_gap: float) -> int:
+        epoch = touched / self.nnz
+        self.points.append((epoch, math.log10(rel_gap) if 0 < rel_gap < math.inf else math.nan))
+        step = epoch * (FALLBACK_GROWTH - 1)
+        rate = self._rate()  # decades per epoch
+        if rate > 0 and self.log_tol is not None:
+            predicted = (self.points[-1][1] - self.log_tol) / rate + MARGIN_EPOCHS
+            step = min(predicted, epoch * (MAX_GROWTH - 1))
+        return self._at(epoch + max(step, MIN_STEP_EPOCHS))
+
+    def _rate(self) -> float:
+        """Minus the least-squares slope of log10 gap over the last FIT_POINTS evaluations."""
+        pts = [p for p in self.points[-FIT_POINTS:] if math.isfinite(p[1])]
+        if len(pts) < 2:
+            return 0.0
+        mx = sum(x for x, _ in pts) / len(pts)
+        my = sum(y for _, y in pts) / len(pts)
+        sxx = sum((x - mx) ** 2 for x, _ in pts)
+        return -sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx > 0 else 0.0
+
+    def _at(self, epochs: float) -> int:
+        return max(1, int(math.ceil(epochs * self.nnz)))
+
+
+def _time_capped(budget: int, touched: int, elapsed: float, max_seconds: float,
+                 nnz: int) -> int:
+    """``budget`` cut to the kernel time left at the speed measured so far (5% over, so
+    that the run ends past the budget, not just short of it); a short probe first."""
+    if touched == 0 or elapsed <= 0:
+        return min(budget, max(1, int(PROBE_EPOCHS * nnz)))
+    left = 1.05 * (max_seconds - elapsed) * touched / elapsed
+    return min(budget, max(1, int(math.ceil(left))))
+
+
+def solve(problem: Problem, method: str, sampling: str | None = None,
+          dual_step: str | None = None, seed: int = 0, max_epochs: float | None = None,
+          max_seconds: float = DEFAULT_MAX_SECONDS, tol: float = DEFAULT_TOL,
+          eval_every: float | None = None, w0=None, alpha0=None, *,
+          options: Any = None, eval_per_decade: int = 0,
+          progress: Callable[[dict], None] | None = None) -> Result:
+    """Run a registered solver until the certified gap, the time or the epoch budget says stop.
+
+    Parameters
+    ----------
+    method : a name of :data:`SOLVERS`: ``"primal_rcd"`` (Face-Off Algorithm 1) or
+        ``"dual_rcd"`` (Algorithm 2).
+    sampling, dual_step : the solver's options (None: its default), see
+        :class:`PrimalRCDOptions` / :class:`DualRCDOptions`: sampling ``"importance"``
+        (default, eq. 14), ``"uniform"`` or ``"permutation"``; dual step ``"fixed"``
+        (default), ``"newton"`` or ``"printed"``. ``options=`` takes the options dataclass,
+        a mapping or "key=value" strings instead.
+    tol : stop once the duality gap P(w) - D(alpha) is at most ``tol * |P(w)|`` (default
+        1e-6); the gap bounds the suboptimality, so P(w) - P* <= tol |P(w)| is certified.
+        0 disables it.
+    max_seconds : stop after this much kernel time (default 600 s; evaluations and setup are
+        not counted, see ``Result.eval_s`` and ``Result.setup_s``).
+    max_epochs : stop after this many passes (nonzeros touched / nnz(A)); None (default): no
+        epoch cap, tol and max_seconds decide.
+    eval_every : None (default): evaluate where the gap is predicted to reach tol (the
+        schedule above :class:`_AdaptiveSchedule`; a few evaluations per run, no row at
+        the start). A number: a trace row at the start and every ``eval_every`` epochs, as
+        for figures (the rows, iterates and stopping are those of the code before the
+        adaptive schedule).
+    eval_per_decade : with ``eval_every``, > 0 makes the evaluation points geometric: at
+        the start, after ``eval_every`` epochs, then this many per decade of epochs.
+    w0, alpha0 : warm start of primal (w0) or dual (alpha0) RCD.
+    progress : called with each trace row (a dict of :data:`TRACE_COLUMNS`, ``status`` set
+        on the last one) right after its evaluation, outside the timer (``pdsparse run``
+        prints a line per row).
+
+    The trace has one row per evaluation (iteration, epoch, kernel time, P, D, gap, nonzeros)
+    and the status on the last row: ``converged``, ``max_epochs``, ``max_time`` or
+    ``diverged``.
+    """
+    spec = get_solver(method)
+    opts = _call_options(spec, options, sampling=sampling, dual_step=dual_step)
+    start = _start(spec, w0, alpha0)
+    if eval_every is not None and not eval_every > 0:
+        raise ConfigError(f"eval_every must be > 0 (or None: adaptive), got {eval_every!r}")
+    if max_epochs is not None and not max_epochs >= 0:
+        raise ConfigError(f"max_epochs must be >= 0 (or None: no cap), got {max_epochs!r}")
+    if not (max_seconds >= 0 and tol >= 0):
+        raise ConfigError(f"max_seconds and tol must be >= 0, got {max_seconds!r}, {tol!r}")
+    if tol == 0 and max_epochs is None and max_seconds == math.inf:
+        raise ConfigError("nothing would stop this run: give tol > 0, max_seconds or max_epochs")
+    t0 = time.perf_counter()
+    kernel = spec.make_kernel(problem, opts, seed, start)
+    setup_s = time.perf_counter() - t0
+    nnz = max(problem.nnz * problem.k, 1)  # one epoch: a pass over A for every label column
+    per_sweep = spec.sweep_size(problem)
+    limit = math.inf if max_epochs is None else int(math.ceil(max_epochs * nnz))
+    if eval_per_decade and eval_every is None:
+        raise ConfigError("eval_per_decade needs eval_every (the first evaluation, in epochs)")
+    if eval_every is None:
+        schedule = _AdaptiveSchedule(tol, nnz, from_zero=start is None)
+    elif eval_per_decade:
+        schedule = _GeometricSchedule(eval_every, int(eval_per_decade), nnz)
+    else:
+        schedule = _FixedSchedule(eval_every, nnz)
+    rows = []
+    iters = touched = 0
+    elapsed = eval_s = 0.0
+    target = schedule.first()  # nonzeros touched at the next evaluation
+    while True:
+        # advance the kernel to the next evaluation (timed); under a time budget the adaptive
+        # schedule splits the chunk so that it ends when the budget does
+        goal = min(target, limit)
+        while touched < goal and not (schedule.adaptive and elapsed >= max_seconds):
+            budget = goal - touched
+            if schedule.adaptive and max_seconds < math.inf:
+                budget = _time_capped(budget, touched, elapsed, max_seconds, nnz)
+            t = time.perf_counter()
+            k_iters, k_touched = kernel.run(budget)
+            elapsed += time.perf_counter() - t
+            iters += k_iters
+            touched += k_touched
+        # evaluate, outside the timer
+        t = time.perf_counter()
+        w, alpha = kernel.iterates()
+        p_val = objective.primal(problem, w)
+        d_val = objective.dual(problem, alpha)
+        gap = p_val - d_val
+        rows.append((iters, touched / nnz, iters / per_sweep, elapsed, p_val, d_val, gap,
+                     int(np.count_nonzero(w)), int(np.count_nonzero(alpha)), ""))
+        eval_s += time.perf_counter() - t
+        # stop?
+        status = ""
+        if not np.isfinite(p_val):
+            status = "diverged"
+        elif tol > 0 and gap <= tol * abs(p_val):
+            status = "converged"
+        elif touched >= limit:
+            status = "max_epochs"
+        elif elapsed >= max_seconds:
+            status = "max_time"
+        if progress is not None:
+            progress(dict(zip(TRACE_COLUMNS, (*rows[-1][:-1], status), strict=True)))
+        if status:
+            break
+        target = schedule.next(touched, gap / abs(p_val) if p_val else math.inf)
+    rows[-1] = rows[-1][:-1] + (status,)
+    trace = pd.DataFrame(rows, columns=TRACE_COLUMNS)
+    w, alpha = kernel.iterates()
+    params = dict(method=spec.name,
+                  **{k: ("" if v == NONE else v) for k, v in spec.option_columns(opts).items()},
+                  seed=seed, max_epochs=max_epochs, max_seconds=max_seconds, tol=tol,
+                  eval_every=eval_every, eval_per_decade=eval_per_decade, options=asdict(opts),
+                  tag=spec.tag(opts), evaluations=len(rows),
+                  schedule="adaptive" if schedule.adaptive else
+                  "geometric" if eval_per_decade else "fixed")
+    return Result(trace, w.copy(), alpha.copy(), status, setup_s, params, eval_s)

@@ -1,0 +1,686 @@
+"""The norm-ball baselines of PDBFW (Lei et al., Sec. 5): Acc PG, FW, SVRG, SCGS and STORC.
+
+Problem (PDBFW eq. (5) with C the l1 ball): P(x) = f(x) + indicator{||x||_1 <= r},
+f(x) = 1/n sum_i f_i(x), f_i(x) = phi(a_i^T x, b_i) + mu/2 ||x||^2 (``Problem(A, b, loss,
+penalty=L1Ball(r, mu))``; the experiments use the smooth hinge). The constants every method
+takes (computed once per kernel, outside the timed runs):
+
+* L = beta ||A||_2^2 / n + mu, the smoothness of f (beta the loss's smoothness,
+  ``Problem.smoothness``; ||A||_2 by :func:`spectral_norm_sq`);
+* L_i = beta ||a_i||^2 + mu, the smoothness of f_i, and L_max = max_i L_i;
+* D = 2 r, the Euclidean diameter of the l1 ball (the distance of r e_1 and -r e_1);
+* G_i = max |phi'(z, b_i)| over |z| <= r ||a_i||_inf (the margins a_i^T x the ball allows;
+  phi' is monotone, so the maximum is at an end), giving the bound on the variance of one
+  sampled gradient sigma^2 = 1/n sum_i G_i^2 ||a_i||^2 >= E ||grad f_i(x) - grad f(x)||^2 for
+  every x in the ball (the mu x terms cancel), and the Lipschitz constant of f on the ball
+  G = 1/n sum_i G_i ||a_i|| + mu r (:func:`gradient_bounds`).
+
+The methods, each the published one (the kernels' docstrings give the updates):
+
+* ``acc_pg`` (:class:`AccPGKernel`): accelerated projected gradient, step 1/L;
+* ``fw`` (:class:`FWKernel`): Frank-Wolfe with the vertex -r sign(g_j) e_j, exact line search;
+* ``svrg`` (:class:`SVRGKernel`): projected SVRG / Prox-SVRG;
+* ``scgs`` (:class:`SCGSKernel`): stochastic conditional gradient sliding (Lan & Zhou 2016);
+* ``storc`` (:class:`STORCKernel`): STORC (Hazan & Luo 2016, Algorithm 2).
+
+Speed (news20, labels <= 10 against the rest, 14,935 x 62,061, 1.2M entries, r = 30,
+mu = 10/n, one BLAS thread on a loaded 2-core machine, time to a 1e-6 relative gap):
+Acc PG 0.21 s (29 iterations of 7.4 ms), STORC 4.6 s, SVRG 60 s (0.68 ms an inner step:
+the projection makes a step O(d)), FW 85 s with the open-loop step (3.0 ms an iteration;
+the exact line search zigzags: 1e-4 in 120 s), SCGS 1.1e-6 in 120 s (7.2 ms an iteration).
+
+Every kernel keeps A x of the points it needs where that saves a product, counts its work as
+the stored entries of A it reads plus d per dense O(d) pass (``_ball.pyx``; a full gradient
+is 2 nnz(A), a sampled one 2 nnz(a_i); CndG counts the coordinates it sweeps), and returns
+``iterates() = (x, alpha(x))``: alpha(x) = -phi'(A x) certifies x through the duality gap
+(:mod:`pdsparse.objective`). The options dataclasses are shared with the trace-norm kernels:
+the factories (in :mod:`pdsparse.solvers.trace`) hand a trace-norm ball problem to the
+trace-norm kernels with the same options object, and the schedule
+functions below (:func:`svrg_parameters`, :func:`scgs_parameters`, :func:`storc_inner`,
+:func:`storc_parameters`) are the one place the published parameters live.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import svds
+
+from pdsparse import losses, objective
+from pdsparse.errors import ConfigError
+from pdsparse.names import (
+    BALL_BATCH_CAPS,
+    BALL_BATCHES,
+    BALL_INNER,
+    BALL_MOMENTA,
+    BALL_SNAPSHOTS,
+    BALL_STEPS,
+    FW_STEPS,
+    STORC_INNER,
+)
+from pdsparse.penalties import FEASIBILITY_RTOL, L1Ball
+from pdsparse.problem import Problem
+from pdsparse.solvers import _ball
+from pdsparse.solvers.base import _int_option, _Kernel, _option, _Options
+
+__all__ = ["AccPGOptions", "FWOptions", "SVRGOptions", "SCGSOptions", "STORCOptions",
+           "AccPGKernel", "FWKernel", "SVRGKernel", "SCGSKernel", "STORCKernel",
+           "spectral_norm_sq", "smoothness", "gradient_bounds", "svrg_parameters",
+           "scgs_parameters", "storc_inner", "storc_parameters", "cndg_guard"]
+
+_BATCH_CAP_DOC = ("largest minibatch: n (default; a batch of n or more is the exact "
+                  "gradient, which costs what n draws do), none (the theorem's size "
+                  "uncapped) or an integer")
+
+
+# ---------------------------------------------------------------------------------------------
+# Options
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AccPGOptions(_Options):
+    """Options of accelerated projected gradient (Acc PG)."""
+
+    momentum: str = _option(
+        "nesterov", BALL_MOMENTA,
+        "nesterov (default: the constant momentum (sqrt(L) - sqrt(mu)) / (sqrt(L) + "
+        "sqrt(mu)) of Nesterov's scheme for mu-strongly convex f, Nesterov 2004 Sec. 2.2, "
+        "linear rate) or fista (Beck & Teboulle 2009, t_{k+1} = (1 + sqrt(1 + 4 t_k^2)) / 2)")
+
+
+@dataclass(frozen=True)
+class FWOptions(_Options):
+    """Options of Frank-Wolfe (FW)."""
+
+    step: str = _option(
+        "line_search", FW_STEPS,
+        "line_search (default: the exact minimizer of P on the segment to the vertex) or "
+        "open_loop (2 / (t + 2), Jaggi 2013)")
+
+
+@dataclass(frozen=True)
+class SVRGOptions(_Options):
+    """Options of projected SVRG (Prox-SVRG, Xiao & Zhang 2014)."""
+
+    step: str = _option(
+        "theory", BALL_STEPS,
+        "step eta: theory (default: 0.1 / L_max, Xiao & Zhang 2014 Sec. 3.1) or that step "
+        "times 2, 5 or 10")
+    inner: str = _int_option(
+        "2n", BALL_INNER,
+        "inner steps m per snapshot: 2n (default: Johnson & Zhang 2013 Sec. 4) or an "
+        "integer")
+    snapshot: str = _option(
+        "last", BALL_SNAPSHOTS,
+        "next snapshot: last (default: the last inner iterate, Johnson & Zhang's option I) "
+        "or average (the mean of the inner iterates, Prox-SVRG's Algorithm 1)")
+
+
+@dataclass(frozen=True)
+class SCGSOptions(_Options):
+    """Options of stochastic conditional gradient sliding (SCGS, Lan & Zhou 2016)."""
+
+    batch: str = _int_option(
+        "theory", BALL_BATCHES,
+        "minibatch B_k: theory (default: ceil(sigma^2 (k + 2)^3 / (L^2 D^2)), "
+        ":func:`scgs_parameters`) or an integer (a constant batch)")
+    batch_cap: str = _int_option("n", BALL_BATCH_CAPS, _BATCH_CAP_DOC)
+
+
+@dataclass(frozen=True)
+class STORCOptions(_Options):
+    """Options of STORC (Hazan & Luo 2016, Algorithm 2)."""
+
+    inner: str = _int_option(
+        "theory", STORC_INNER,
+        "inner iterations N_t per snapshot: theory (default: Hazan & Luo's theorem, "
+        ":func:`storc_inner`) or an integer")
+    batch: str = _int_option(
+        "100", BALL_BATCHES,
+        "minibatch m_{t,k}: 100 (default, practical: see :func:`storc_parameters`), another "
+        "integer, or theory (the theorem's 5600 N_t k, capped by batch_cap)")
+    batch_cap: str = _int_option("n", BALL_BATCH_CAPS, _BATCH_CAP_DOC)
+
+
+# ---------------------------------------------------------------------------------------------
+# Constants of the problem
+# ---------------------------------------------------------------------------------------------
+
+_NORM_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_GRAM_SIDE = 2000  # ||A||_2 from the Gram matrix of a side at most this long,
+_GRAM_ENTRIES = 4_000_000  # of an A with at most this many entries (32 MB densified)
+
+
+def spectral_norm_sq(problem: Problem) -> float:
+    """||A||_2^2, the largest eigenvalue of A^T A (cached per problem).
+
+    When one side of A is short (at most ``_GRAM_SIDE``) and A small enough to densify
+    (``_GRAM_ENTRIES``): the top eigenvalue of the short side's Gram matrix (A A^T or A^T A,
+    one BLAS product and a small ``eigvalsh``; duke, 44 x 7129: 0.6 ms against 7 ms for
+    ARPACK, which was most of Acc PG's setup). Otherwise ARPACK's top singular value
+    (``scipy.sparse.linalg.svds``, tol 1e-10, a fixed start vector: deterministic). Both are
+    exact to rounding, never a power-iteration lower bound, so that 1/L steps are safe.
+    """
+    key = problem.mat
+    cached = _NORM_CACHE.get(problem)
+    if cached is not None and cached[0] is key:
+        return cached[1]
+    n, d = problem.shape
+    A = problem.mat
+    if min(n, d) < 3 or (min(n, d) <= _GRAM_SIDE and n * d <= _GRAM_ENTRIES):
+        dense = A if isinstance(A, np.ndarray) else A.toarray()
+        gram = dense @ dense.T if n <= d else dense.T @ dense
+        value = float(np.linalg.eigvalsh(gram)[-1])
+    else:
+        v0 = np.full(min(n, d), 1.0 / math.sqrt(min(n, d)))
+        s = svds(A, k=1, tol=1e-10, v0=v0, return_singular_vectors=False)
+        value = float(s[0]) ** 2
+    _NORM_CACHE[problem] = (key, value)
+    return value
+
+
+def smoothness(problem: Problem) -> float:
+    """L = beta ||A||_2^2 / n + mu: grad f is L-Lipschitz."""
+    return problem.smoothness * spectral_norm_sq(problem) / problem.n + problem.l2
+
+
+def _row_max_abs(problem: Problem) -> np.ndarray:
+    A = problem.mat
+    if isinstance(A, np.ndarray):
+        return np.abs(A).max(axis=1)
+    out = np.zeros(problem.n)
+    R = sp.csr_matrix(A)
+    nonempty = np.diff(R.indptr) > 0
+    if R.nnz:
+        out[nonempty] = np.maximum.reduceat(np.abs(R.data), R.indptr[:-1][nonempty])
+    return out
+
+
+def gradient_bounds(problem: Problem) -> tuple[float, float]:
+    """(sigma^2, G) on the ball: the variance bound of one sampled gradient and the
+    Lipschitz constant of f (module docstring). O(nnz)."""
+    reach = problem.radius * _row_max_abs(problem)
+    b = np.ascontiguousarray(problem.b, dtype=np.float64)
+    g = np.maximum(np.abs(losses.derivs(problem.loss_id, reach, b)),
+                   np.abs(losses.derivs(problem.loss_id, -reach, b)))
+    sq = problem.row_sqnorms
+    sigma2 = float(np.mean(g * g * sq))
+    lip = float(np.mean(g * np.sqrt(sq))) + problem.l2 * problem.radius
+    return sigma2, lip
+
+
+# ---------------------------------------------------------------------------------------------
+# The published parameters (shared with the trace-norm kernels)
+# ---------------------------------------------------------------------------------------------
+
+_STEP_MULTIPLIER = {"theory": 1.0, "x2": 2.0, "x5": 5.0, "x10": 10.0}
+_INNER_PER_N = {"2n": 2}
+
+
+def svrg_parameters(options: SVRGOptions, l_max: float, n: int) -> tuple[float, int]:
+    """(eta, m) of projected SVRG.
+
+    eta = 0.1 / L_max times the ``step`` multiplier: Xiao & Zhang (2014), Sec. 3.1, choose
+    eta = 0.1 / L_Q with uniform sampling (L_Q = max_i L_i) in their example of Theorem 3.1
+    (any eta < 1 / (4 L_Q) converges for m large enough). m = 2n (``inner``): Johnson & Zhang
+    (2013), Sec. 4 ("m = 2n for convex problems"); Prox-SVRG's theory asks m of order
+    L_Q / mu, which the integer choice allows.
+    """
+    eta = 0.1 / l_max * _STEP_MULTIPLIER[options.step]
+    m = _INNER_PER_N[options.inner] * n if options.inner in _INNER_PER_N else int(options.inner)
+    return eta, m
+
+
+def _capped(size: float, cap: str, n: int) -> int:
+    size = max(1, math.ceil(size))
+    if cap == "none":
+        return size
+    return min(size, n if cap == "n" else int(cap))
+
+
+def cndg_guard(beta: float, eta: float, diameter: float) -> int:
+    """A ceiling on CndG's iterations: twice Lan & Zhou's bound ceil(6 beta D^2 / eta) on the
+    iterations of procedure CndG, plus 10; reached only when rounding stalls the Wolfe gap
+    (``cndg_capped`` of the kernels counts it; 0 in every test and benchmark run)."""
+    return 2 * math.ceil(6.0 * beta * diameter * diameter / eta) + 10
+
+
+def scgs_parameters(options: SCGSOptions, k: int, lip: float, diameter: float,
+                    sigma2: float, n: int) -> tuple[float, float, float, int]:
+    """(gamma_k, beta_k, eta_k, B_k) of SCGS at outer iteration k >= 1.
+
+    Lan & Zhou (SIAM J. Optim. 26(2), 2016), Sec. 3, the stochastic CGS with the parameters
+    of their smooth (not strongly convex) case: gamma_k = 3 / (k + 2), beta_k = 4 L / (k + 2),
+    eta_k = L D^2 / (k (k + 1)), B_k = ceil(sigma^2 (k + 2)^3 / (L^2 D^2)), giving
+    E f(y_N) - f* = O(L D^2 / N^2) with O(sigma^2 D^2 / eps^2) sampled gradients and
+    O(L D^2 / eps) linear oracles. These are the values that the project's ALGORITHMS.md
+    recalls; the paper's text could not be opened here, and they are the ones consistent
+    with those complexities (sum_k B_k = sigma^2 N^4 / (L^2 D^2), and CndG's
+    6 beta_k D^2 / eta_k = O(k) iterations). The mu of f is not used (Lan & Zhou also treat
+    strongly convex f; that variant is not implemented). ``batch`` may replace B_k by a
+    constant; ``batch_cap`` caps it (a batch of n or more is the exact gradient).
+    """
+    gamma = 3.0 / (k + 2)
+    beta = 4.0 * lip / (k + 2)
+    eta = lip * diameter * diameter / (k * (k + 1))
+    if options.batch == "theory":
+        size = sigma2 * (k + 2) ** 3 / (lip * lip * diameter * diameter)
+    else:
+        size = int(options.batch)
+    return gamma, beta, eta, _capped(size, options.batch_cap, n)
+
+
+def storc_inner(options: STORCOptions, t: int, lip: float, mu: float) -> int:
+    """N_t, the inner iterations of STORC's t-th snapshot (t >= 1).
+
+    Hazan & Luo (ICML 2016), their theorem on STORC: for mu-strongly convex f (its third
+    case) N_t = ceil(sqrt(32 kappa)), kappa = L / mu, the same for every t; for mu = 0 its
+    G-Lipschitz case: N_t = ceil(2^(t/2 + 2)). ``inner`` may fix N_t instead.
+    """
+    if options.inner != "theory":
+        return int(options.inner)
+    if mu > 0:
+        return math.ceil(math.sqrt(32.0 * lip / mu))
+    return math.ceil(2.0 ** (t / 2.0 + 2.0))
+
+
+def storc_parameters(options: STORCOptions, t: int, k: int, n_t: int, lip: float, mu: float,
+                     diameter: float, lip_f: float, n: int) -> tuple[float, float, float, int]:
+    """(gamma_k, beta_k, eta_{t,k}, m_{t,k}) of STORC, inner iteration k of snapshot t.
+
+    Hazan & Luo (ICML 2016), Algorithm 2 and the theorem on it: gamma_k = 2 / (k + 1),
+    beta_k = 3 L / k, eta_{t,k} = 2 L D_t^2 / (N_t k), which give E f(w_t) - f* <=
+    L D^2 / 2^(t + 1) with, for mu-strongly convex f (the theorem's third case),
+    D_t^2 = kappa D^2 / 2^(t-1) and m_{t,k} = 5600 N_t k; for mu = 0, f G-Lipschitz (its
+    second case; ``lip_f`` = G), D_t = D and m_{t,k} = 700 N_t + 24 N_t G (k + 1) / (L D).
+    (Its first case, grad f(w*) = 0, fails on a ball whose constraint is active.) These are
+    the values as recalled (ALGORITHMS.md flags STORC's as uncertain; the paper's text could
+    not be opened here): ``tests/test_ball_solvers.py`` checks the theorem's bound
+    E f(w_t) - f* <= L D^2 / 2^(t + 1) at every snapshot on a small problem.
+
+    The theorem's m_{t,k} is thousands of draws (5600 N_t k), more than n on most data,
+    where a batch of n or more is the exact gradient (:meth:`STORCKernel._step`):
+    ``batch=theory`` is then restarted CGS with exact gradients. The default is instead the
+    constant m = 100 of the MATLAB code of these baselines for trace-norm experiments
+    (files ``SVR_CGS.m``, ``SCGS.m``, found by code search; repository not identified):
+    measured on news20 (labels <= 10 against the rest, 14,935 x 62,061, mu = 10/n, one
+    BLAS thread, a loaded machine), STORC reached a 1e-6 gap in 4.6 s with it against
+    10.6 s with ``theory`` at r = 30, and the same gap (1.5e-4) in 60 s at r = 300.
+    (SCGS keeps its growing B_k: a constant 100 stalled it at a 0.58 relative gap.)
+    """
+    gamma = 2.0 / (k + 1)
+    beta = 3.0 * lip / k
+    if mu > 0:
+        d_t2 = (lip / mu) * diameter * diameter / 2.0 ** (t - 1)
+        theory = 5600.0 * n_t * k
+    else:
+        d_t2 = diameter * diameter
+        theory = 700.0 * n_t + 24.0 * n_t * lip_f * (k + 1) / (lip * diameter)
+    eta = 2.0 * lip * d_t2 / (n_t * k)
+    size = theory if options.batch == "theory" else int(options.batch)
+    return gamma, beta, eta, _capped(size, options.batch_cap, n)
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernels
+# ---------------------------------------------------------------------------------------------
+
+class _BallKernel(_Kernel):
+    """Shared set-up of the l1-ball kernels: the problem's constants, x0 and A x0."""
+
+    name = "ball"
+
+    def __init__(self, problem: Problem, seed: int = 0, w0: np.ndarray | None = None):
+        super().__init__(problem, "uniform", seed)
+        p = problem
+        if not isinstance(p.penalty, L1Ball) or p.matrix:
+            raise ConfigError(f"{self.name}: the l1-ball kernel needs an L1Ball penalty and "
+                              f"vector labels, got {p.penalty!r} with labels of shape "
+                              f"{p.b.shape}")
+        self.r, self.mu = p.radius, p.l2
+        self.nnz = max(p.nnz, 1)
+        if w0 is None:
+            self.x = np.zeros(p.d)
+        else:
+            self.x = np.array(w0, dtype=np.float64).reshape(-1)
+            if self.x.shape != (p.d,) or not np.all(np.isfinite(self.x)):
+                raise ConfigError(f"{self.name}: w0 must be a finite vector of length {p.d}, "
+                                  f"got shape {np.shape(w0)}")
+            if np.abs(self.x).sum() > self.r * (1.0 + FEASIBILITY_RTOL):
+                raise ConfigError(f"{self.name}: w0 lies outside the l1 ball of radius "
+                                  f"{self.r} (||w0||_1 = {np.abs(self.x).sum():.6g})")
+
+    def _loss_gradient(self, z: np.ndarray) -> np.ndarray:
+        """A^T phi'(z) / n (a pass over A)."""
+        p = self.problem
+        return p.mat.T @ losses.derivs(p.loss_id, z, p.b) / p.n
+
+    def solution(self) -> np.ndarray:
+        return self.x
+
+    def iterates(self) -> tuple[np.ndarray, np.ndarray]:
+        x = self.solution()
+        return x, objective.alpha_of_w(self.problem, x)
+
+
+class AccPGKernel(_BallKernel):
+    """Accelerated projected gradient on f over the l1 ball, step 1/L.
+
+    ``momentum="nesterov"`` (default): Nesterov's constant-step scheme for a mu-strongly
+    convex f over a simple set (Nesterov, *Introductory Lectures on Convex Optimization*,
+    2004, Sec. 2.2.4, with the gradient mapping of Sec. 2.2.3): x_{k+1} = Proj(y_k -
+    grad f(y_k) / L), y_{k+1} = x_{k+1} + q (x_{k+1} - x_k), q = (sqrt(L) - sqrt(mu)) /
+    (sqrt(L) + sqrt(mu)), y_0 = x_0. It converges linearly, O(sqrt(kappa) log(1/eps))
+    iterations: the rate PDBFW's Table 1 lists for Acc PG (its ref. [29], Nesterov); mu is
+    known here (the l2 of the penalty), so the strongly convex scheme is the one that applies.
+    ``momentum="fista"``: FISTA with constant step (Beck & Teboulle, SIAM J. Imaging Sci. 2(1),
+    2009, Sec. 4): q_k = (t_k - 1) / t_{k+1}, t_1 = 1, t_{k+1} = (1 + sqrt(1 + 4 t_k^2)) / 2,
+    the O(1/k^2) method that ignores mu (and the only one for mu = 0).
+    A y_k is formed from A x_k and A x_{k-1} (linear), so an iteration costs two passes over
+    A (A^T phi'(A y_k), A x_{k+1}) and an O(d) projection (Condat's, ``_ball.project_l1``).
+    """
+
+    name = "acc_pg"
+
+    def __init__(self, problem: Problem, options: AccPGOptions | None = None, seed: int = 0,
+                 w0: np.ndarray | None = None):
+        super().__init__(problem, seed, w0)
+        options = options or AccPGOptions()
+        self.lip = smoothness(problem)
+        self.fista = options.momentum == "fista"
+        if not self.fista:
+            if not self.mu > 0:
+                raise ConfigError("acc_pg: momentum=nesterov needs mu > 0 (the l2 of the "
+                                  "L1Ball penalty); use momentum=fista for mu = 0")
+            sl, sm = math.sqrt(self.lip), math.sqrt(self.mu)
+            self.q = (sl - sm) / (sl + sm)
+        self.t = 1.0
+        self.zx = np.asarray(problem.mat @ self.x, dtype=np.float64)
+        self.y, self.zy = self.x.copy(), self.zx.copy()
+
+    def run(self, budget: int) -> tuple[int, int]:
+        p, lip = self.problem, self.lip
+        iters = touched = 0
+        while touched < budget:
+            g = self._loss_gradient(self.zy) + self.mu * self.y
+            x, _ = _ball.project_l1(self.y - g / lip, self.r)
+            zx = np.asarray(p.mat @ x, dtype=np.float64)
+            if self.fista:
+                t_next = (1.0 + math.sqrt(1.0 + 4.0 * self.t * self.t)) / 2.0
+                q = (self.t - 1.0) / t_next
+                self.t = t_next
+            else:
+                q = self.q
+            self.y = x + q * (x - self.x)
+            self.zy = zx + q * (zx - self.zx)
+            self.x, self.zx = x, zx
+            iters += 1
+            touched += 2 * self.nnz + p.d
+        return iters, touched
+
+
+class FWKernel(_BallKernel):
+    """Frank-Wolfe over the l1 ball (Frank & Wolfe 1956; Jaggi, ICML 2013, Algorithm 1).
+
+    g = grad f(x) = A^T phi'(A x) / n + mu x; the vertex v = -r sign(g_j) e_j, j = argmax_i
+    |g_i| (the l1 ball's linear oracle; first index on ties); x <- (1 - gamma) x + gamma v.
+    ``step="line_search"`` (default): gamma = argmin_{[0, 1]} P(x + gamma (v - x)) exactly
+    (``_ball.fw_line_search``: the smooth hinge along a segment is piecewise quadratic; the
+    squared loss quadratic); ``"open_loop"``: gamma_t = 2 / (t + 2), t = 0, 1, ... (Jaggi's
+    step). z = A x is maintained (A v is one column of A, from the CSC copy), so an
+    iteration costs one pass over A (the gradient) plus that column and O(d + n log n).
+    """
+
+    name = "fw"
+
+    def __init__(self, problem: Problem, options: FWOptions | None = None, seed: int = 0,
+                 w0: np.ndarray | None = None):
+        super().__init__(problem, seed, w0)
+        options = options or FWOptions()
+        self.line_search = options.step == "line_search"
+        if self.line_search and problem.loss not in ("smooth_hinge", "squared"):
+            raise ConfigError(f"fw: step=line_search is exact for the smooth hinge and the "
+                              f"squared loss, not {problem.loss!r}; use step=open_loop")
+        self.t = 0
+        self.z = np.asarray(problem.mat @ self.x, dtype=np.float64)
+        self.cols = None if problem.dense else problem.csc
+
+    def _column(self, j: int) -> tuple[np.ndarray | slice, np.ndarray]:
+        if self.cols is None:
+            return slice(None), self.problem.mat[:, j]
+        C = self.cols
+        lo, hi = C.indptr[j], C.indptr[j + 1]
+        return C.indices[lo:hi], C.data[lo:hi]
+
+    def run(self, budget: int) -> tuple[int, int]:
+        p, r = self.problem, self.r
+        iters = touched = 0
+        while touched < budget:
+            x, z = self.x, self.z
+            g = self._loss_gradient(z) + self.mu * x
+            j = int(np.argmax(np.abs(g)))
+            vj = -r if g[j] > 0 else r
+            rows, vals = self._column(j)
+            av = np.zeros(p.n)
+            av[rows] = vj * vals
+            if self.line_search:
+                xx = float(x @ x)
+                xd = vj * x[j] - xx  # <x, v - x>
+                dd = xx - 2.0 * vj * x[j] + r * r  # ||v - x||^2
+                gamma = _ball.fw_line_search(p.loss_id, z, av - z, p.b, self.mu, xd, dd)
+            else:
+                gamma = 2.0 / (self.t + 2.0)
+            x *= 1.0 - gamma
+            x[j] += gamma * vj
+            self.z = (1.0 - gamma) * z + gamma * av
+            self.t += 1
+            iters += 1
+            touched += self.nnz + len(vals) + p.d
+        return iters, touched
+
+
+class SVRGKernel(_BallKernel):
+    """Projected SVRG (Johnson & Zhang, NIPS 2013; Prox-SVRG, Xiao & Zhang, SIAM J. Optim.
+    24(4), 2014, Algorithm 1 with R the indicator of the ball), uniform sampling.
+
+    Each snapshot x~ gets the full gradient grad f(x~) (two passes over A: A x~ and
+    A^T phi'(A x~)), then m inner steps from x_0 = x~: i uniform,
+    x_k = Proj(x_{k-1} - eta (grad f_i(x_{k-1}) - grad f_i(x~) + grad f(x~))), the mu x
+    term exact (``_ball.svrg_steps``, nnz(a_i) + d per step: the projection is dense). The
+    next snapshot is x_m (``snapshot="last"``, Johnson & Zhang's option I, default) or the
+    mean of x_1..x_m (``"average"``, Prox-SVRG). eta and m: :func:`svrg_parameters`.
+    An iteration is an inner step.
+    """
+
+    name = "svrg"
+
+    def __init__(self, problem: Problem, options: SVRGOptions | None = None, seed: int = 0,
+                 w0: np.ndarray | None = None):
+        super().__init__(problem, seed, w0)
+        options = options or SVRGOptions()
+        p = problem
+        self.l_max = p.smoothness * float(np.max(p.row_sqnorms)) + self.mu
+        self.eta, self.m = svrg_parameters(options, self.l_max, p.n)
+        self.average = options.snapshot == "average"
+        self.rows = p.lines("rows")
+        self.pos = 0  # inner steps done since the last snapshot
+        self.fresh = False  # the snapshot of these inner steps is taken
+        self.zsnap = np.zeros(p.n)
+        self.gsnap = np.zeros(p.d)
+        self.xsum = np.zeros(p.d if self.average else 0)
+        self.work = np.empty(4 * p.d)
+
+    def run(self, budget: int) -> tuple[int, int]:
+        p = self.problem
+        iters = touched = 0
+        while touched < budget:
+            if not self.fresh:
+                self.zsnap = np.ascontiguousarray(p.mat @ self.x, dtype=np.float64)
+                self.gsnap = np.ascontiguousarray(self._loss_gradient(self.zsnap))
+                self.xsum[:] = 0.0
+                self.fresh = True
+                touched += 2 * self.nnz
+            k, t = _ball.svrg_steps(*self.rows, p.b, self.x, self.zsnap, self.gsnap,
+                                    self.eta, self.mu, self.r, p.loss_id, self.state,
+                                    self.m - self.pos, budget - touched, self.xsum,
+                                    self.work)
+            self.pos += k
+            iters += k
+            touched += t
+            if self.pos == self.m:
+                if self.average:
+                    self.x[:] = self.xsum / self.m
+                self.pos = 0
+                self.fresh = False
+        return iters, touched
+
+
+class _SlidingKernel(_BallKernel):
+    """What SCGS and STORC share: the constants, the buffers and one CGS step."""
+
+    def __init__(self, problem: Problem, seed: int = 0, w0: np.ndarray | None = None):
+        super().__init__(problem, seed, w0)
+        p = problem
+        self.lip = smoothness(p)
+        self.diameter = 2.0 * self.r
+        self.sigma2, self.lip_f = gradient_bounds(p)
+        self.rows = p.lines("rows")
+        self.y = self.x.copy()
+        self.g = np.empty(p.d)
+        self.xt = np.empty(p.d)
+        self.empty = np.empty(0)
+        self.cndg_iterations = 0  # linear-oracle calls so far
+        self.cndg_capped = 0  # CndG calls stopped by the guard, not by V <= eta
+
+    def _step(self, gamma: float, beta: float, eta: float, batch: int, zsnap: np.ndarray,
+              gsnap: np.ndarray) -> int:
+        """z = (1 - gamma) y + gamma x; g = minibatch gradient at z; x = CndG(g, x, beta,
+        eta); y = (1 - gamma) y + gamma x. Returns the work.
+
+        A batch of n or more draws is replaced by the exact gradient grad f(z) (no draws):
+        it costs the same two passes as n sampled rows, and its variance, 0, meets every
+        variance bound the theorems ask of a batch (Lan & Zhou's sigma^2 / B_k, Hazan &
+        Luo's variance-reduced estimate), so the guarantees hold while a capped batch of
+        draws with replacement would keep a noise floor of sigma^2 / n.
+        """
+        p = self.problem
+        z = (1.0 - gamma) * self.y + gamma * self.x
+        if batch >= p.n:
+            self.g = self._loss_gradient(np.asarray(p.mat @ z, dtype=np.float64)) + self.mu * z
+            touched = 2 * self.nnz + p.d
+        else:
+            touched = _ball.minibatch_gradient(*self.rows, p.b, z, zsnap, gsnap, self.mu,
+                                               p.loss_id, self.state, batch, self.g)
+        self.xt[:] = self.x
+        guard = cndg_guard(beta, eta, self.diameter)
+        its, _, swept = _ball.cndg(self.g, self.x, self.xt, beta, eta, self.r, guard)
+        self.cndg_iterations += its
+        self.cndg_capped += its >= guard
+        self.x, self.xt = self.xt, self.x
+        self.y = (1.0 - gamma) * self.y + gamma * self.x
+        return touched + swept + 3 * p.d
+
+    def solution(self) -> np.ndarray:
+        return self.y
+
+
+class SCGSKernel(_SlidingKernel):
+    """Stochastic conditional gradient sliding (Lan & Zhou, SIAM J. Optim. 26(2), 2016,
+    Sec. 3), uniform sampling with replacement.
+
+    x_0 = y_0 = w0 (default 0); outer iteration k = 1, 2, ...: z_k = (1 - gamma_k) y_{k-1} +
+    gamma_k x_{k-1}; g_k = (1/B_k) sum_{j <= B_k} grad f_{i_j}(z_k); x_k = CndG(g_k, x_{k-1},
+    beta_k, eta_k) (``_ball.cndg``); y_k = (1 - gamma_k) y_{k-1} + gamma_k x_k. The
+    parameters are :func:`scgs_parameters`' (their values and the uncertainty about them are
+    documented there); the iterate is y_k. B_k >= n (the default cap makes the theory's
+    growing B_k reach n after a few iterations) uses the exact gradient (:meth:`_step`), so
+    SCGS then runs as the deterministic CGS of Lan & Zhou's Sec. 2 with SCGS's parameters.
+    An iteration is an outer iteration k; it costs the B_k rows drawn (or a full gradient)
+    plus d per CndG iteration.
+    """
+
+    name = "scgs"
+
+    def __init__(self, problem: Problem, options: SCGSOptions | None = None, seed: int = 0,
+                 w0: np.ndarray | None = None):
+        super().__init__(problem, seed, w0)
+        self.options = options or SCGSOptions()
+        self.k = 0
+        self.batches: list[int] = []  # B_k used, for the record
+
+    def run(self, budget: int) -> tuple[int, int]:
+        p = self.problem
+        iters = touched = 0
+        while touched < budget:
+            k = self.k + 1
+            gamma, beta, eta, batch = scgs_parameters(self.options, k, self.lip,
+                                                      self.diameter, self.sigma2, p.n)
+            touched += self._step(gamma, beta, eta, batch, self.empty, self.empty)
+            self.batches.append(batch)
+            self.k = k
+            iters += 1
+        return iters, touched
+
+
+class STORCKernel(_SlidingKernel):
+    """STORC, stochastic variance-reduced conditional gradient sliding (Hazan & Luo, ICML
+    2016, Algorithm 2), uniform sampling with replacement.
+
+    w_0 = argmin_{w in ball} <grad f(x), w> at x = 0 (line 3: a vertex, one pass over A), or
+    w0 when given. Snapshot t = 1, 2, ...: x_0 = y_0 = w_{t-1} and grad f(y_0) (two passes);
+    inner k = 1..N_t: z_k = (1 - gamma_k) y_{k-1} + gamma_k x_{k-1};
+    g~_k = grad f(y_0) + (1/m_{t,k}) sum_{j} (grad f_{i_j}(z_k) - grad f_{i_j}(y_0));
+    x_k = CndG(g~_k, x_{k-1}, beta_k, eta_{t,k}); y_k = (1 - gamma_k) y_{k-1} + gamma_k x_k;
+    then w_t = y_{N_t}. Parameters: :func:`storc_inner` and :func:`storc_parameters` (the
+    strongly convex case when mu > 0, the Lipschitz case when mu = 0), with the practical
+    minibatch of 100 by default. The theorem's m_{t,k} = 5600 N_t k (``batch=theory``)
+    exceeds n on most data, and a batch >= n is the exact gradient at z_k (:meth:`_step`):
+    STORC then runs as restarted CGS with exact gradients. The iterate is y_k. An
+    iteration is an inner iteration k.
+    """
+
+    name = "storc"
+
+    def __init__(self, problem: Problem, options: STORCOptions | None = None, seed: int = 0,
+                 w0: np.ndarray | None = None):
+        super().__init__(problem, seed, w0)
+        self.options = options or STORCOptions()
+        self.started = w0 is not None  # w_0 given; else the vertex of line 3, in run()
+        self.t = 0  # snapshots taken
+        self.k = 0  # inner iterations done in this snapshot (0: take the next snapshot)
+        self.n_t = 0
+        self.zsnap = np.zeros(problem.n)
+        self.gsnap = np.zeros(problem.d)
+        self.batches: list[int] = []  # m_{t,k} used, for the record
+
+    def run(self, budget: int) -> tuple[int, int]:
+        p = self.problem
+        iters = touched = 0
+        while touched < budget:
+            if not self.started:
+                g = self._loss_gradient(np.zeros(p.n))  # grad f(0) (mu x = 0)
+                j = int(np.argmax(np.abs(g)))
+                self.y[:] = 0.0
+                self.y[j] = -self.r if g[j] > 0 else self.r
+                self.started = True
+                touched += self.nnz + p.d
+            if self.k == 0:
+                self.t += 1
+                self.n_t = storc_inner(self.options, self.t, self.lip, self.mu)
+                self.x = self.y.copy()  # x_0 = y_0 = w_{t-1}
+                self.zsnap = np.ascontiguousarray(p.mat @ self.y, dtype=np.float64)
+                self.gsnap = np.ascontiguousarray(self._loss_gradient(self.zsnap))
+                touched += 2 * self.nnz
+            k = self.k + 1
+            gamma, beta, eta, batch = storc_parameters(
+                self.options, self.t, k, self.n_t, self.lip, self.mu, self.diameter,
+                self.lip_f, p.n)
+            touched += self._step(gamma, beta, eta, batch, self.zsnap, self.gsnap)
+            self.batches.append(batch)
+            self.k = 0 if k == self.n_t else k
+            iters += 1
+        return iters, touched

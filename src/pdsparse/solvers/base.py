@@ -1,0 +1,119 @@
+"""What every solver module shares: the kernel interface, options dataclasses, sampling.
+
+The registry (:mod:`pdsparse.solvers.registry`), :func:`~pdsparse.solvers.solve` and the
+module of each family (:mod:`pdsparse.solvers.rcd`, :mod:`~pdsparse.solvers.erm`, ...) build
+on these; this module imports none of them, so that the registry can import the families
+without an import cycle (an options class learns its registry name through
+:func:`register_options`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+from pdsparse.errors import ConfigError
+from pdsparse.names import SAMPLINGS
+from pdsparse.problem import Problem
+from pdsparse.solvers._sampling import sampler_arrays, seed_state
+
+__all__ = ["sampling_probabilities"]
+
+
+def sampling_probabilities(sqnorms: np.ndarray, l2: float, n: int, beta: float,
+                           sampling: str) -> np.ndarray:
+    """Serial sampling probabilities: uniform, or importance sampling, Face-Off eq. (14).
+
+    Importance: p_i proportional to beta u_i + lambda n (primal, u = column norms^2)
+    or q_j proportional to beta v_j + lambda n (dual, v = row norms^2). A random
+    permutation visits each coordinate once per epoch: its marginal is uniform.
+    """
+    m = sqnorms.shape[0]
+    if sampling in ("uniform", "permutation"):
+        return np.full(m, 1.0 / m)
+    if sampling == "importance":
+        wts = beta * sqnorms + l2 * n
+        return wts / wts.sum()
+    raise ConfigError(f"unknown sampling {sampling!r}; choose one of {list(SAMPLINGS)}")
+
+
+class _Kernel:
+    """State of one run: the iterates, the random state and the kernel's fixed arguments.
+
+    ``run(budget)`` advances it; ``solution()`` is the primal iterate w (no extra work);
+    ``iterates()`` is the pair (w, alpha) the duality gap is evaluated at, which for
+    primal RCD costs a product with A to form alpha(w) = -phi'(A w).
+    """
+
+    def __init__(self, problem: Problem, sampling: str, seed: int):
+        self.problem = problem
+        self.state = seed_state(seed)
+        self.sampling = sampling
+
+    def _sampler(self, probs: np.ndarray) -> tuple:
+        """Kernel arguments (mode, prob, alias, perm, perm_pos) for this sampling."""
+        return sampler_arrays(self.sampling, probs)
+
+
+def _did_you_mean(word: Any, candidates: Iterable[Any]) -> str:
+    close = difflib.get_close_matches(str(word), [str(c) for c in candidates], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _option(default: str, choices: tuple[str, ...], doc: str) -> Any:
+    """An option field: a name out of ``choices`` (validated), with a one-line ``doc``."""
+    return field(default=default, metadata={"choices": tuple(choices), "doc": doc})
+
+
+def _int_option(default: str, choices: tuple[str, ...], doc: str) -> Any:
+    """An option field that is a positive integer written in decimal ("423"), or a name out
+    of ``choices`` ("auto"). Values stay strings, so that tags and trace columns are text."""
+    return field(default=default,
+                 metadata={"choices": tuple(choices), "doc": doc, "integer": True})
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, str) and value.isdigit() and value.isascii() and int(value) >= 1
+
+
+@dataclass(frozen=True)
+class _Options:
+    """Base of the options dataclasses: every field is a name out of its ``choices``."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value, choices = getattr(self, f.name), f.metadata["choices"]
+            if isinstance(value, int) and not isinstance(value, bool) and f.metadata.get(
+                    "integer"):
+                value = str(value)
+                object.__setattr__(self, f.name, value)
+            if f.metadata.get("integer") and _is_count(value):
+                object.__setattr__(self, f.name, str(int(value)))  # "007" and "7": one tag
+                continue
+            if not isinstance(value, str) or value not in choices:
+                if f.metadata.get("integer"):
+                    choices = (*choices, "<positive integer>")
+                raise ConfigError(
+                    f"{self.solver}: unknown {f.name} {value!r}{_did_you_mean(value, choices)}; "
+                    f"choose one of {list(choices)}")
+
+    @property
+    def solver(self) -> str:
+        return registered_name(type(self))
+
+
+_NAMES: dict[type, str] = {}
+
+
+def register_options(options: type, name: str) -> None:
+    """Record the registry name of an options dataclass (:class:`SolverSpec` does)."""
+    _NAMES[options] = name
+
+
+def registered_name(options: type) -> str:
+    """The registry name of an options dataclass (its class name when unregistered)."""
+    return _NAMES.get(options, options.__name__)

@@ -1,0 +1,132 @@
+"""Face-Off's randomized coordinate methods (Csiba & Richtarik, "Coordinate Descent Face-Off:
+Primal or Dual?"): primal RCD (Algorithm 1) on the columns of A and dual RCD (Algorithm 2,
+SDCA) on its rows, with their options; the kernels are ``_rcd.pyx``. On dense data, or with
+an l1 term, the factories hand over to the ERM kernels of :mod:`pdsparse.solvers.erm` (the
+same methods through BLAS; Prox-SDCA).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pdsparse import objective
+from pdsparse.errors import ConfigError
+from pdsparse.names import DUAL_STEPS, SAMPLINGS
+from pdsparse.problem import Problem
+from pdsparse.solvers import _rcd
+from pdsparse.solvers.base import _Kernel, _option, _Options, sampling_probabilities
+from pdsparse.solvers.erm import PrimalRCDKernel, ProxSDCAKernel
+
+__all__ = ["PrimalRCDOptions", "DualRCDOptions", "primal_factory", "dual_factory"]
+
+
+_SAMPLING_DOC = ("coordinate sampling: uniform, importance (Face-Off eq. 14) or permutation "
+                 "(a fresh random order every epoch, as LIBLINEAR; outside the paper's theory)")
+
+
+@dataclass(frozen=True)
+class PrimalRCDOptions(_Options):
+    """Options of primal RCD (Face-Off Algorithm 1)."""
+
+    sampling: str = _option("importance", SAMPLINGS, _SAMPLING_DOC)
+
+
+@dataclass(frozen=True)
+class DualRCDOptions(_Options):
+    """Options of dual RCD (Face-Off Algorithm 2, SDCA)."""
+
+    sampling: str = _option("importance", SAMPLINGS, _SAMPLING_DOC)
+    dual_step: str = _option(
+        "fixed", DUAL_STEPS,
+        "fixed (the Section 7 step with Quartz's 1/q_j scaling), newton (exact 1-D "
+        "maximization, Algorithm 2) or printed (the Section 7 step exactly as printed)")
+
+
+class _PrimalKernel(_Kernel):
+    def __init__(self, problem, sampling, seed, w0=None, **_):
+        super().__init__(problem, sampling, seed)
+        p = problem
+        p.elastic_net("primal_rcd")  # the kernel's prox step is the elastic net's
+        self.C = p.csc
+        beta, u = p.smoothness, p.col_sqnorms
+        self.lipschitz = beta * u / p.n + p.l2
+        self.sampler = self._sampler(sampling_probabilities(u, p.l2, p.n, beta, sampling))
+        if w0 is None:
+            self.w, self.z = np.zeros(p.d), np.zeros(p.n)
+        else:
+            self.w = np.array(w0, dtype=np.float64)
+            self.z = p.csr @ self.w
+
+    def run(self, budget: int) -> tuple[int, int]:
+        C = self.C
+        return _rcd.primal_rcd(C.data, C.indices, C.indptr, self.problem.b, self.w, self.z,
+                               self.lipschitz, self.problem.l2, self.problem.l1,
+                               self.problem.loss_id, *self.sampler, self.state, budget)
+
+    def iterates(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.w, objective.alpha_of_w(self.problem, self.w)
+
+    def solution(self) -> np.ndarray:
+        return self.w
+
+
+class _DualKernel(_Kernel):
+    def __init__(self, problem, sampling, seed, alpha0=None, dual_step="fixed", **_):
+        super().__init__(problem, sampling, seed)
+        p = problem
+        if p.elastic_net("dual_rcd").l1:
+            raise ConfigError("dual_rcd handles l2 regularization only (l1 must be 0)")
+        if dual_step not in DUAL_STEPS:
+            raise ConfigError(f"unknown dual_step {dual_step!r}; choose one of {list(DUAL_STEPS)}")
+        self.newton = dual_step == "newton"
+        beta, v = p.smoothness, p.row_sqnorms
+        q = sampling_probabilities(v, p.l2, p.n, beta, sampling)
+        self.sampler = self._sampler(q)
+        self.curvature = v / (p.l2 * p.n)
+        # Quartz: theta = min_l q_l lambda n / (beta v_l + lambda n); step_j = theta / q_j.
+        # "printed" keeps eta = theta for every j, the step as Face-Off Sec. 7 prints it
+        # (sign corrected): 1/q_j times smaller, i.e. n times under uniform sampling.
+        theta = float(np.min(q * p.l2 * p.n / (beta * v + p.l2 * p.n)))
+        self.fixed_step = np.full(p.n, theta) if dual_step == "printed" else theta / q
+        if alpha0 is None:
+            self.alpha, self.w = np.zeros(p.n), np.zeros(p.d)  # w(0) = 0, no product needed
+        else:
+            self.alpha = np.array(alpha0, dtype=np.float64)
+            self.w = objective.w_of_alpha(p, self.alpha)
+
+    def run(self, budget: int) -> tuple[int, int]:
+        R = self.problem.csr
+        return _rcd.dual_rcd(R.data, R.indices, R.indptr, self.problem.b, self.alpha, self.w,
+                             self.curvature, self.fixed_step, self.problem.l2,
+                             self.problem.loss_id, self.newton, *self.sampler, self.state,
+                             budget)
+
+    def iterates(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.w, self.alpha
+
+    def solution(self) -> np.ndarray:
+        return self.w
+
+
+def primal_factory(problem: Problem, options: PrimalRCDOptions, seed: int,
+                    start: np.ndarray | None = None) -> _Kernel:
+    if problem.dense:  # the same method over dense columns (_erm.pyx, through BLAS)
+        return PrimalRCDKernel(problem, options.sampling, seed, w0=start)
+    return _PrimalKernel(problem, options.sampling, seed, w0=start)
+
+
+def dual_factory(problem: Problem, options: DualRCDOptions, seed: int,
+                  start: np.ndarray | None = None) -> _Kernel:
+    if problem.elastic_net("dual_rcd").l1 or problem.dense:
+        # Prox-SDCA (Shalev-Shwartz & Zhang): dual RCD with the exact step for l1 >= 0, on
+        # sparse or dense rows; with l1 = 0 it is dual_step=newton (tests/test_erm_kernels.py)
+        if options.dual_step != "newton":
+            raise ConfigError(
+                f"dual_rcd with l1 > 0 or dense data is Prox-SDCA, which takes the exact step: "
+                f"give dual_step=newton (got {options.dual_step!r})")
+        return ProxSDCAKernel(problem, options.sampling, seed, alpha0=start)
+    return _DualKernel(problem, options.sampling, seed, alpha0=start,
+                       dual_step=options.dual_step)
+

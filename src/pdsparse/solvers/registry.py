@@ -1,0 +1,337 @@
+"""The solver registry: one :class:`SolverSpec` per solver (DESIGN.md, "Solver registry") with
+its options dataclass, kernel factory, family, label and path tag, and the calls that set a
+kernel up by name (:func:`get_solver`, :func:`make_kernel`). A new solver is a module of
+this package (its kernel and options) and an entry of :data:`SOLVERS`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from pdsparse.errors import ConfigError
+from pdsparse.problem import Problem
+from pdsparse.solvers.ball import (
+    AccPGOptions,
+    FWOptions,
+    SCGSOptions,
+    STORCOptions,
+    SVRGOptions,
+)
+from pdsparse.solvers.base import (
+    _did_you_mean,
+    _Kernel,
+    _Options,
+    register_options,
+    registered_name,
+)
+from pdsparse.solvers.dgpd import (
+    DGPDFullOptions,
+    DGPDOptions,
+    dgpd_factory,
+    dgpd_full_factory,
+)
+from pdsparse.solvers.erm import SPDCOptions, spdc_factory
+from pdsparse.solvers.pdbfw import PDBFWOptions, pdbfw_factory
+from pdsparse.solvers.rcd import DualRCDOptions, PrimalRCDOptions, dual_factory, primal_factory
+from pdsparse.solvers.trace import (
+    BlockFWOptions,
+    SFWOptions,
+    acc_pg_factory,
+    block_fw_factory,
+    fw_factory,
+    scgs_factory,
+    sfw_factory,
+    storc_factory,
+    svrg_factory,
+)
+
+__all__ = ["SOLVERS", "SolverSpec", "FAMILIES", "NONE", "get_solver", "make_kernel",
+           "option_names", "solver_of_options"]
+
+FAMILIES = ("primal", "dual", "primal_dual")
+"""Plot families: what a method iterates on (colours in :mod:`pdsparse.figures`)."""
+
+NONE = "none"
+"""Trace-column value of an option the solver does not have (``dual_step`` of primal RCD)."""
+
+_TOKEN = re.compile(r"^[a-z0-9_]+$")  # option names and values: path-safe, no "-" (tag joiner)
+
+
+def _option_items(options: Mapping | Iterable[str] | str) -> list[tuple[str, Any]]:
+    """``{key: value}`` or ``["key=value", ...]`` (the CLI's ``--option``) as (key, value) pairs."""
+    if isinstance(options, Mapping):
+        return [(str(k), v) for k, v in options.items()]
+    items = [options] if isinstance(options, str) else list(options)
+    pairs = []
+    for item in items:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"option {item!r} is not of the form key=value")
+        pairs.append((key, value))
+    return pairs
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    """One solver of the registry: what the workflow, CLI, plots and :func:`solve` need.
+
+    ``options`` is the solver's frozen options dataclass (defaults, validation);
+    ``factory(problem, options, seed, start)`` builds its kernel; ``family`` ("primal" /
+    "dual") picks plot colours, ``label`` is the legend text, ``start`` the keyword of
+    :func:`solve` holding a warm start (``w0`` or ``alpha0``).
+    """
+
+    name: str
+    options: type
+    factory: Callable[..., _Kernel] = field(repr=False)
+    family: str
+    label: str
+    start: str
+    summary: str = ""
+    sweep: str = "d"
+    """What one of DGPD's "iterations" is (the ``sweeps`` trace column): ``"d"`` (d kernel
+    iterations: a primal pass), ``"n"`` (a dual or primal-dual pass) or ``"1"`` (each kernel
+    iteration: a DGPD search and its inner passes)."""
+    matrix: bool = False
+    """The kernel takes a label-matrix problem whole (a trace-norm ball couples the columns);
+    otherwise a label matrix is solved one-vs-rest, a kernel per column."""
+
+    def __post_init__(self) -> None:
+        bad = [x for k, v in self.choices().items() for x in (k, *v) if not _TOKEN.match(x)]
+        if (bad or self.family not in FAMILIES or not _TOKEN.match(self.name)
+                or self.sweep not in ("d", "n", "1")):
+            raise ValueError(f"solver {self.name!r}: names must match {_TOKEN.pattern} "
+                             f"(tags join them with '-'), family one of {FAMILIES}, sweep "
+                             f"d|n|1; bad: {bad}")
+        register_options(self.options, self.name)
+
+    def sweep_size(self, problem: Problem) -> int:
+        """Kernel iterations per sweep on ``problem`` (every label column counted)."""
+        per = {"d": problem.d, "n": problem.n, "1": 1}[self.sweep]
+        return per * problem.k
+
+    def choices(self) -> dict[str, tuple[str, ...]]:
+        """Each option's allowed values, in field order."""
+        return {f.name: f.metadata["choices"] for f in fields(self.options)}
+
+    def parse_options(self, options: Any = None) -> Any:
+        """The options dataclass from ``None`` (defaults), an instance, a mapping of names
+        (config YAML) or ``"key=value"`` strings (the CLI). Unknown keys are errors naming
+        the allowed ones; a key of another solver is accepted only with the value ``"none"``
+        (what :meth:`option_columns` writes for it), so columns read back give the options.
+        """
+        if options is None:
+            return self.options()
+        if isinstance(options, self.options):
+            return options
+        if isinstance(options, _Options):
+            raise ConfigError(f"{self.name}: got the options of {options.solver}: {options}")
+        allowed = self.choices()
+        kw: dict[str, Any] = {}
+        for key, value in _option_items(options):
+            k = key.strip().replace("-", "_")
+            if k not in allowed:
+                owners = [s.name for s in SOLVERS.values() if k in s.choices()]
+                if owners and (value is None or str(value).strip() == NONE):
+                    continue
+                hint = (f" (an option of {', '.join(owners)})" if owners
+                        else _did_you_mean(k, allowed))
+                raise ConfigError(f"{self.name}: unknown option {key!r}{hint}; allowed options: "
+                                  f"{', '.join(allowed) or '(none)'}")
+            if k in kw:
+                raise ConfigError(f"{self.name}: option {k!r} given twice")
+            kw[k] = value.strip() if isinstance(value, str) else value
+        return self.options(**kw)
+
+    def make_kernel(self, problem: Problem, options: Any = None, seed: int = 0,
+                    start: np.ndarray | None = None) -> _Kernel:
+        """Set up the kernel (not run); ``start`` is w0 (primal) or alpha0 (dual). A problem
+        with a label matrix gets one kernel per column, run in lockstep (one-vs-rest)."""
+        opts = self.parse_options(options)
+        if problem.matrix and not self.matrix:
+            return _OneVsRest(self, problem, opts, int(seed), start)
+        return self.factory(problem, opts, int(seed), start)
+
+    def tag(self, options: Any = None) -> str:
+        """Short path-safe name of the options: their values in field order joined by "-"
+        ("importance", "importance-fixed"; "default" for a solver without options). Values
+        never contain "-", so distinct options of one solver never share a tag."""
+        opts = self.parse_options(options)
+        return "-".join(getattr(opts, k) for k in self.choices()) or "default"
+
+    def option_columns(self, options: Any = None) -> dict[str, str]:
+        """The options as trace key columns: every option of the registry, ``"none"`` for
+        those this solver does not have (so that all traces share the columns)."""
+        opts = self.parse_options(options)
+        return {k: getattr(opts, k, NONE) for k in option_names()}
+
+
+class _OneVsRest:
+    """A vector kernel per label column of a label-matrix problem (one-vs-rest), advanced in
+    lockstep: each call gives every column an equal share of the budget, so the trace's
+    time is the sum over the columns and P, D are the summed objectives (DGPD Sec. 5; the
+    penalty is separable, so the k problems decouple)."""
+
+    def __init__(self, spec: SolverSpec, problem: Problem, options: Any, seed: int,
+                 start: np.ndarray | None = None):
+        self.problem = problem
+        if start is not None and np.shape(start)[1:] != (problem.k,):
+            raise ConfigError(f"{spec.name}: a warm start of a {problem.k}-column problem "
+                              f"must have {problem.k} columns, got shape {np.shape(start)}")
+        self.kernels = [spec.factory(problem.column(c), options, seed,
+                                     None if start is None else start[:, c])
+                        for c in range(problem.k)]
+
+    def run(self, budget: int) -> tuple[int, int]:
+        share = max(1, -(-budget // len(self.kernels)))
+        iters = touched = 0
+        for kernel in self.kernels:
+            i, t = kernel.run(share)
+            iters += i
+            touched += t
+        return iters, touched
+
+    def iterates(self) -> tuple[np.ndarray, np.ndarray]:
+        pairs = [k.iterates() for k in self.kernels]
+        return (np.column_stack([w for w, _ in pairs]),
+                np.column_stack([a for _, a in pairs]))
+
+    def solution(self) -> np.ndarray:
+        return np.column_stack([k.solution() for k in self.kernels])
+
+
+
+SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
+    SolverSpec("primal_rcd", PrimalRCDOptions, primal_factory, family="primal",
+               label="primal RCD", start="w0",
+               summary="randomized coordinate descent on P (Face-Off Algorithm 1), CSC",
+               sweep="d"),
+    SolverSpec("dual_rcd", DualRCDOptions, dual_factory, family="dual", label="dual RCD",
+               start="alpha0",
+               summary="randomized coordinate ascent on D (Face-Off Algorithm 2, SDCA), CSR; "
+               "Prox-SDCA for l1 > 0 or dense data",
+               sweep="n"),
+    SolverSpec("spdc", SPDCOptions, spdc_factory, family="primal_dual", label="SPDC",
+               start="w0", sweep="n",
+               summary="stochastic primal-dual coordinate method (Zhang & Xiao 2015, "
+               "Algorithm 1, batch 1, dense primal update)"),
+    SolverSpec("dgpd", DGPDOptions, dgpd_factory, family="primal_dual", label="DGPD",
+               start="alpha0", sweep="1",
+               summary="doubly greedy primal-dual CD with active sets (Lei et al. 2017, "
+               "Algorithm 2), CSR + CSC or dense"),
+    SolverSpec("dgpd_full", DGPDFullOptions, dgpd_full_factory, family="primal_dual",
+               label="DGPD (Alg. 1)", start="alpha0", sweep="d",
+               summary="doubly greedy primal-dual CD, one coordinate each (Lei et al. 2017, "
+               "Algorithm 1), CSR + CSC or dense"),
+    SolverSpec("acc_pg", AccPGOptions, acc_pg_factory, family="primal", label="Acc PG",
+               start="w0", sweep="1", matrix=True,
+               summary="accelerated projected gradient on a norm ball (Nesterov's strongly "
+               "convex scheme or FISTA), step 1/L"),
+    SolverSpec("fw", FWOptions, fw_factory, family="primal", label="FW", start="w0",
+               sweep="1", matrix=True,
+               summary="Frank-Wolfe on a norm ball, exact line search or 2/(t+2)"),
+    SolverSpec("svrg", SVRGOptions, svrg_factory, family="primal", label="SVRG", start="w0",
+               sweep="n", matrix=True,
+               summary="projected SVRG (Johnson & Zhang 2013; Prox-SVRG, Xiao & Zhang 2014)"),
+    SolverSpec("scgs", SCGSOptions, scgs_factory, family="primal", label="SCGS", start="w0",
+               sweep="1", matrix=True,
+               summary="stochastic conditional gradient sliding (Lan & Zhou 2016)"),
+    SolverSpec("storc", STORCOptions, storc_factory, family="primal", label="STORC",
+               start="w0", sweep="1", matrix=True,
+               summary="variance-reduced conditional gradient sliding (Hazan & Luo 2016, "
+               "Algorithm 2)"),
+    SolverSpec("sfw", SFWOptions, sfw_factory, family="primal", label="SFW", start="w0",
+               sweep="1", matrix=True,
+               summary="stochastic Frank-Wolfe on a trace-norm ball (Hazan & Luo 2016), "
+               "minibatch gradient, step 2/(k+1)"),
+    SolverSpec("block_fw", BlockFWOptions, block_fw_factory, family="primal",
+               label="block FW", start="w0", sweep="1", matrix=True,
+               summary="block Frank-Wolfe with rank-s steps on a trace-norm ball (Allen-Zhu, "
+               "Hazan, Hu & Li 2017, Algorithm 1)"),
+    SolverSpec("pdbfw", PDBFWOptions, pdbfw_factory, family="primal_dual", label="PDBFW",
+               start="w0", sweep="1", matrix=True,
+               summary="primal-dual block Frank-Wolfe (Lei et al. 2019): s-sparse block FW "
+               "steps and k greedy dual rows on an l1 ball (Algorithm 1, CSR + CSC or "
+               "dense) or rank-s steps on a trace-norm ball (Algorithm 2)"),
+)})
+"""The solvers by name; ``tuple(SOLVERS) == pdsparse.names.METHODS`` (tested)."""
+
+def solver_of_options(options: type) -> str:
+    """The registry name of an options dataclass (its class name when unregistered)."""
+    return registered_name(options)
+
+
+def option_names() -> tuple[str, ...]:
+    """Every option name of the registry, in order of first appearance (the key columns)."""
+    return tuple(dict.fromkeys(k for s in SOLVERS.values() for k in s.choices()))
+
+
+def get_solver(method: str | SolverSpec) -> SolverSpec:
+    """The registry entry of ``method``; a clear error (with a suggestion) when unknown."""
+    if isinstance(method, SolverSpec):
+        return method
+    try:
+        return SOLVERS[method]
+    except (KeyError, TypeError):
+        raise ConfigError(f"unknown method {method!r}{_did_you_mean(method, SOLVERS)}; "
+                          f"choose one of {list(SOLVERS)}") from None
+
+
+def _call_options(spec: SolverSpec, options: Any, **keywords: str | None) -> Any:
+    """Options of :func:`solve` / :func:`make_kernel`: ``options`` merged with the legacy
+    keywords (``sampling=``, ``dual_step=``; None = not given). A keyword the solver has no
+    option for is accepted only with its legacy default or "none" (primal RCD is called with
+    ``dual_step="fixed"``), anything else is an error rather than silently ignored."""
+    if options is None or isinstance(options, _Options):
+        merged = asdict(spec.parse_options(options)) if options is not None else {}
+    else:
+        merged = dict(_option_items(options))
+    allowed = spec.choices()
+    for key, value in keywords.items():
+        if value is None:
+            continue
+        if key not in allowed:
+            if value in (NONE, _LEGACY_DEFAULTS.get(key)):
+                continue
+            raise ConfigError(f"{spec.name} has no option {key!r} (got {key}={value!r}); "
+                              f"its options: {', '.join(allowed)}")
+        if key in merged and merged[key] != value:
+            raise ConfigError(f"{spec.name}: {key} given twice: {merged[key]!r} in options, "
+                              f"{value!r} as a keyword")
+        merged[key] = value
+    return spec.parse_options(merged)
+
+
+_LEGACY_DEFAULTS = {"sampling": "importance", "dual_step": "fixed"}
+
+
+def _start(spec: SolverSpec, w0, alpha0):
+    """The warm start of ``spec`` out of (w0, alpha0); the other one must be None."""
+    given = {"w0": w0, "alpha0": alpha0}
+    other = next(k for k in given if k != spec.start)
+    if given[other] is not None:
+        raise ConfigError(f"{spec.name} starts from {spec.start}, not {other}")
+    return given[spec.start]
+
+
+def make_kernel(problem: Problem, method: str, sampling: str | None = None,
+                dual_step: str | None = None, seed: int = 0, w0=None, alpha0=None, *,
+                options: Any = None) -> _Kernel:
+    """Set up a kernel without running it (benchmarks time ``kernel.run`` directly).
+
+    ``sampling`` and ``dual_step`` map onto the solver's options dataclass (None: the
+    default, "importance" and "fixed"); ``options=`` takes the dataclass, a mapping or
+    "key=value" strings instead. ``SOLVERS[method].make_kernel(problem, options, seed,
+    start)`` is the registry's form of the same call.
+    """
+    spec = get_solver(method)
+    opts = _call_options(spec, options, sampling=sampling, dual_step=dual_step)
+    return spec.make_kernel(problem, opts, seed, _start(spec, w0, alpha0))
+
+

@@ -1,0 +1,127 @@
+"""The package's layout: no import circles, every module importable on its own, a paper is a
+folder and a solver family a module beside its kernel (ARCHITECTURE.md, "The rooms")."""
+
+from __future__ import annotations
+
+import ast
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pdsparse
+from pdsparse.papers import PAPERS
+
+PACKAGE = Path(pdsparse.__file__).parent
+MODULES = sorted(m.name for m in pkgutil.walk_packages(pdsparse.__path__, "pdsparse."))
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, known: set[str]) -> set[str]:
+    """Every pdsparse module ``path`` imports, at module level or inside a function (a lazy
+    import is still an edge: it only hides a circle until the function runs)."""
+    out: set[str] = set()
+    here = _module_of(path)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            # `from pkg import mod` imports the submodule pkg.mod; `from mod import name` mod
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
+                     for a in node.names]
+        else:
+            continue
+        out |= {n for n in names if n in known and n != here}
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    known = set(MODULES) | {"pdsparse"}
+    graph = {}
+    for path in PACKAGE.rglob("*.py"):
+        graph[_module_of(path)] = _imports(path, known)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_the_import_graph_has_no_circle():
+    graph = import_graph()
+    assert len(graph) >= 50
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_lazy_and_relative_imports_are_edges(tmp_path, monkeypatch):
+    pkg = tmp_path / "pdsparse"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "sub" / "__init__.py").write_text("from pdsparse.sub import b\n")
+    (pkg / "sub" / "b.py").write_text("def f():\n    from . import c\n")
+    (pkg / "sub" / "c.py").write_text("")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", pkg)
+    known = {"pdsparse.sub", "pdsparse.sub.b", "pdsparse.sub.c"}
+    assert _imports(pkg / "sub" / "__init__.py", known) == {"pdsparse.sub.b"}
+    assert _imports(pkg / "sub" / "b.py", known) == {"pdsparse.sub.c"}
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_each_module_imports_on_its_own(module):
+    """In a fresh interpreter, so that an import that works only after another module
+    was loaded (a hidden circle or a missing import) fails here."""
+    run = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr
+
+
+def test_a_paper_is_a_folder():
+    for paper in PAPERS:
+        folder = PACKAGE / "papers" / paper
+        for name in ("__init__.py", "plan.py", "values.py", "tables.py", "scorecard.py"):
+            assert (folder / name).is_file(), f"{paper}/{name}"
+        assert sorted(p.name for p in (folder / "captions").glob("*.rst")), paper
+    # nothing of one paper outside its folder: no module of the package is named for one
+    loose = [p.name for p in PACKAGE.glob("*.py") if any(x in p.stem for x in PAPERS)]
+    assert loose == []
+
+
+def test_a_solver_family_is_a_module_beside_its_kernel():
+    solvers = PACKAGE / "solvers"
+    for family in ("rcd", "erm", "dgpd", "pdbfw", "ball"):
+        assert (solvers / f"{family}.py").is_file() and (solvers / f"_{family}.pyx").is_file()
+    assert not list(PACKAGE.glob("solver*.py")), "solver modules belong in pdsparse/solvers/"
+    assert not [p.name for p in PACKAGE.glob("_*.pyx") if p.stem != "_losses"]
