@@ -57,6 +57,7 @@ DEFAULT_MIRROR = Path("/work/shared/datasets")
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 OTHER_MAX = 0.25
 """Quiet: other processes kept fewer cores busy than this, on average, during a measurement."""
+NOT_QUIET = "NOT quiet: snakemake or another job ran during part of the measurement"
 
 
 def importable() -> None:
@@ -154,6 +155,20 @@ def time_kernel(build: Callable, budget: int) -> Run:
     t1 = time.perf_counter()
     del kernel
     return Run(t1 - t0, x, t_setup - t0)
+
+
+def our_setup(make_problem: Callable, args: tuple, v, seed: int = 0):
+    """(problem, kernel): the setup of one of our solves, ``make_problem(*args)`` and
+    ``make_kernel`` of ``v`` (an :class:`Ours`) with its options."""
+    from pdsparse.solvers import make_kernel
+
+    prob = make_problem(*args)
+    return prob, make_kernel(prob, v.method, seed=seed, options=dict(v.options))
+
+
+def time_ours(make_problem: Callable, args: tuple, v, budget: int, seed: int = 0) -> Run:
+    """One complete solve of ours, setup included (:func:`time_kernel` of :func:`our_setup`)."""
+    return time_kernel(lambda: our_setup(make_problem, args, v, seed)[1], budget)
 
 
 def house_repeats(run: Callable[[], Run], first: Run | None = None) -> list[Run]:
@@ -310,6 +325,8 @@ def search_tol(ok: Callable[[float], bool], decades=range(1, 16),
 # Traces: our kernels between chunks, copt in its callback
 # ---------------------------------------------------------------------------------------------
 
+PEER_TOL = 1e-15
+"""The ``tol`` handed to a peer, so that its ``max_iter`` is what stops it."""
 EVAL_MIN_EPOCHS = 1.0 / 64
 EVAL_REL_STEP = 0.02
 EVAL_TIME_FRAC = 0.5  # a trace chunk runs at least this fraction of one evaluation's time
@@ -364,7 +381,9 @@ def trace_kernel(build: Callable, evaluate: Callable, target: float, *,
         if touched / nnz >= max_epochs or ktime >= max_kernel_s:
             stop = f"limit {touched / nnz:.4g} epochs / {ktime:.3g} s kernel"
             break
-        chunk = max(EVAL_MIN_EPOCHS * nnz, EVAL_REL_STEP * touched)
+        ep = touched / nnz
+        nxt = ep + max(EVAL_MIN_EPOCHS, EVAL_REL_STEP * ep)  # the next evaluation, in epochs
+        chunk = int(math.ceil(nxt * nnz)) - touched
         if time_frac and ktime > 0 and touched > 0:
             speed = touched / ktime
             chunk = max(chunk, time_frac * eval_s * speed)
@@ -457,8 +476,22 @@ def timed_at_targets(trace, targets, budget_column: str, run: Callable[[int], Ru
         yield target, r, k, done[k]
 
 
+class Relative:
+    """``rel(x)``: P(x) and its relative suboptimality (P - P*)/P*, evaluated with
+    :func:`pdsparse.objective.primal` on ``self.prob`` (outside every timer)."""
+
+    prob: object
+    p_star: float
+
+    def rel(self, x: np.ndarray) -> tuple[float, float]:
+        from pdsparse import objective
+
+        p = objective.primal(self.prob, x)
+        return p, (p - self.p_star) / self.p_star
+
+
 @dataclass
-class Case:
+class Case(Relative):
     """One problem of a benchmark (a data set at one setting): how to evaluate an iterate,
     what its rows and kept traces are made of, and where they go.
 
@@ -475,12 +508,6 @@ class Case:
     rows: list = field(default_factory=list)
     traces: list = field(default_factory=list)
 
-    def rel(self, x: np.ndarray) -> tuple[float, float]:
-        from pdsparse import objective
-
-        p = objective.primal(self.prob, x)
-        return p, (p - self.p_star) / self.p_star
-
     def row(self, target, solver, config, ours, seconds, **extra) -> None:
         self.rows.append({**self.head, "target": target, "solver": solver, "config": config,
                           "ours": ours, "seconds": seconds, **extra, **self.tail})
@@ -493,14 +520,14 @@ class Case:
 
 def bench_traced(case: Case, trace, *, key: str, solver: str, config: str, ours: bool,
                  setup: float, stop: str, run: Callable[[int], Run], iterations: Callable,
-                 extra: Callable, how: Callable, log: Callable) -> None:
+                 extra: Callable, log: Callable) -> None:
     """The rows of one traced solver (ours: :func:`trace_kernel`; copt: :func:`callback_trace`)
     at each target of ``case.opts["targets"]``: the median of the complete timed re-runs
     ``run(budget)`` with the budget of the trace's first row at it (ours: the work
     ``touched``; copt: ``cap``, a max_iter), or, when the trace stopped first, the time it
     ran as a lower bound (``setup`` included: NaN for copt, whose setup is inside its
-    iterations). ``iterations(row, timing)``, ``extra(row, budget)`` (more columns) and
-    ``how(timing, budget)`` are the solver's. The trace is kept in ``case.traces``."""
+    iterations). ``iterations(row, timing)`` and ``extra(row, budget)`` (more columns) are the
+    solver's. The trace is kept in ``case.traces``."""
     budget_column, time_column, what = (("touched", "kernel_s", "trace") if ours else
                                         ("cap", "net_s", "callback trace"))
     last = trace.iloc[-1]
@@ -526,20 +553,38 @@ def bench_traced(case: Case, trace, *, key: str, solver: str, config: str, ours:
                  reached=bool(t.rel <= target), lower_bound_s=np.nan, seconds_samples=t.samples,
                  setup_s=t.setup_s, budget=float(k), iterations=iterations(r, t),
                  trace_s=float(r[time_column]), p_reached=t.p, rel_subopt=t.rel,
-                 nnz_x=int(r.nnz_x), **extra(r, k), how=how(t, k),
+                 nnz_x=int(r.nnz_x), **extra(r, k), how=how_traced(ours, t.repeats, k),
                  note=t.check(r.primal, what.split()[0]))
 
 
-def measure_case(case: Case, ours, peers, bench_ours: Callable, bench_peer: Callable,
-                 mem: dict, tag: str) -> None:
-    """Every solver of ours, then every peer, on one problem; the peak RSS after each group
-    in ``mem`` (``after_ours_<tag>_maxrss_mib``, ``after_peers_<tag>_maxrss_mib``)."""
-    for v in ours:
-        bench_ours(case, v)
-    mem[f"after_ours_{tag}_maxrss_mib"] = maxrss_mib()
-    for p in peers:
-        bench_peer(case, p)
-    mem[f"after_peers_{tag}_maxrss_mib"] = maxrss_mib()
+def how_traced(ours: bool, repeats: int, budget: int) -> str:
+    """How a row of :func:`bench_traced` was measured (its ``how`` column)."""
+    if ours:
+        return ("trace -> smallest evaluated work T at the target; median of "
+                f"{repeats} complete timed re-runs Problem->make_kernel->run(T)->x")
+    return (f"callback trace -> smallest max_iter at the target; median of {repeats} complete "
+            f"fits (tol={PEER_TOL:g}, max_iter={budget})")
+
+
+def measure(cases, ours, peers, bench_ours: Callable, bench_peer: Callable, mem: dict,
+            kept: str = "traces") -> tuple[list, list]:
+    """Every solver of ours, then every peer, on each problem of a data set; ``cases``
+    yields (tag, case). The peak RSS after each group goes in ``mem``
+    (``after_ours_<tag>_maxrss_mib``, ``after_peers_<tag>_maxrss_mib``). Returns the rows and
+    what the cases kept beside them (their attribute ``kept``)."""
+    rows, traces = [], []
+    for tag, case in cases:
+        for v in ours:
+            bench_ours(case, v)
+        mem[f"after_ours_{tag}_maxrss_mib"] = maxrss_mib()
+        for p in peers:
+            bench_peer(case, p)
+        mem[f"after_peers_{tag}_maxrss_mib"] = maxrss_mib()
+        rows += case.rows
+        traces += getattr(case, kept)
+        del case
+        gc.collect()
+    return rows, traces
 
 
 @dataclass(frozen=True)
@@ -721,14 +766,17 @@ def rel(p: Path | str) -> str:
         return str(p)
 
 
-def run_record(t0: float, load0: list[float], opts: dict, versions: dict, *,
-               quiet: bool | None = None, skip=()) -> dict:
-    """The head of a run's metadata: total seconds since ``t0``, machine, versions, (quiet),
-    load average before and after, the settings (``opts`` but ``skip``; sets sorted)."""
-    out = {"total_seconds": time.perf_counter() - t0, "machine": machine(), "versions": versions}
-    if quiet is not None:
-        out["quiet"] = quiet
-    out.update(loadavg_before=load0, loadavg_after=loadavg(),
+def run_record(watch: Watch, opts: dict, versions: dict, *, results=None, skip=()) -> dict:
+    """The head of a run's metadata: total seconds since ``watch`` started, machine, versions,
+    quiet (when the workers' ``results`` are given: no snakemake seen at the start or the
+    end, every worker quiet), load average before and after, the settings (``opts`` but
+    ``skip``; sets sorted)."""
+    out = {"total_seconds": time.perf_counter() - watch.t, "machine": machine(),
+           "versions": versions}
+    if results is not None:
+        out["quiet"] = (watch.quiet0 and not snakemake_running()
+                        and all(r.get("quiet", True) for r in results))
+    out.update(loadavg_before=watch.load0, loadavg_after=loadavg(),
                settings={k: (sorted(v) if isinstance(v, set) else v) for k, v in opts.items()
                          if k not in skip})
     return out
@@ -737,6 +785,56 @@ def run_record(t0: float, load0: list[float], opts: dict, versions: dict, *,
 # ---------------------------------------------------------------------------------------------
 # Each data set in its own subprocesses: data prepared in one, measured in the next
 # ---------------------------------------------------------------------------------------------
+
+
+def bench_parser(doc: str, datasets, quick_datasets: str, quick_help: str):
+    """The argument parser of a benchmark: its description (the docstring's first paragraph
+    and, in ``--help``, the rest), ``--datasets`` (out of ``datasets``) and ``--quick``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--datasets", default=None,
+                    help=f"comma list out of {','.join(datasets)} (default: all; --quick: "
+                         f"{quick_datasets})")
+    ap.add_argument("--quick", action="store_true", help=quick_help)
+    return ap
+
+
+def pick_datasets(ap, args, known, quick: list[str], default: list[str],
+                  extra=()) -> list[str]:
+    """The data sets of ``--datasets`` (else ``quick`` with ``--quick``, else ``default``),
+    then those of ``extra`` not among them; an unknown one is a usage error."""
+    if args.datasets:
+        datasets = [x.strip() for x in args.datasets.split(",") if x.strip()]
+    else:
+        datasets = list(quick if args.quick else default)
+    datasets += [x for x in extra if x not in datasets]
+    bad = [x for x in datasets if x not in known]
+    if bad:
+        ap.error(f"--datasets: unknown {bad}; choose from {list(default)}")
+    return datasets
+
+
+def pass_on(values, switches=()) -> list[str]:
+    """The options a worker is called with: ``flag value`` for each (flag, value) whose value
+    is not None, then each (flag, on) switch that is on."""
+    out = []
+    for flag, val in values:
+        if val is not None:
+            out += [flag, str(val)]
+    return out + [flag for flag, on in switches if on]
+
+
+def add_data_args(ap, refs: str, ref_max_s: float, ref_help: str | None = None) -> None:
+    """``--mirror``, ``--data-dir`` (prepared data and cached references), ``--out-dir``,
+    ``--fresh-refs`` (the cache file ``refs`` under the data dir) and ``--ref-max-s``."""
+    ap.add_argument("--mirror", default=None)
+    ap.add_argument("--data-dir", default=str(DATA_DIR))
+    ap.add_argument("--out-dir", default=str(OUT_DIR))
+    ap.add_argument("--fresh-refs", action="store_true",
+                    help=f"recompute P* even when cached in <data-dir>/{refs}")
+    ap.add_argument("--ref-max-s", type=float, default=ref_max_s, help=ref_help)
 
 
 def add_worker_args(ap) -> None:
@@ -883,21 +981,66 @@ def save_ref(path: Path, key: str, value: dict) -> None:
         tmp.write_text(json.dumps(refs, indent=1, sort_keys=True))
 
 
-def cached_ref(path: Path, key: str, fresh: bool, compute: Callable[[], dict]) -> dict:
+def cached_ref(path: Path, key: str, fresh: bool, compute: Callable[[], dict],
+               what: str | None) -> dict:
     """The reference record of ``key`` in the JSON file ``path`` (``compute()`` and kept
-    there when absent or ``fresh``), with ``cached`` saying which."""
-    if not fresh:
-        got = load_refs(path).get(key)
-        if got is not None:
-            return {**got, "cached": True}
-    out = compute()
-    save_ref(path, key, out)
-    return {**out, "cached": False}
+    there when absent or ``fresh``), with ``cached`` saying which. With ``what`` (the
+    problem, for the message), its relative duality gap must be far below the smallest
+    target (<= 1e-9), else RuntimeError."""
+    ref = None if fresh else load_refs(path).get(key)
+    if ref is not None:
+        ref = {**ref, "cached": True}
+    else:
+        out = compute()
+        save_ref(path, key, out)
+        ref = {**out, "cached": False}
+    if what is not None and not ref["rel_gap"] <= 1e-9:
+        raise RuntimeError(f"{what}: reference rel gap {ref['rel_gap']:.2e}")
+    return ref
 
 
 # ---------------------------------------------------------------------------------------------
 # Outputs
 # ---------------------------------------------------------------------------------------------
+
+
+def rows_frame(results: list[dict]):
+    """The rows of every data set's worker, one frame (exit when every data set was
+    skipped)."""
+    import pandas as pd
+
+    df = pd.DataFrame([r for w in results if "rows" in w for r in w["rows"]])
+    if df.empty:
+        raise SystemExit("no results (every data set was skipped)")
+    return df
+
+
+def worker_records(results: list[dict], drop=("rows", "traces")) -> list[dict]:
+    """What the metadata keeps of each data set's worker (its rows and traces go elsewhere)."""
+    return [{k: v for k, v in r.items() if k not in drop} for r in results]
+
+
+def cells_of(g, present: list[str], cell: Callable) -> list[str]:
+    """The table cells of one row group ``g`` (one frame row per solver key, column ``key``)
+    in the order ``present``: ``cell(row)``, bold for the fastest that reached the target,
+    empty where a solver has no row."""
+    fastest = g.seconds[g.reached].min() if g.reached.any() else np.nan
+    cells = []
+    for k in present:
+        r = g[g.key == k]
+        if r.empty:
+            cells.append("")
+            continue
+        r = r.iloc[0]
+        c = cell(r)
+        cells.append(f"**{c}**" if r.reached and r.seconds == fastest else c)
+    return cells
+
+
+def log_total(log: Callable, meta: dict) -> None:
+    """The closing line: the run's total seconds (and whether it was quiet)."""
+    quiet = f"; quiet: {meta['quiet']}" if "quiet" in meta else ""
+    log(f"total runtime {meta['total_seconds']:.0f} s{quiet}")
 
 
 def add_ratios(df, keys: list[str], against_ours: bool):
@@ -921,10 +1064,11 @@ def fmt_ratio(r: float) -> str:
     return f"{r:.2f}×" if r < 10 else f"{r:.0f}×"
 
 
-def machine_line(meta: dict, quiet: str, not_quiet: str) -> str:
+def machine_line(meta: dict, quiet: str) -> str:
+    """Machine, BLAS threads, ``quiet`` (what a quiet run means) or :data:`NOT_QUIET`, load."""
     m = meta["machine"]
     return (f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['mem_gib']:.0f} GiB; single-threaded "
-            f"BLAS; {quiet if meta['quiet'] else not_quiet}; load average before/after "
+            f"BLAS; {quiet if meta['quiet'] else NOT_QUIET}; load average before/after "
             f"{meta['loadavg_before']} / {meta['loadavg_after']}.")
 
 

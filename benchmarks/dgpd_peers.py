@@ -21,8 +21,8 @@ Solvers
   objective (smooth hinge + elastic net; SGDClassifier's ``modified_huber`` is another loss):
   no scikit-learn peer.
 
-What is timed (the house protocol of ``benchmarks/peers.py``)
--------------------------------------------------------------
+What is timed (the protocol of ``benchmarks/_harness.py``, shared with ``peers.py``)
+------------------------------------------------------------------------------------
 The wall time of one complete solve from the in-memory A (CSR or dense) and b to an iterate
 at the target, setup included; loading the data file is excluded and reported separately.
 
@@ -38,9 +38,9 @@ at the target, setup included; loading the data file is excluded and reported se
   at the start of every iteration with the iterate that ``max_iter = k - 1`` returns after
   the k-th call (checked here on every trace), so one trace run evaluating P in the callback
   (at every iteration, then every 2%; the callback's time is excluded from the trace clock)
-  gives the smallest cap at the target directly, where ``peers.py`` finds it by doubling and
-  bisecting caps; the timed runs are complete uninstrumented fits with that cap, and their
-  P is checked.
+  gives the smallest cap at the target directly (``_harness.callback_trace``), where
+  ``peers.py`` finds it by doubling and bisecting caps (``_harness.search_max_iter``); the
+  timed runs are complete uninstrumented fits with that cap, and their P is checked.
 * Short solves are repeated: median of 5 below 0.05 s, of 3 below 1 s, else one run.
 * Each solver has a time cap (``--cap``, 120 s): a trace whose time (setup + kernel, or
   the peer's net time) passes it stops, and the row reports "> cap".
@@ -74,7 +74,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import gc
 import math
 import pickle
@@ -87,37 +86,43 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from _harness import (
-    DATA_DIR,
-    OUT_DIR,
+    PEER_TOL,
     Case,
     Ours,
     Run,
     Watch,
+    add_data_args,
     add_ratios,
     add_worker_args,
+    bench_parser,
     bench_traced,
     cached_ref,
     callback_trace,
+    cells_of,
     fmt_ratio,
     load_prepared,
-    loadavg,
+    log_total,
     machine_line,
     make_log,
     maxrss_mib,
-    measure_case,
+    measure,
+    our_setup,
+    pass_on,
+    pick_datasets,
     prepare_cached,
     require_peer,
+    rows_frame,
     rss_mib,
     run_datasets,
     run_record,
     serve_worker,
-    snakemake_running,
     solve_reference,
     time_copt,
-    time_kernel,
+    time_ours,
     trace_kernel,
     warm_up,
     worker_line,
+    worker_records,
     write_outputs,
 )
 from _harness import smooth_hinge_fgrad as peer_fgrad
@@ -128,13 +133,11 @@ SETTINGS = ((0.1, 1.0), (0.01, 0.01))  # (lambda, mu): the corners of the paper'
 TARGETS = (1e-3, 1e-6)
 REF_RTOL = 1e-10
 SEED = 0
-PEER_TOL = 1e-15
 COLUMNS = ["dataset", "lam", "mu", "target", "solver", "config", "seconds", "repeats",
            "reached", "ratio"]
 
 
 QUIET = "quiet (no snakemake running during the measurement)"
-NOT_QUIET = "NOT quiet: snakemake or another job ran during part of the measurement"
 
 log = make_log("dgpd_peers")
 
@@ -146,6 +149,8 @@ log = make_log("dgpd_peers")
 
 @dataclass(frozen=True)
 class DataDef:
+    """A data set: where its matrix comes from, its recipe, the class against the rest."""
+
     name: str
     source: str  # "registry:<name>" or "generator:<kind>"
     recipe: dict
@@ -220,19 +225,6 @@ def make_problem(A, b, l2: float, l1: float):
     return Problem(A, b, loss=LOSS, l2=l2, l1=l1)
 
 
-def build(A, b, l2, l1, v: Ours):
-    """(problem, kernel): the setup of one of our solves."""
-    from pdsparse.solvers import make_kernel
-
-    prob = make_problem(A, b, l2, l1)
-    return prob, make_kernel(prob, v.method, seed=SEED, options=dict(v.options))
-
-
-def time_ours(A, b, l2, l1, v: Ours, budget: int) -> Run:
-    """One complete solve, setup included (wall s, x, setup s)."""
-    return time_kernel(lambda: build(A, b, l2, l1, v)[1], budget)
-
-
 def run_peer(A, b, l2, l1, p: Peer, max_iter: int, callback=None):
     import copt
     import copt.penalty
@@ -262,16 +254,13 @@ def bench_ours(case: Case, v: Ours) -> None:
                  else -1)
         return int(np.count_nonzero(x)), alpha
 
-    tr, setup, stop = trace_kernel(lambda: build(*case.args, v), case.rel,
+    tr, setup, stop = trace_kernel(lambda: our_setup(make_problem, case.args, v, SEED), case.rel,
                                    min(case.opts["targets"]), cap=case.opts["cap"], extra=nnz,
                                    extra_columns=("nnz_x", "nnz_alpha"))
     bench_traced(case, tr, key=v.key, solver=v.name, config=v.config, ours=True, setup=setup,
-                 stop=stop, run=lambda T: time_ours(*case.args, v, T),
+                 stop=stop, run=lambda T: time_ours(make_problem, case.args, v, T, SEED),
                  iterations=lambda r, t: int(r.iterations),
-                 extra=lambda r, T: {"nnz_alpha": int(r.nnz_alpha)}, log=log,
-                 how=lambda t, T: ("trace -> smallest evaluated work T at the target; median of "
-                                   f"{t.repeats} complete timed re-runs "
-                                   "Problem->make_kernel->run(T)->x"))
+                 extra=lambda r, T: {"nnz_alpha": int(r.nnz_alpha)}, log=log)
 
 
 def bench_peer(case: Case, p: Peer) -> None:
@@ -280,20 +269,17 @@ def bench_peer(case: Case, p: Peer) -> None:
     bench_traced(case, tr, key=p.key, solver=p.name, config=p.config, ours=False,
                  setup=math.nan, stop=stop, run=lambda cap: time_peer(*case.args, p, cap),
                  iterations=lambda r, t: t.runs[0].nit if t is not None else int(r.cap),
-                 extra=lambda r, cap: {"nnz_alpha": -1}, log=log,
-                 how=lambda t, cap: (f"callback trace -> smallest max_iter at the target; median "
-                                     f"of {t.repeats} complete fits (tol={PEER_TOL:g}, "
-                                     f"max_iter={cap})"))
+                 extra=lambda r, cap: {"nnz_alpha": -1}, log=log)
 
 
-def reference(ctx_prob, key: str, opts: dict) -> dict:
+def reference(ctx_prob, key: str, opts: dict, what: str) -> dict:
     def compute():
         ref, out = solve_reference(ctx_prob, REF_RTOL, opts["ref_max_s"])
         return {**out, "nnz_x": int(np.count_nonzero(ref.w)),
                 "nnz_alpha": int(np.count_nonzero(ref.alpha))}
 
     return cached_ref(Path(opts["data_dir"]) / "dgpd_peers_refs.json", key, opts["fresh_refs"],
-                      compute)
+                      compute, what)
 
 
 def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
@@ -310,31 +296,29 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
     ours = [v for v in OURS if opts["solvers"] is None or v.name in opts["solvers"]
             or v.key in opts["solvers"]]
     peers = [p for p in PEERS if opts["solvers"] is None or p.name in opts["solvers"]]
-    warm_up(OURS, lambda A, b, v, T: time_ours(A, b, 0.05, 0.001, v, T), PEERS,
-            lambda A, b, p, cap: time_peer(A, b, 0.05, 0.001, p, cap), dense=True)
+    warm_up(OURS, lambda A, b, v, T: time_ours(make_problem, (A, b, 0.05, 0.001), v, T, SEED),
+            PEERS, lambda A, b, p, cap: time_peer(A, b, 0.05, 0.001, p, cap), dense=True)
     gc.collect()
     gc.freeze()
-    rows, traces, refs = [], [], []
-    for lam, mu in opts["settings"]:
-        l2, l1 = mu / n, lam / n
-        prob = make_problem(A, b, l2, l1)
-        key = f"{Path(prep['path']).name}|class={dd.cls:g}|lam={lam!r}|mu={mu!r}|rtol={REF_RTOL:g}"
-        ref = reference(prob, key, opts)
-        if not ref["rel_gap"] <= 1e-9:
-            raise RuntimeError(f"{dd.name} ({lam}, {mu}): reference rel gap {ref['rel_gap']:.2e}")
-        refs.append({"lam": lam, "mu": mu, **ref})
-        log(f"{dd.name} lam={lam:g} mu={mu:g}: P* = {ref['p_star']:.12g} (rel gap "
-            f"{ref['rel_gap']:.1e}, {ref['method']}, {ref['seconds']:.1f} s"
-            f"{', cached' if ref['cached'] else ''}; nnz x* {ref['nnz_x']}, alpha* "
-            f"{ref['nnz_alpha']})")
-        case = Case({"dataset": dd.name, "lam": lam, "mu": mu},
-                    {"p_star": ref["p_star"], "ref_rel_gap": ref["rel_gap"]},
-                    (A, b, l2, l1), prob, ref["p_star"], opts)
-        measure_case(case, ours, peers, bench_ours, bench_peer, mem, f"{lam:g}_{mu:g}")
-        rows += case.rows
-        traces += case.traces
-        del case, prob
-        gc.collect()
+    refs = []
+
+    def cases():
+        for lam, mu in opts["settings"]:
+            l2, l1 = mu / n, lam / n
+            prob = make_problem(A, b, l2, l1)
+            key = (f"{Path(prep['path']).name}|class={dd.cls:g}|lam={lam!r}|mu={mu!r}|"
+                   f"rtol={REF_RTOL:g}")
+            ref = reference(prob, key, opts, f"{dd.name} ({lam}, {mu})")
+            refs.append({"lam": lam, "mu": mu, **ref})
+            log(f"{dd.name} lam={lam:g} mu={mu:g}: P* = {ref['p_star']:.12g} (rel gap "
+                f"{ref['rel_gap']:.1e}, {ref['method']}, {ref['seconds']:.1f} s"
+                f"{', cached' if ref['cached'] else ''}; nnz x* {ref['nnz_x']}, alpha* "
+                f"{ref['nnz_alpha']})")
+            yield f"{lam:g}_{mu:g}", Case({"dataset": dd.name, "lam": lam, "mu": mu},
+                                          {"p_star": ref["p_star"], "ref_rel_gap": ref["rel_gap"]},
+                                          (A, b, l2, l1), prob, ref["p_star"], opts)
+
+    rows, traces = measure(cases(), ours, peers, bench_ours, bench_peer, mem)
     mem["peak_rss_mib"] = maxrss_mib()
     for r in rows:
         r.update(n=n, d=d, stored=stored, dense=dense, peak_rss_mib=mem["peak_rss_mib"],
@@ -395,7 +379,7 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
              "the ratio to our fastest solver of the row (> 1: slower than ours); **bold** = "
              "fastest of the row; `> t (rel r)`: stopped at the cap after t s at relative "
              f"suboptimality r (cap {cap:g} s per solve). `ahead`: our fastest beats every peer.",
-             "", machine_line(meta, QUIET, NOT_QUIET), "",
+             "", machine_line(meta, QUIET), "",
              "scikit-learn: no solver minimizes this objective (smooth hinge + elastic net; "
              "`SGDClassifier(loss='modified_huber')` is a different loss, and its SGD does not "
              "converge to a 1e-6 target), so it is not a peer.", ""]
@@ -422,16 +406,7 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
                   + " | ahead |", "|--:|--:|--:|" + "--:|" * len(present) + ":--|"]
         notes = []
         for (lam, mu, target), g in gd.groupby(["lam", "mu", "target"], sort=False):
-            fastest = g.seconds[g.reached].min() if g.reached.any() else np.nan
-            cells = []
-            for k in present:
-                r = g[g.key == k]
-                if r.empty:
-                    cells.append("")
-                    continue
-                r = r.iloc[0]
-                c = cell(r)
-                cells.append(f"**{c}**" if r.reached and r.seconds == fastest else c)
+            cells = cells_of(g, present, cell)
             ok, why = verdict(g, cap)
             lines.append(f"| {lam:g} | {mu:g} | {target:g} | " + " | ".join(cells)
                          + f" | {ok} |")
@@ -468,11 +443,8 @@ def versions() -> dict:
 
 
 def outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
-    rows = [r for w in results if "rows" in w for r in w["rows"]]
-    df = pd.DataFrame(rows)
-    if df.empty:
-        raise SystemExit("no results (every data set was skipped)")
-    df = add_ratios(df, ["dataset", "lam", "mu", "target"], against_ours=True)
+    meta["datasets"] = worker_records(results)
+    df = add_ratios(rows_frame(results), ["dataset", "lam", "mu", "target"], against_ours=True)
     df = df[COLUMNS + [c for c in df.columns if c not in COLUMNS]]
     md = markdown(df, meta)
     meta = dict(meta, traces=[t for w in results for t in w.get("traces", [])])
@@ -510,12 +482,7 @@ def parse_settings(text: str) -> list[tuple[float, float]]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--datasets", default=None,
-                    help=f"comma list out of {','.join(ALL_DATASETS)} (default: all; --quick: "
-                         "digits-rb)")
-    ap.add_argument("--quick", action="store_true", help="digits-rb only, 10 s caps")
+    ap = bench_parser(__doc__, ALL_DATASETS, "digits-rb", "digits-rb only, 10 s caps")
     ap.add_argument("--cap", type=float, default=None,
                     help="time cap of one solve, s (default 120; quick 10)")
     ap.add_argument("--rf-rows", type=int, default=None,
@@ -526,13 +493,8 @@ def main(argv=None) -> int:
     ap.add_argument("--solvers", default=None,
                     help="comma list of names (dgpd, primal_rcd, dual_rcd, spdc, copt_apg, "
                          "copt_pg); default all")
-    ap.add_argument("--mirror", default=None)
-    ap.add_argument("--data-dir", default=str(DATA_DIR))
-    ap.add_argument("--out-dir", default=str(OUT_DIR))
-    ap.add_argument("--fresh-refs", action="store_true",
-                    help="recompute P* even when cached in <data-dir>/dgpd_peers_refs.json")
-    ap.add_argument("--ref-max-s", type=float, default=3600.0,
-                    help="time limit of one reference solve (default %(default)s)")
+    add_data_args(ap, "dgpd_peers_refs.json", 3600.0,
+                  "time limit of one reference solve (default %(default)s)")
     ap.add_argument("--reuse", default=None,
                     help="comma list of data sets whose results of an earlier run (kept in "
                          "<data-dir>/dgpd_peers_<name>.pkl) go into the outputs instead of a "
@@ -552,28 +514,14 @@ def main(argv=None) -> int:
         dd = defs[args.worker]
         return serve_worker(args, lambda: prep_data(dd, opts), lambda prep: worker(dd, opts, prep))
 
-    if args.datasets:
-        datasets = [x.strip() for x in args.datasets.split(",") if x.strip()]
-    else:
-        datasets = ["digits-rb"] if args.quick else list(ALL_DATASETS)
     reuse = [x.strip() for x in (args.reuse or "").split(",") if x.strip()]
-    datasets += [x for x in reuse if x not in datasets]
-    bad = [x for x in datasets if x not in ALL_DATASETS]
-    if bad:
-        ap.error(f"--datasets: unknown {bad}; choose from {list(ALL_DATASETS)}")
+    datasets = pick_datasets(ap, args, ALL_DATASETS, ["digits-rb"], list(ALL_DATASETS), reuse)
 
-    t0 = time.perf_counter()
-    load0 = loadavg()
-    quiet0 = not snakemake_running()
-    passthrough = []
-    for flag, val in (("--cap", opts["cap"]), ("--rf-rows", args.rf_rows),
-                      ("--settings", args.settings), ("--targets", args.targets),
-                      ("--solvers", args.solvers), ("--mirror", args.mirror),
-                      ("--data-dir", args.data_dir), ("--ref-max-s", args.ref_max_s)):
-        if val is not None:
-            passthrough += [flag, str(val)]
-    if args.fresh_refs:
-        passthrough.append("--fresh-refs")
+    passthrough = pass_on((("--cap", opts["cap"]), ("--rf-rows", args.rf_rows),
+                           ("--settings", args.settings), ("--targets", args.targets),
+                           ("--solvers", args.solvers), ("--mirror", args.mirror),
+                           ("--data-dir", args.data_dir), ("--ref-max-s", args.ref_max_s)),
+                          [("--fresh-refs", args.fresh_refs)])
 
     def reused(i: int, ds: str) -> dict | None:
         if ds not in reuse:
@@ -593,15 +541,13 @@ def main(argv=None) -> int:
                 "58,000 training rows (recipe subsample, split_seed 0), chosen for time")
         return res
 
-    results = run_datasets(Path(__file__), datasets, passthrough, log=log, t0=t0,
+    watch = Watch()
+    results = run_datasets(Path(__file__), datasets, passthrough, log=log, t0=watch.t,
                            tmp_prefix="pdsparse-dgpd-peers-", reuse=reused, after=keep)
-    quiet = quiet0 and not snakemake_running() and all(r.get("quiet", True) for r in results)
-    meta = {**run_record(t0, load0, opts, versions(), quiet=quiet),
-            "ours": [v.key for v in OURS], "peers": [p.key for p in PEERS], "reused": reuse,
-            "datasets": [{k: v for k, v in r.items() if k not in ("rows", "traces")}
-                         for r in results]}
+    meta = {**run_record(watch, opts, versions(), results=results),
+            "ours": [v.key for v in OURS], "peers": [p.key for p in PEERS], "reused": reuse}
     outputs(results, Path(args.out_dir), meta)
-    log(f"total runtime {meta['total_seconds']:.0f} s; quiet: {quiet}")
+    log_total(log, meta)
     return 0
 
 
