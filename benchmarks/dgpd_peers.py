@@ -21,8 +21,8 @@ Solvers
   objective (smooth hinge + elastic net; SGDClassifier's ``modified_huber`` is another loss):
   no scikit-learn peer.
 
-What is timed (the house protocol of ``benchmarks/peers.py``)
--------------------------------------------------------------
+What is timed (the protocol of ``benchmarks/_harness.py``, shared with ``peers.py``)
+------------------------------------------------------------------------------------
 The wall time of one complete solve from the in-memory A (CSR or dense) and b to an iterate
 at the target, setup included; loading the data file is excluded and reported separately.
 
@@ -38,9 +38,9 @@ at the target, setup included; loading the data file is excluded and reported se
   at the start of every iteration with the iterate that ``max_iter = k - 1`` returns after
   the k-th call (checked here on every trace), so one trace run evaluating P in the callback
   (at every iteration, then every 2%; the callback's time is excluded from the trace clock)
-  gives the smallest cap at the target directly, where ``peers.py`` finds it by doubling and
-  bisecting caps; the timed runs are complete uninstrumented fits with that cap, and their
-  P is checked.
+  gives the smallest cap at the target directly (``_harness.callback_trace``), where
+  ``peers.py`` finds it by doubling and bisecting caps (``_harness.search_max_iter``); the
+  timed runs are complete uninstrumented fits with that cap, and their P is checked.
 * Short solves are repeated: median of 5 below 0.05 s, of 3 below 1 s, else one run.
 * Each solver has a time cap (``--cap``, 120 s): a trace whose time (setup + kernel, or
   the peer's net time) passes it stops, and the row reports "> cap".
@@ -74,37 +74,56 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import gc
-import json
 import math
-import os
 import pickle
-import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 from _harness import (
-    DATA_DIR,
-    DEFAULT_MIRROR,
-    OTHER_MAX,
-    OUT_DIR,
-    REPO,
-    OtherLoad,
-    machine,
+    PEER_TOL,
+    Case,
+    Ours,
+    Run,
+    Watch,
+    add_data_args,
+    add_ratios,
+    add_worker_args,
+    bench_parser,
+    bench_traced,
+    cached_ref,
+    callback_trace,
+    cells_of,
+    fmt_ratio,
+    load_prepared,
+    log_total,
+    machine_line,
+    make_log,
     maxrss_mib,
-    rel,
-    repeats_for,
+    measure,
+    our_setup,
+    pass_on,
+    pick_datasets,
+    prepare_cached,
+    require_peer,
+    rows_frame,
     rss_mib,
-    snakemake_running,
+    run_datasets,
+    run_record,
+    serve_worker,
+    solve_reference,
+    time_copt,
+    time_ours,
+    trace_kernel,
+    warm_up,
+    worker_line,
+    worker_records,
+    write_outputs,
 )
 from _harness import smooth_hinge_fgrad as peer_fgrad
 from _harness import versions as harness_versions
@@ -114,20 +133,13 @@ SETTINGS = ((0.1, 1.0), (0.01, 0.01))  # (lambda, mu): the corners of the paper'
 TARGETS = (1e-3, 1e-6)
 REF_RTOL = 1e-10
 SEED = 0
-PEER_TOL = 1e-15
-EVAL_MIN_EPOCHS = 1.0 / 64
-EVAL_REL_STEP = 0.02
-EVAL_TIME_FRAC = 0.5  # a trace chunk runs at least this fraction of one evaluation's time
 COLUMNS = ["dataset", "lam", "mu", "target", "solver", "config", "seconds", "repeats",
            "reached", "ratio"]
 
 
 QUIET = "quiet (no snakemake running during the measurement)"
-NOT_QUIET = "NOT quiet: snakemake or another job ran during part of the measurement"
 
-
-def log(msg: str) -> None:
-    print(f"[dgpd_peers {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+log = make_log("dgpd_peers")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -137,6 +149,8 @@ def log(msg: str) -> None:
 
 @dataclass(frozen=True)
 class DataDef:
+    """A data set: where its matrix comes from, its recipe, the class against the rest."""
+
     name: str
     source: str  # "registry:<name>" or "generator:<kind>"
     recipe: dict
@@ -165,64 +179,15 @@ def data_defs(rf_rows: int | None) -> dict[str, DataDef]:
 ALL_DATASETS = ("digits-rb", "news20", "mnist-rb", "mnist-rf")
 
 
-def cache_path(dd: DataDef, data_dir: Path) -> Path:
-    from pdsparse.data.prepare import Recipe
-
-    base = dd.source.split(":", 1)[1]
-    return data_dir / f"{base}__{Recipe(**dd.recipe).tag()}.npz"
-
-
 def prep_data(dd: DataDef, opts: dict) -> dict:
     """The cached ``.npz`` of a data set (prepared here when missing)."""
-    from pdsparse.data.prepare import Recipe, prepare, prepare_synthetic
-
-    data_dir = Path(opts["data_dir"])
-    path = cache_path(dd, data_dir)
-    if path.is_file():
-        return {"path": str(path), "note": f"reused {rel(path)}", "prep_s": 0.0}
-    recipe = Recipe(**dd.recipe)
     kind, base = dd.source.split(":", 1)
-    t = time.perf_counter()
-    if kind == "generator":
-        prepare_synthetic(base, base, {}, 0, recipe, path)
-        how = f"prepare_synthetic({base!r}, recipe {recipe.tag()})"
-    else:
-        from pdsparse.data.fetch import fetch, resolve_mirror
-        from pdsparse.data.registry import load_registry
-
-        spec = load_registry(REPO / "config" / "datasets.yaml")[base]
-        mirror = resolve_mirror(opts.get("mirror")) or DEFAULT_MIRROR
-        if not (Path(mirror) / spec.filename).is_file():
-            return {"skipped": f"{spec.filename} is not in the mirror {mirror} (no download)"}
-        raw = fetch(spec, data_dir / "raw", mirror=mirror, progress=False, download=False)
-        prepare(raw, spec, recipe, path)
-        how = f"prepare({rel(raw)}, recipe {recipe.tag()})"
-    secs = time.perf_counter() - t
-    return {"path": str(path), "note": f"prepared {rel(path)}: {how} in {secs:.0f} s",
-            "prep_s": secs}
+    return prepare_cached(base, dd.recipe, opts, generator=kind == "generator")
 
 
 # ---------------------------------------------------------------------------------------------
 # Solvers
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Ours:
-    method: str
-    options: tuple = ()
-
-    @property
-    def name(self) -> str:
-        return self.method
-
-    @property
-    def config(self) -> str:
-        return ",".join(f"{k}={v}" for k, v in self.options) or "default"
-
-    @property
-    def key(self) -> str:
-        return f"{self.method}[{self.config}]"
 
 
 OURS = (
@@ -260,23 +225,6 @@ def make_problem(A, b, l2: float, l1: float):
     return Problem(A, b, loss=LOSS, l2=l2, l1=l1)
 
 
-def time_ours(A, b, l2, l1, v: Ours, budget: int) -> tuple[float, float, np.ndarray]:
-    """One complete solve, setup included: (wall s, setup s, x)."""
-    from pdsparse.solvers import make_kernel
-
-    gc.collect()
-    t0 = time.perf_counter()
-    prob = make_problem(A, b, l2, l1)
-    kernel = make_kernel(prob, v.method, seed=SEED, options=dict(v.options))
-    t_setup = time.perf_counter()
-    if budget > 0:
-        kernel.run(budget)
-    x = kernel.solution().copy()
-    t1 = time.perf_counter()
-    del kernel, prob
-    return t1 - t0, t_setup - t0, x
-
-
 def run_peer(A, b, l2, l1, p: Peer, max_iter: int, callback=None):
     import copt
     import copt.penalty
@@ -290,14 +238,9 @@ def run_peer(A, b, l2, l1, p: Peer, max_iter: int, callback=None):
             step="backtracking", tol=PEER_TOL, max_iter=int(max_iter), callback=callback)
 
 
-def time_peer(A, b, l2, l1, p: Peer, cap: int) -> tuple[float, np.ndarray, int]:
-    """One complete copt fit: (wall s, x, iterations reported)."""
-    gc.collect()
-    t0 = time.perf_counter()
-    res = run_peer(A, b, l2, l1, p, cap)
-    x = np.asarray(res.x).copy()
-    t1 = time.perf_counter()
-    return t1 - t0, x, int(res.nit)
+def time_peer(A, b, l2, l1, p: Peer, cap: int) -> Run:
+    """One complete copt fit (wall s, x, copt's iterations)."""
+    return time_copt(lambda: run_peer(A, b, l2, l1, p, cap))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,274 +248,44 @@ def time_peer(A, b, l2, l1, p: Peer, cap: int) -> tuple[float, np.ndarray, int]:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Ctx:
-    dataset: str
-    lam: float
-    mu: float
-    l2: float
-    l1: float
-    A: object
-    b: np.ndarray
-    prob: object  # evaluation only (outside every timer)
-    p_star: float
-    ref_rel_gap: float
-    opts: dict
-    rows: list = field(default_factory=list)
-    traces: list = field(default_factory=list)
+def bench_ours(case: Case, v: Ours) -> None:
+    def nnz(kernel, x):
+        alpha = (int(np.count_nonzero(kernel.iterates()[1])) if v.method != "primal_rcd"
+                 else -1)
+        return int(np.count_nonzero(x)), alpha
 
-    def rel(self, x: np.ndarray) -> tuple[float, float]:
-        from pdsparse import objective
-
-        p = objective.primal(self.prob, x)
-        return p, (p - self.p_star) / self.p_star
-
-    def row(self, target, solver, config, ours, seconds, **extra) -> None:
-        self.rows.append({"dataset": self.dataset, "lam": self.lam, "mu": self.mu,
-                          "target": target, "solver": solver, "config": config,
-                          "ours": ours, "seconds": seconds, **extra,
-                          "p_star": self.p_star, "ref_rel_gap": self.ref_rel_gap})
+    tr, setup, stop = trace_kernel(lambda: our_setup(make_problem, case.args, v, SEED), case.rel,
+                                   min(case.opts["targets"]), cap=case.opts["cap"], extra=nnz,
+                                   extra_columns=("nnz_x", "nnz_alpha"))
+    bench_traced(case, tr, key=v.key, solver=v.name, config=v.config, ours=True, setup=setup,
+                 stop=stop, run=lambda T: time_ours(make_problem, case.args, v, T, SEED),
+                 iterations=lambda r, t: int(r.iterations),
+                 extra=lambda r, T: {"nnz_alpha": int(r.nnz_alpha)}, log=log)
 
 
-def trace_ours(ctx: Ctx, v: Ours) -> tuple[pd.DataFrame, float, str]:
-    """Run the kernel to the smallest target or the cap, evaluating P between chunks."""
-    from pdsparse.solvers import make_kernel
-
-    cap = ctx.opts["cap"]
-    t0 = time.perf_counter()
-    prob = make_problem(ctx.A, ctx.b, ctx.l2, ctx.l1)
-    kernel = make_kernel(prob, v.method, seed=SEED, options=dict(v.options))
-    setup = time.perf_counter() - t0
-    nnz = prob.nnz
-    touched = iters = 0
-    ktime = 0.0
-    te = time.perf_counter()
-    p, rel = ctx.rel(kernel.solution())
-    eval_s = time.perf_counter() - te
-    x = kernel.solution()
-    rows = [(0, 0, 0.0, p, rel, int(np.count_nonzero(x)), 0)]
-    stop = ""
-    target = min(ctx.opts["targets"])
-    while True:
-        if not np.isfinite(p):
-            stop = "diverged"
-            break
-        if rel <= target:
-            stop = "target"
-            break
-        if setup + ktime >= cap:
-            stop = f"cap {cap:g} s (setup {setup:.2f} s + kernel {ktime:.1f} s)"
-            break
-        chunk = max(EVAL_MIN_EPOCHS * nnz, EVAL_REL_STEP * touched)
-        if ktime > 0 and touched > 0:
-            speed = touched / ktime
-            chunk = max(chunk, EVAL_TIME_FRAC * eval_s * speed)
-            chunk = min(chunk, max(1.0, 1.05 * (cap - setup - ktime) * speed))
-        budget = max(1, int(math.ceil(chunk)))
-        t = time.perf_counter()
-        k_it, k_t = kernel.run(budget)
-        ktime += time.perf_counter() - t
-        iters += k_it
-        touched += k_t
-        te = time.perf_counter()
-        x = kernel.solution()
-        p, rel = ctx.rel(x)
-        nnz_x = int(np.count_nonzero(x))
-        nnz_a = int(np.count_nonzero(kernel.iterates()[1])) if v.method != "primal_rcd" else -1
-        eval_s = time.perf_counter() - te
-        rows.append((touched, iters, ktime, p, rel, nnz_x, nnz_a))
-    tr = pd.DataFrame(rows, columns=["touched", "iterations", "kernel_s", "primal",
-                                     "rel_subopt", "nnz_x", "nnz_alpha"])
-    del kernel, prob
-    return tr, setup, stop
+def bench_peer(case: Case, p: Peer) -> None:
+    tr, stop = callback_trace(lambda cb: run_peer(*case.args, p, 10**9, cb), case.rel,
+                              min(case.opts["targets"]), case.opts["cap"])
+    bench_traced(case, tr, key=p.key, solver=p.name, config=p.config, ours=False,
+                 setup=math.nan, stop=stop, run=lambda cap: time_peer(*case.args, p, cap),
+                 iterations=lambda r, t: t.runs[0].nit if t is not None else int(r.cap),
+                 extra=lambda r, cap: {"nnz_alpha": -1}, log=log)
 
 
-def bench_ours(ctx: Ctx, v: Ours) -> None:
-    tr, setup, stop = trace_ours(ctx, v)
-    last = tr.iloc[-1]
-    log(f"  {v.key}: trace {int(last.iterations)} iterations, kernel {last.kernel_s:.3g} s, "
-        f"setup {setup:.3g} s, rel {last.rel_subopt:.2e} ({stop})")
-    ctx.traces.append({"dataset": ctx.dataset, "lam": ctx.lam, "mu": ctx.mu, "solver": v.name,
-                       "config": v.config, "setup_s": setup, "stop": stop,
-                       "trace": tr.to_dict(orient="list")})
-    timed: dict[int, tuple] = {}
-    for target in ctx.opts["targets"]:
-        hit = tr.index[tr.rel_subopt <= target]
-        if len(hit) == 0:
-            ctx.row(target, v.name, v.config, True, np.nan, repeats=0, reached=False,
-                    lower_bound_s=float(setup + last.kernel_s), seconds_samples="",
-                    setup_s=setup, budget=np.nan, iterations=int(last.iterations),
-                    trace_s=float(last.kernel_s), p_reached=float(last.primal),
-                    rel_subopt=float(last.rel_subopt), nnz_x=int(last.nnz_x),
-                    nnz_alpha=int(last.nnz_alpha),
-                    how=f"trace stopped before the target: {stop}", note="")
-            continue
-        r = tr.loc[hit[0]]
-        T = int(r.touched)
-        if T not in timed:
-            secs, setups = [], []
-            s, su, x = time_ours(ctx.A, ctx.b, ctx.l2, ctx.l1, v, T)
-            secs.append(s)
-            setups.append(su)
-            for _ in range(repeats_for(s) - 1):
-                s, su, _x = time_ours(ctx.A, ctx.b, ctx.l2, ctx.l1, v, T)
-                secs.append(s)
-                setups.append(su)
-            p_re, rel_re = ctx.rel(x)
-            timed[T] = (secs, setups, p_re, rel_re)
-        secs, setups, p_re, rel_re = timed[T]
-        note = "" if abs(p_re - r.primal) <= 1e-12 * abs(r.primal) else (
-            f"re-run P {p_re!r} != trace P {r.primal!r}")
-        ctx.row(target, v.name, v.config, True, statistics.median(secs), repeats=len(secs),
-                reached=bool(rel_re <= target), lower_bound_s=np.nan,
-                seconds_samples=" ".join(f"{s:.6g}" for s in secs),
-                setup_s=statistics.median(setups), budget=float(T),
-                iterations=int(r.iterations), trace_s=float(r.kernel_s), p_reached=p_re,
-                rel_subopt=rel_re, nnz_x=int(r.nnz_x), nnz_alpha=int(r.nnz_alpha),
-                how=("trace -> smallest evaluated work T at the target; median of "
-                     f"{len(secs)} complete timed re-runs Problem->make_kernel->run(T)->x"),
-                note=note)
+def reference(ctx_prob, key: str, opts: dict, what: str) -> dict:
+    def compute():
+        ref, out = solve_reference(ctx_prob, REF_RTOL, opts["ref_max_s"])
+        return {**out, "nnz_x": int(np.count_nonzero(ref.w)),
+                "nnz_alpha": int(np.count_nonzero(ref.alpha))}
 
-
-def trace_peer(ctx: Ctx, p: Peer) -> tuple[pd.DataFrame, str]:
-    """One copt run evaluating P in its callback (excluded from the clock), to the cap."""
-    cap = ctx.opts["cap"]
-    rows = []
-    state = {"k": 0, "next": 0, "eval_s": 0.0, "stop": ""}
-    target = min(ctx.opts["targets"])
-    t0 = time.perf_counter()
-
-    def callback(loc):
-        te = time.perf_counter()
-        k = state["k"]  # the k-th call sees the iterate that max_iter = k - 1 returns
-        state["k"] += 1
-        net = te - t0 - state["eval_s"]
-        go = True
-        if k >= state["next"] or net >= cap:
-            pk, rk = ctx.rel(loc["x"])
-            rows.append((k - 1, net, pk, rk, int(np.count_nonzero(loc["x"]))))
-            state["next"] = max(k + 1, int(math.ceil(k * (1 + EVAL_REL_STEP))))
-            if rk <= target:
-                state["stop"] = "target"
-                go = False
-            elif not np.isfinite(pk):
-                state["stop"] = "diverged"
-                go = False
-        if go and net >= cap:
-            state["stop"] = f"cap {cap:g} s ({k} iterations)"
-            go = False
-        state["eval_s"] += time.perf_counter() - te
-        return None if go else False
-
-    run_peer(ctx.A, ctx.b, ctx.l2, ctx.l1, p, 10**9, callback)
-    tr = pd.DataFrame(rows, columns=["cap", "net_s", "primal", "rel_subopt", "nnz_x"])
-    return tr[tr.cap >= 0].reset_index(drop=True), state["stop"]
-
-
-def bench_peer(ctx: Ctx, p: Peer) -> None:
-    tr, stop = trace_peer(ctx, p)
-    last = tr.iloc[-1]
-    log(f"  {p.key}: trace to max_iter {int(last.cap)}, {last.net_s:.3g} s, rel "
-        f"{last.rel_subopt:.2e} ({stop})")
-    ctx.traces.append({"dataset": ctx.dataset, "lam": ctx.lam, "mu": ctx.mu, "solver": p.name,
-                       "config": p.config, "setup_s": 0.0, "stop": stop,
-                       "trace": tr.to_dict(orient="list")})
-    timed: dict[int, tuple] = {}
-    for target in ctx.opts["targets"]:
-        hit = tr.index[tr.rel_subopt <= target]
-        if len(hit) == 0:
-            ctx.row(target, p.name, p.config, False, np.nan, repeats=0, reached=False,
-                    lower_bound_s=float(last.net_s), seconds_samples="", setup_s=np.nan,
-                    budget=np.nan, iterations=int(last.cap), trace_s=float(last.net_s),
-                    p_reached=float(last.primal), rel_subopt=float(last.rel_subopt),
-                    nnz_x=int(last.nnz_x), nnz_alpha=-1,
-                    how=f"callback trace stopped before the target: {stop}", note="")
-            continue
-        r = tr.loc[hit[0]]
-        cap_k = int(r.cap)
-        if cap_k not in timed:
-            s, x, nit = time_peer(ctx.A, ctx.b, ctx.l2, ctx.l1, p, cap_k)
-            secs = [s]
-            for _ in range(repeats_for(s) - 1):
-                secs.append(time_peer(ctx.A, ctx.b, ctx.l2, ctx.l1, p, cap_k)[0])
-            p_re, rel_re = ctx.rel(x)
-            timed[cap_k] = (secs, p_re, rel_re, nit)
-        secs, p_re, rel_re, nit = timed[cap_k]
-        note = "" if abs(p_re - r.primal) <= 1e-12 * abs(r.primal) else (
-            f"re-run P {p_re!r} != callback P {r.primal!r}")
-        ctx.row(target, p.name, p.config, False, statistics.median(secs), repeats=len(secs),
-                reached=bool(rel_re <= target), lower_bound_s=np.nan,
-                seconds_samples=" ".join(f"{s:.6g}" for s in secs), setup_s=np.nan,
-                budget=float(cap_k), iterations=nit, trace_s=float(r.net_s), p_reached=p_re,
-                rel_subopt=rel_re, nnz_x=int(r.nnz_x), nnz_alpha=-1,
-                how=(f"callback trace -> smallest max_iter at the target; median of "
-                     f"{len(secs)} complete fits (tol={PEER_TOL:g}, max_iter={cap_k})"),
-                note=note)
-
-
-def warm_up() -> None:
-    """First calls (imports, first touch of code) outside every timer."""
-    from pdsparse.data.synthetic import zipf_bow
-
-    A, b = zipf_bow(60, 40, 5, 1.0, 1)
-    for v in OURS:
-        time_ours(A, b, 0.05, 0.001, v, 5 * A.nnz)
-    for p in PEERS:
-        time_peer(A, b, 0.05, 0.001, p, 3)
-        time_peer(A.toarray(), b, 0.05, 0.001, p, 3)
-
-
-def load_refs(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def save_ref(path: Path, key: str, value: dict) -> None:
-    from pdsparse.io import atomic_path
-
-    refs = load_refs(path)
-    refs[key] = value
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(refs, indent=1, sort_keys=True))
-
-
-def reference(ctx_prob, key: str, opts: dict) -> dict:
-    from pdsparse.reference import reference_solution
-
-    ref_file = Path(opts["data_dir"]) / "dgpd_peers_refs.json"
-    if not opts["fresh_refs"]:
-        got = load_refs(ref_file).get(key)
-        if got is not None:
-            return {**got, "cached": True}
-    t = time.perf_counter()
-    ref = reference_solution(ctx_prob, rtol=REF_RTOL, max_seconds=opts["ref_max_s"])
-    out = {"p_star": float(ref.p_star), "rel_gap": float(ref.rel_gap), "method": ref.method,
-           "seconds": time.perf_counter() - t, "nnz_x": int(np.count_nonzero(ref.w)),
-           "nnz_alpha": int(np.count_nonzero(ref.alpha))}
-    save_ref(ref_file, key, out)
-    return {**out, "cached": False}
+    return cached_ref(Path(opts["data_dir"]) / "dgpd_peers_refs.json", key, opts["fresh_refs"],
+                      compute, what)
 
 
 def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
-    from pdsparse.data.store import load_dataset
-
-    t_start = time.perf_counter()
-    other = OtherLoad()
-    quiet0 = not snakemake_running()
-    load0 = [round(x, 2) for x in os.getloadavg()]
+    watch = Watch()
     mem = {"start_maxrss_mib": maxrss_mib()}
-    t = time.perf_counter()
-    ds = load_dataset(prep["path"])
-    A, y = ds.A, ds.b
-    meta = ds.meta
-    del ds
-    load_s = time.perf_counter() - t
-    dense = isinstance(A, np.ndarray)
-    if not dense:
-        A = sp.csr_matrix(A, dtype=np.float64)
-        A.sort_indices()
+    A, y, meta, load_s, dense = load_prepared(prep["path"])
     b = np.where(y == dd.cls, 1.0, -1.0)
     n, d = A.shape
     stored = int(A.size if dense else A.nnz)
@@ -583,35 +296,30 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
     ours = [v for v in OURS if opts["solvers"] is None or v.name in opts["solvers"]
             or v.key in opts["solvers"]]
     peers = [p for p in PEERS if opts["solvers"] is None or p.name in opts["solvers"]]
-    warm_up()
+    warm_up(OURS, lambda A, b, v, T: time_ours(make_problem, (A, b, 0.05, 0.001), v, T, SEED),
+            PEERS, lambda A, b, p, cap: time_peer(A, b, 0.05, 0.001, p, cap), dense=True)
     gc.collect()
     gc.freeze()
-    rows, traces, refs = [], [], []
-    for lam, mu in opts["settings"]:
-        l2, l1 = mu / n, lam / n
-        prob = make_problem(A, b, l2, l1)
-        key = f"{Path(prep['path']).name}|class={dd.cls:g}|lam={lam!r}|mu={mu!r}|rtol={REF_RTOL:g}"
-        ref = reference(prob, key, opts)
-        if not ref["rel_gap"] <= 1e-9:
-            raise RuntimeError(f"{dd.name} ({lam}, {mu}): reference rel gap {ref['rel_gap']:.2e}")
-        refs.append({"lam": lam, "mu": mu, **ref})
-        log(f"{dd.name} lam={lam:g} mu={mu:g}: P* = {ref['p_star']:.12g} (rel gap "
-            f"{ref['rel_gap']:.1e}, {ref['method']}, {ref['seconds']:.1f} s"
-            f"{', cached' if ref['cached'] else ''}; nnz x* {ref['nnz_x']}, alpha* "
-            f"{ref['nnz_alpha']})")
-        ctx = Ctx(dd.name, lam, mu, l2, l1, A, b, prob, ref["p_star"], ref["rel_gap"], opts)
-        for v in ours:
-            bench_ours(ctx, v)
-        mem[f"after_ours_{lam:g}_{mu:g}_maxrss_mib"] = maxrss_mib()
-        for p in peers:
-            bench_peer(ctx, p)
-        mem[f"after_peers_{lam:g}_{mu:g}_maxrss_mib"] = maxrss_mib()
-        rows += ctx.rows
-        traces += ctx.traces
-        del ctx, prob
-        gc.collect()
+    refs = []
+
+    def cases():
+        for lam, mu in opts["settings"]:
+            l2, l1 = mu / n, lam / n
+            prob = make_problem(A, b, l2, l1)
+            key = (f"{Path(prep['path']).name}|class={dd.cls:g}|lam={lam!r}|mu={mu!r}|"
+                   f"rtol={REF_RTOL:g}")
+            ref = reference(prob, key, opts, f"{dd.name} ({lam}, {mu})")
+            refs.append({"lam": lam, "mu": mu, **ref})
+            log(f"{dd.name} lam={lam:g} mu={mu:g}: P* = {ref['p_star']:.12g} (rel gap "
+                f"{ref['rel_gap']:.1e}, {ref['method']}, {ref['seconds']:.1f} s"
+                f"{', cached' if ref['cached'] else ''}; nnz x* {ref['nnz_x']}, alpha* "
+                f"{ref['nnz_alpha']})")
+            yield f"{lam:g}_{mu:g}", Case({"dataset": dd.name, "lam": lam, "mu": mu},
+                                          {"p_star": ref["p_star"], "ref_rel_gap": ref["rel_gap"]},
+                                          (A, b, l2, l1), prob, ref["p_star"], opts)
+
+    rows, traces = measure(cases(), ours, peers, bench_ours, bench_peer, mem)
     mem["peak_rss_mib"] = maxrss_mib()
-    other_cores = other.stop()
     for r in rows:
         r.update(n=n, d=d, stored=stored, dense=dense, peak_rss_mib=mem["peak_rss_mib"],
                  load_s=load_s)
@@ -619,30 +327,12 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
             "n": n, "d": d, "stored": stored, "dense": dense, "load_s": load_s,
             "prep": prep, "cls": dd.cls, "recipe": dd.recipe, "paper": dd.paper,
             "split": {k: v for k, v in meta.get("split", {}).items() if k != "test_rows"},
-            "seconds": time.perf_counter() - t_start,
-            "other_cores": other_cores, "snakemake": not (quiet0 and not snakemake_running()),
-            "quiet": bool(quiet0 and not snakemake_running() and other_cores < OTHER_MAX),
-            "loadavg": [load0, [round(x, 2) for x in os.getloadavg()]]}
+            **watch.stop()}
 
 
 # ---------------------------------------------------------------------------------------------
 # Outputs
 # ---------------------------------------------------------------------------------------------
-
-
-def fmt_s(x: float) -> str:
-    return "—" if not np.isfinite(x) else f"{x:.3g}"
-
-
-def add_ratios(df: pd.DataFrame) -> pd.DataFrame:
-    ratio, lower = [], []
-    for _, g in df.groupby(["dataset", "lam", "mu", "target"], sort=False):
-        best = g.seconds[g.ours].min()
-        ratio.append(g.seconds / best)
-        lower.append(g.lower_bound_s / best)
-    df["ratio"] = pd.concat(ratio)
-    df["ratio_lower_bound"] = pd.concat(lower)
-    return df
 
 
 def verdict(g: pd.DataFrame, cap: float) -> tuple[str, str]:
@@ -672,12 +362,6 @@ def verdict(g: pd.DataFrame, cap: float) -> tuple[str, str]:
                   f"nnz x {int(o.nnz_x[k])})")
 
 
-def fmt_ratio(r: float) -> str:
-    if not np.isfinite(r):
-        return ""
-    return f"{r:.2f}×" if r < 10 else f"{r:.0f}×"
-
-
 def cell(r) -> str:
     if r.reached and np.isfinite(r.seconds):
         return f"{r.seconds:.3g} ({fmt_ratio(r.ratio)})"
@@ -695,11 +379,8 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
              "the ratio to our fastest solver of the row (> 1: slower than ours); **bold** = "
              "fastest of the row; `> t (rel r)`: stopped at the cap after t s at relative "
              f"suboptimality r (cap {cap:g} s per solve). `ahead`: our fastest beats every peer.",
-             "", f"Machine: {meta['machine']['nproc']} CPUs ({meta['machine']['cpu']}), "
-             f"{meta['machine']['mem_gib']:.0f} GiB; single-threaded BLAS; "
-             f"{QUIET if meta['quiet'] else NOT_QUIET}"
-             f"; load average before/after {meta['loadavg_before']} / {meta['loadavg_after']}.",
-             "", "scikit-learn: no solver minimizes this objective (smooth hinge + elastic net; "
+             "", machine_line(meta, QUIET), "",
+             "scikit-learn: no solver minimizes this objective (smooth hinge + elastic net; "
              "`SGDClassifier(loss='modified_huber')` is a different loss, and its SGD does not "
              "converge to a 1e-6 target), so it is not a peer.", ""]
     order = [f"{v.name}[{v.config}]" for v in OURS] + [f"{p.name}[{p.config}]" for p in PEERS]
@@ -725,27 +406,14 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
                   + " | ahead |", "|--:|--:|--:|" + "--:|" * len(present) + ":--|"]
         notes = []
         for (lam, mu, target), g in gd.groupby(["lam", "mu", "target"], sort=False):
-            fastest = g.seconds[g.reached].min() if g.reached.any() else np.nan
-            cells = []
-            for k in present:
-                r = g[g.key == k]
-                if r.empty:
-                    cells.append("")
-                    continue
-                r = r.iloc[0]
-                c = cell(r)
-                cells.append(f"**{c}**" if r.reached and r.seconds == fastest else c)
+            cells = cells_of(g, present, cell)
             ok, why = verdict(g, cap)
             lines.append(f"| {lam:g} | {mu:g} | {target:g} | " + " | ".join(cells)
                          + f" | {ok} |")
             if ok != "yes":
                 notes.append(f"* λ = {lam:g}, μ = {mu:g}, {target:g}: {why}.")
         lines.append("")
-        m = w["memory"]
-        lines.append(f"Data load {w['load_s']:.1f} s ({w['prep']['note']}); peak RSS of the "
-                     f"worker {m['peak_rss_mib']:,.0f} MiB (after loading "
-                     f"{m['after_load_rss_mib']:,.0f} MiB); worker {w['seconds']:.0f} s; "
-                     f"references: " + "; ".join(
+        lines.append(f"{worker_line(w)}; references: " + "; ".join(
                          f"(λ {r['lam']:g}, μ {r['mu']:g}) P* = {r['p_star']:.10g}, rel gap "
                          f"{r['rel_gap']:.1e}, {r['method']}, {r['seconds']:.0f} s"
                          f"{' (cached)' if r['cached'] else ''}, nnz x* {r['nnz_x']}, "
@@ -774,25 +442,13 @@ def versions() -> dict:
     return harness_versions("copt")
 
 
-def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
-    from pdsparse.io import atomic_path
-
-    rows = [r for w in results if "rows" in w for r in w["rows"]]
-    df = pd.DataFrame(rows)
-    if df.empty:
-        raise SystemExit("no results (every data set was skipped)")
-    df = add_ratios(df)
+def outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
+    meta["datasets"] = worker_records(results)
+    df = add_ratios(rows_frame(results), ["dataset", "lam", "mu", "target"], against_ours=True)
     df = df[COLUMNS + [c for c in df.columns if c not in COLUMNS]]
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out_dir / "dgpd_peers.csv") as tmp:
-        df.to_csv(tmp, index=False, na_rep="")
     md = markdown(df, meta)
-    with atomic_path(out_dir / "dgpd_peers.md") as tmp:
-        tmp.write_text(md)
     meta = dict(meta, traces=[t for w in results for t in w.get("traces", [])])
-    with atomic_path(out_dir / "dgpd_peers.json") as tmp:
-        tmp.write_text(json.dumps(meta, indent=1, default=float))
-    print(md)
+    write_outputs(out_dir, "dgpd_peers", df, md, meta)
     return df
 
 
@@ -826,12 +482,7 @@ def parse_settings(text: str) -> list[tuple[float, float]]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--datasets", default=None,
-                    help=f"comma list out of {','.join(ALL_DATASETS)} (default: all; --quick: "
-                         "digits-rb)")
-    ap.add_argument("--quick", action="store_true", help="digits-rb only, 10 s caps")
+    ap = bench_parser(__doc__, ALL_DATASETS, "digits-rb", "digits-rb only, 10 s caps")
     ap.add_argument("--cap", type=float, default=None,
                     help="time cap of one solve, s (default 120; quick 10)")
     ap.add_argument("--rf-rows", type=int, default=None,
@@ -842,22 +493,15 @@ def main(argv=None) -> int:
     ap.add_argument("--solvers", default=None,
                     help="comma list of names (dgpd, primal_rcd, dual_rcd, spdc, copt_apg, "
                          "copt_pg); default all")
-    ap.add_argument("--mirror", default=None)
-    ap.add_argument("--data-dir", default=str(DATA_DIR))
-    ap.add_argument("--out-dir", default=str(OUT_DIR))
-    ap.add_argument("--fresh-refs", action="store_true",
-                    help="recompute P* even when cached in <data-dir>/dgpd_peers_refs.json")
-    ap.add_argument("--ref-max-s", type=float, default=3600.0,
-                    help="time limit of one reference solve (default %(default)s)")
+    add_data_args(ap, "dgpd_peers_refs.json", 3600.0,
+                  "time limit of one reference solve (default %(default)s)")
     ap.add_argument("--reuse", default=None,
                     help="comma list of data sets whose results of an earlier run (kept in "
                          "<data-dir>/dgpd_peers_<name>.pkl) go into the outputs instead of a "
                          "new run (e.g. one data set re-run on a quiet machine)")
-    ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--worker-out", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--prep", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--prep-file", default=None, help=argparse.SUPPRESS)
+    add_worker_args(ap)
     args = ap.parse_args(argv)
+    require_peer("copt", "dgpd_peers.py")
     opts = {"cap": args.cap or (10.0 if args.quick else 120.0),
             "settings": parse_settings(args.settings),
             "targets": sorted((float(t) for t in args.targets.split(",")), reverse=True),
@@ -868,83 +512,42 @@ def main(argv=None) -> int:
 
     if args.worker:
         dd = defs[args.worker]
-        if args.prep:
-            res = prep_data(dd, opts)
-        else:
-            with open(args.prep_file, "rb") as fh:
-                res = worker(dd, opts, pickle.load(fh))
-        with open(args.worker_out, "wb") as fh:
-            pickle.dump(res, fh)
-        return 0
+        return serve_worker(args, lambda: prep_data(dd, opts), lambda prep: worker(dd, opts, prep))
 
-    if args.datasets:
-        datasets = [x.strip() for x in args.datasets.split(",") if x.strip()]
-    else:
-        datasets = ["digits-rb"] if args.quick else list(ALL_DATASETS)
     reuse = [x.strip() for x in (args.reuse or "").split(",") if x.strip()]
-    datasets += [x for x in reuse if x not in datasets]
-    bad = [x for x in datasets if x not in ALL_DATASETS]
-    if bad:
-        ap.error(f"--datasets: unknown {bad}; choose from {list(ALL_DATASETS)}")
+    datasets = pick_datasets(ap, args, ALL_DATASETS, ["digits-rb"], list(ALL_DATASETS), reuse)
 
-    t0 = time.perf_counter()
-    load0 = [round(x, 2) for x in os.getloadavg()]
-    quiet0 = not snakemake_running()
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    passthrough = []
-    for flag, val in (("--cap", opts["cap"]), ("--rf-rows", args.rf_rows),
-                      ("--settings", args.settings), ("--targets", args.targets),
-                      ("--solvers", args.solvers), ("--mirror", args.mirror),
-                      ("--data-dir", args.data_dir), ("--ref-max-s", args.ref_max_s)):
-        if val is not None:
-            passthrough += [flag, str(val)]
-    if args.fresh_refs:
-        passthrough.append("--fresh-refs")
-    results = []
-    with tempfile.TemporaryDirectory(prefix="pdsparse-dgpd-peers-") as td:
-        for i, ds in enumerate(datasets):
-            if ds in reuse:
-                res = load_worker(Path(args.data_dir), ds)
-                log(f"[{i + 1}/{len(datasets)}] {ds}: reused the results of "
-                    f"{res.get('finished', 'an earlier run')}")
-                results.append(res)
-                continue
-            log(f"[{i + 1}/{len(datasets)}] {ds} (elapsed {time.perf_counter() - t0:.0f} s)")
-            prep_out, out = Path(td) / f"{i}.prep.pkl", Path(td) / f"{i}.pkl"
-            res = None
-            for step, extra, path in (("prep", ["--prep"], prep_out),
-                                      ("run", ["--prep-file", str(prep_out)], out)):
-                cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", ds,
-                       "--worker-out", str(path), *passthrough, *extra]
-                proc = subprocess.run(cmd, env=env)
-                if proc.returncode != 0 or not path.is_file():
-                    res = {"dataset": ds, "skipped": f"{step} failed (exit {proc.returncode})"}
-                    log(f"{ds}: {res['skipped']}")
-                    break
-                with open(path, "rb") as fh:
-                    res = pickle.load(fh)
-                if "skipped" in res:
-                    res = {"dataset": ds, **res}
-                    log(f"{ds}: skipped: {res['skipped']}")
-                    break
-            if "rows" in res:  # kept, so that a later run can --reuse it
-                res["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
-                save_worker(Path(args.data_dir), ds, res)
-            if ds == "mnist-rf" and "rows" in res and args.rf_rows:
-                res["subsample_note"] = (
-                    f"Mnist-RF at a fraction of the paper's size: {args.rf_rows:,} of the "
-                    "58,000 training rows (recipe subsample, split_seed 0), chosen for time")
-            results.append(res)
-    quiet = quiet0 and not snakemake_running() and all(r.get("quiet", True) for r in results)
-    meta = {"total_seconds": time.perf_counter() - t0, "machine": machine(),
-            "versions": versions(), "quiet": quiet, "loadavg_before": load0,
-            "loadavg_after": [round(x, 2) for x in os.getloadavg()],
-            "settings": {k: (sorted(v) if isinstance(v, set) else v) for k, v in opts.items()},
-            "ours": [v.key for v in OURS], "peers": [p.key for p in PEERS], "reused": reuse,
-            "datasets": [{k: v for k, v in r.items() if k not in ("rows", "traces")}
-                         for r in results]}
-    write_outputs(results, Path(args.out_dir), meta)
-    log(f"total runtime {meta['total_seconds']:.0f} s; quiet: {quiet}")
+    passthrough = pass_on((("--cap", opts["cap"]), ("--rf-rows", args.rf_rows),
+                           ("--settings", args.settings), ("--targets", args.targets),
+                           ("--solvers", args.solvers), ("--mirror", args.mirror),
+                           ("--data-dir", args.data_dir), ("--ref-max-s", args.ref_max_s)),
+                          [("--fresh-refs", args.fresh_refs)])
+
+    def reused(i: int, ds: str) -> dict | None:
+        if ds not in reuse:
+            return None
+        res = load_worker(Path(args.data_dir), ds)
+        log(f"[{i + 1}/{len(datasets)}] {ds}: reused the results of "
+            f"{res.get('finished', 'an earlier run')}")
+        return res
+
+    def keep(ds: str, res: dict) -> dict:
+        if "rows" in res:  # kept, so that a later run can --reuse it
+            res["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
+            save_worker(Path(args.data_dir), ds, res)
+        if ds == "mnist-rf" and "rows" in res and args.rf_rows:
+            res["subsample_note"] = (
+                f"Mnist-RF at a fraction of the paper's size: {args.rf_rows:,} of the "
+                "58,000 training rows (recipe subsample, split_seed 0), chosen for time")
+        return res
+
+    watch = Watch()
+    results = run_datasets(Path(__file__), datasets, passthrough, log=log, t0=watch.t,
+                           tmp_prefix="pdsparse-dgpd-peers-", reuse=reused, after=keep)
+    meta = {**run_record(watch, opts, versions(), results=results),
+            "ours": [v.key for v in OURS], "peers": [p.key for p in PEERS], "reused": reuse}
+    outputs(results, Path(args.out_dir), meta)
+    log_total(log, meta)
     return 0
 
 

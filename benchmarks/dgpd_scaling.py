@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from _harness import (
+    DATA_DIR,
     OTHER_MAX,
     OUT_DIR,
     THREAD_ENV,
@@ -89,7 +90,7 @@ def load(name: str, rf_rows: int | None, mirror: str | None):
 
     dp = peers_module()
     dd = dp.data_defs(rf_rows)[name]
-    prep = dp.prep_data(dd, {"data_dir": str(dp.DATA_DIR), "mirror": mirror})
+    prep = dp.prep_data(dd, {"data_dir": str(DATA_DIR), "mirror": mirror})
     if "skipped" in prep:
         return None, None, prep
     t = time.perf_counter()

@@ -40,8 +40,8 @@ Solvers
   they need numba (not installed; without it their per-sample loops run as pure Python) and
   take a coordinate-separable prox, not a ball projection.
 
-What is timed (the house protocol of ``benchmarks/peers.py`` / ``dgpd_peers.py``)
-------------------------------------------------------------------------------------
+What is timed (the protocol of ``benchmarks/_harness.py``, as in ``dgpd_peers.py``)
+-----------------------------------------------------------------------------------
 The wall time of one complete solve from the in-memory A (CSR, or the dense array) and b to
 an iterate at the target, setup included; loading the data file is excluded and reported.
 
@@ -86,45 +86,64 @@ Usage::
     python benchmarks/pdbfw_peers.py --datasets duke --solvers pdbfw,fw,copt_fw --cap 30
 """
 
+
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gc
 import io
 import json
 import math
-import pickle
-import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 from _harness import (
-    DATA_DIR,
-    DEFAULT_MIRROR,
-    OTHER_MAX,
-    OUT_DIR,
+    PEER_TOL,
     REPO,
-    OtherLoad,
-    loadavg,
-    machine,
+    Case,
+    Ours,
+    Run,
+    Watch,
+    add_data_args,
+    add_ratios,
+    add_worker_args,
+    bench_parser,
+    bench_traced,
+    cached_ref,
+    callback_trace,
+    cells_of,
+    fmt_ratio,
+    load_prepared,
+    log_total,
+    machine_line,
     make_log,
     maxrss_mib,
-    rel,
-    repeats_for,
+    measure,
+    our_setup,
+    pass_on,
+    pick_datasets,
+    prepare_cached,
+    require_peer,
+    rows_frame,
     rss_mib,
-    single_thread_env,
+    run_datasets,
+    run_record,
+    serve_worker,
     smooth_hinge_fgrad,
-    snakemake_running,
+    solve_reference,
+    time_copt,
+    time_ours,
+    trace_kernel,
     versions,
+    warm_up,
+    worker_line,
+    worker_records,
+    write_outputs,
 )
 
 LOSS = "smooth_hinge"
@@ -134,14 +153,11 @@ ACTIVE_FRACTION = 0.5  # the active radius: this fraction of ||x*||_1 of the l2-
 TARGETS = (1e-2, 1e-4, 1e-6)
 REF_RTOL = 1e-10
 SEED = 0
-PEER_TOL = 1e-15
-EVAL_MIN_EPOCHS = 1.0 / 64
-EVAL_REL_STEP = 0.02
-EVAL_TIME_FRAC = 0.5  # a trace chunk runs at least this fraction of one evaluation's time
 COLUMNS = ["dataset", "radius_kind", "radius", "target", "solver", "config", "seconds",
            "repeats", "reached", "ratio"]
+ORDER = [*COLUMNS, "ours", "lower_bound_s", "seconds_samples", "setup_s", "budget", "epochs"]
+"""The csv's first columns (the rest in the order the rows give them)."""
 QUIET = "quiet (no snakemake running, no other busy process)"
-NOT_QUIET = "NOT quiet: snakemake or another job ran during part of the measurement"
 
 log = make_log("pdbfw_peers")
 
@@ -221,57 +237,14 @@ def with_overrides(ours: list[Ours], dd: DataDef) -> list[Ours]:
     return out
 
 
-def cache_path(dd: DataDef, data_dir: Path) -> Path:
-    from pdsparse.data.prepare import Recipe
-
-    return data_dir / f"{dd.registry}__{Recipe(**dd.recipe).tag()}.npz"
-
-
 def prep_data(dd: DataDef, opts: dict) -> dict:
     """The cached ``.npz`` of a data set (prepared here when missing)."""
-    from pdsparse.data.fetch import fetch, resolve_mirror
-    from pdsparse.data.prepare import Recipe, prepare
-    from pdsparse.data.registry import load_registry
-
-    data_dir = Path(opts["data_dir"])
-    path = cache_path(dd, data_dir)
-    if path.is_file():
-        return {"path": str(path), "note": f"reused {rel(path)}", "prep_s": 0.0}
-    spec = load_registry(REPO / "config" / "datasets.yaml")[dd.registry]
-    mirror = resolve_mirror(opts.get("mirror")) or DEFAULT_MIRROR
-    if not (Path(mirror) / spec.filename).is_file():
-        return {"skipped": f"{spec.filename} is not in the mirror {mirror} (no download)"}
-    t = time.perf_counter()
-    raw = fetch(spec, data_dir / "raw", mirror=mirror, progress=False, download=False)
-    recipe = Recipe(**dd.recipe)
-    prepare(raw, spec, recipe, path)
-    secs = time.perf_counter() - t
-    return {"path": str(path), "prep_s": secs,
-            "note": f"prepared {rel(path)}: prepare({rel(raw)}, recipe {recipe.tag()}) in "
-                    f"{secs:.0f} s"}
+    return prepare_cached(dd.registry, dd.recipe, opts)
 
 
 # ---------------------------------------------------------------------------------------------
 # Solvers
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Ours:
-    method: str
-    options: tuple = ()
-
-    @property
-    def name(self) -> str:
-        return self.method
-
-    @property
-    def config(self) -> str:
-        return ",".join(f"{k}={v}" for k, v in self.options) or "default"
-
-    @property
-    def key(self) -> str:
-        return f"{self.method}[{self.config}]"
 
 
 OURS = tuple(Ours(m) for m in ("pdbfw", "acc_pg", "fw", "svrg", "scgs", "storc"))
@@ -350,23 +323,6 @@ def make_problem(A, b, radius: float, mu: float):
     return Problem(A, b, loss=LOSS, penalty=L1Ball(radius, mu))
 
 
-def time_ours(A, b, radius, mu, v: Ours, budget: int) -> tuple[float, float, np.ndarray]:
-    """One complete solve, setup included: (wall s, setup s, x)."""
-    from pdsparse.solvers import make_kernel
-
-    gc.collect()
-    t0 = time.perf_counter()
-    prob = make_problem(A, b, radius, mu)
-    kernel = make_kernel(prob, v.method, seed=SEED, options=dict(v.options))
-    t_setup = time.perf_counter()
-    if budget > 0:
-        kernel.run(budget)
-    x = kernel.solution().copy()
-    t1 = time.perf_counter()
-    del kernel, prob
-    return t1 - t0, t_setup - t0, x
-
-
 def run_peer(A, b, radius, mu, p: Peer, max_iter: int, callback=None):
     """One copt fit; copt's FW prints its initial Lipschitz estimate: kept off stdout."""
     import copt
@@ -394,14 +350,9 @@ def run_peer(A, b, radius, mu, p: Peer, max_iter: int, callback=None):
             step="backtracking", tol=PEER_TOL, max_iter=int(max_iter), callback=callback)
 
 
-def time_peer(A, b, radius, mu, p: Peer, cap: int) -> tuple[float, np.ndarray, int]:
-    """One complete copt fit: (wall s, x, copt's ``nit``)."""
-    gc.collect()
-    t0 = time.perf_counter()
-    res = run_peer(A, b, radius, mu, p, cap)
-    x = np.asarray(res.x).copy()
-    t1 = time.perf_counter()
-    return t1 - t0, x, int(res.nit)
+def time_peer(A, b, radius, mu, p: Peer, cap: int) -> Run:
+    """One complete copt fit (wall s, x, copt's ``nit``)."""
+    return time_copt(lambda: run_peer(A, b, radius, mu, p, cap))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,228 +360,33 @@ def time_peer(A, b, radius, mu, p: Peer, cap: int) -> tuple[float, np.ndarray, i
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Ctx:
-    dataset: str
-    radius_kind: str
-    radius: float
-    mu: float
-    A: object
-    b: np.ndarray
-    prob: object  # evaluation only (outside every timer)
-    ref: dict
-    opts: dict
-    rows: list = field(default_factory=list)
-    traces: list = field(default_factory=list)
-
-    def rel(self, x: np.ndarray) -> tuple[float, float]:
-        from pdsparse import objective
-
-        p = objective.primal(self.prob, x)
-        return p, (p - self.ref["p_star"]) / self.ref["p_star"]
-
-    def row(self, target, solver, config, ours, seconds, **extra) -> None:
-        r = self.ref
-        self.rows.append({"dataset": self.dataset, "radius_kind": self.radius_kind,
-                          "radius": self.radius, "target": target, "solver": solver,
-                          "config": config, "ours": ours, "seconds": seconds, **extra,
-                          "mu": self.mu, "p_star": r["p_star"], "ref_rel_gap": r["rel_gap"],
-                          "xstar_norm1": r["solution_norm"], "xstar_nnz": r["solution_nnz"],
-                          "ball_active": r["active"]})
+def bench_ours(case: Case, v: Ours) -> None:
+    tr, setup, stop = trace_kernel(lambda: our_setup(make_problem, case.args, v, SEED), case.rel,
+                                   min(case.opts["targets"]), cap=case.opts["cap"],
+                                   extra=lambda kernel, x: (int(np.count_nonzero(x)),),
+                                   extra_columns=("nnz_x",), diverged="diverged or infeasible")
+    bench_traced(case, tr, key=v.key, solver=v.name, config=v.config, ours=True, setup=setup,
+                 stop=stop, run=lambda T: time_ours(make_problem, case.args, v, T, SEED),
+                 iterations=lambda r, t: int(r.iterations),
+                 extra=lambda r, T: {"epochs": np.nan if T is None else T / case.prob.nnz},
+                 log=log)
 
 
-def trace_ours(ctx: Ctx, v: Ours) -> tuple[pd.DataFrame, float, str]:
-    """Run the kernel to the smallest target or the cap, evaluating P between chunks."""
-    from pdsparse.solvers import make_kernel
-
-    cap = ctx.opts["cap"]
-    t0 = time.perf_counter()
-    prob = make_problem(ctx.A, ctx.b, ctx.radius, ctx.mu)
-    kernel = make_kernel(prob, v.method, seed=SEED, options=dict(v.options))
-    setup = time.perf_counter() - t0
-    nnz = prob.nnz
-    touched = iters = 0
-    ktime = 0.0
-    te = time.perf_counter()
-    x = kernel.solution()
-    p, rel_ = ctx.rel(x)
-    eval_s = time.perf_counter() - te
-    rows = [(0, 0, 0.0, p, rel_, int(np.count_nonzero(x)))]
-    stop = ""
-    target = min(ctx.opts["targets"])
-    while True:
-        if not np.isfinite(p):
-            stop = "diverged or infeasible"
-            break
-        if rel_ <= target:
-            stop = "target"
-            break
-        if setup + ktime >= cap:
-            stop = f"cap {cap:g} s (setup {setup:.2f} s + kernel {ktime:.1f} s)"
-            break
-        chunk = max(EVAL_MIN_EPOCHS * nnz, EVAL_REL_STEP * touched)
-        if ktime > 0 and touched > 0:
-            speed = touched / ktime
-            chunk = max(chunk, EVAL_TIME_FRAC * eval_s * speed)
-            chunk = min(chunk, max(1.0, 1.05 * (cap - setup - ktime) * speed))
-        budget = max(1, int(math.ceil(chunk)))
-        t = time.perf_counter()
-        k_it, k_t = kernel.run(budget)
-        ktime += time.perf_counter() - t
-        iters += k_it
-        touched += k_t
-        te = time.perf_counter()
-        x = kernel.solution()
-        p, rel_ = ctx.rel(x)
-        eval_s = time.perf_counter() - te
-        rows.append((touched, iters, ktime, p, rel_, int(np.count_nonzero(x))))
-    tr = pd.DataFrame(rows, columns=["touched", "iterations", "kernel_s", "primal",
-                                     "rel_subopt", "nnz_x"])
-    del kernel, prob
-    return tr, setup, stop
-
-
-def bench_ours(ctx: Ctx, v: Ours) -> None:
-    tr, setup, stop = trace_ours(ctx, v)
-    last = tr.iloc[-1]
-    log(f"  {v.key}: trace {int(last.iterations)} iterations, kernel {last.kernel_s:.3g} s, "
-        f"setup {setup:.3g} s, rel {last.rel_subopt:.2e} ({stop})")
-    ctx.traces.append({"dataset": ctx.dataset, "radius_kind": ctx.radius_kind,
-                       "radius": ctx.radius, "solver": v.name, "config": v.config,
-                       "setup_s": setup, "stop": stop, "trace": tr.to_dict(orient="list")})
-    timed: dict[int, tuple] = {}
-    for target in ctx.opts["targets"]:
-        hit = tr.index[tr.rel_subopt <= target]
-        if len(hit) == 0:
-            ctx.row(target, v.name, v.config, True, np.nan, repeats=0, reached=False,
-                    lower_bound_s=float(setup + last.kernel_s), seconds_samples="",
-                    setup_s=setup, budget=np.nan, epochs=np.nan,
-                    iterations=int(last.iterations), trace_s=float(last.kernel_s),
-                    p_reached=float(last.primal), rel_subopt=float(last.rel_subopt),
-                    nnz_x=int(last.nnz_x), how=f"trace stopped before the target: {stop}",
-                    note="")
-            continue
-        r = tr.loc[hit[0]]
-        T = int(r.touched)
-        if T not in timed:
-            secs, setups = [], []
-            s, su, x = time_ours(ctx.A, ctx.b, ctx.radius, ctx.mu, v, T)
-            secs.append(s)
-            setups.append(su)
-            for _ in range(repeats_for(s) - 1):
-                s, su, _x = time_ours(ctx.A, ctx.b, ctx.radius, ctx.mu, v, T)
-                secs.append(s)
-                setups.append(su)
-            p_re, rel_re = ctx.rel(x)
-            timed[T] = (secs, setups, p_re, rel_re)
-        secs, setups, p_re, rel_re = timed[T]
-        note = "" if abs(p_re - r.primal) <= 1e-12 * abs(r.primal) else (
-            f"re-run P {p_re!r} != trace P {r.primal!r}")
-        ctx.row(target, v.name, v.config, True, statistics.median(secs), repeats=len(secs),
-                reached=bool(rel_re <= target), lower_bound_s=np.nan,
-                seconds_samples=" ".join(f"{s:.6g}" for s in secs),
-                setup_s=statistics.median(setups), budget=float(T),
-                epochs=T / ctx.prob.nnz, iterations=int(r.iterations),
-                trace_s=float(r.kernel_s), p_reached=p_re, rel_subopt=rel_re,
-                nnz_x=int(r.nnz_x),
-                how=("trace -> smallest evaluated work T at the target; median of "
-                     f"{len(secs)} complete timed re-runs Problem->make_kernel->run(T)->x"),
-                note=note)
-
-
-def trace_peer(ctx: Ctx, p: Peer) -> tuple[pd.DataFrame, str]:
-    """One copt run evaluating P in its callback (excluded from the clock), to the cap.
-
-    Each row's ``cap`` is the ``max_iter`` whose complete fit returns the evaluated iterate:
-    k - 1 at the k-th call (from 0) of the proximal-gradient loop, whose callback opens each
-    iteration; ``it`` in Frank-Wolfe's loop, whose callback comes before the update of
-    iteration ``it``. The final call after Frank-Wolfe's loop repeats an iterate: ignored.
-    """
-    cap = ctx.opts["cap"]
-    rows = []
-    state = {"k": 0, "next": 0, "eval_s": 0.0, "stop": "", "done": False}
-    target = min(ctx.opts["targets"])
-    t0 = time.perf_counter()
-
-    def callback(loc):
-        te = time.perf_counter()
-        if state["done"]:
-            return False
-        k = state["k"]
-        state["k"] += 1
-        it = k - 1 if p.proximal else int(loc["it"])
-        net = te - t0 - state["eval_s"]
-        go = True
-        if k >= state["next"] or net >= cap:
-            pk, rk = ctx.rel(loc["x"])
-            rows.append((it, net, pk, rk, int(np.count_nonzero(loc["x"]))))
-            state["next"] = max(k + 1, int(math.ceil(k * (1 + EVAL_REL_STEP))))
-            if rk <= target:
-                state["stop"] = "target"
-                go = False
-            elif not np.isfinite(pk):
-                state["stop"] = "diverged or infeasible"
-                go = False
-        if go and net >= cap:
-            state["stop"] = f"cap {cap:g} s ({k} iterations)"
-            go = False
-        state["done"] = not go
-        state["eval_s"] += time.perf_counter() - te
-        return None if go else False
-
-    res = run_peer(ctx.A, ctx.b, ctx.radius, ctx.mu, p, 10**9, callback)
-    if not state["stop"]:
-        state["stop"] = f"copt stopped by itself after {int(res.nit)} iterations"
-        x = np.asarray(res.x)
-        pk, rk = ctx.rel(x)
-        rows.append((int(res.nit) if not p.proximal else state["k"] - 1,
-                     time.perf_counter() - t0 - state["eval_s"], pk, rk,
-                     int(np.count_nonzero(x))))
-    tr = pd.DataFrame(rows, columns=["cap", "net_s", "primal", "rel_subopt", "nnz_x"])
-    tr = tr[tr.cap >= 0].drop_duplicates("cap", keep="first").reset_index(drop=True)
-    return tr, state["stop"]
-
-
-def bench_peer(ctx: Ctx, p: Peer) -> None:
-    tr, stop = trace_peer(ctx, p)
-    last = tr.iloc[-1]
-    log(f"  {p.key}: trace to max_iter {int(last.cap)}, {last.net_s:.3g} s, rel "
-        f"{last.rel_subopt:.2e} ({stop})")
-    ctx.traces.append({"dataset": ctx.dataset, "radius_kind": ctx.radius_kind,
-                       "radius": ctx.radius, "solver": p.name, "config": p.config,
-                       "setup_s": 0.0, "stop": stop, "trace": tr.to_dict(orient="list")})
-    timed: dict[int, tuple] = {}
-    for target in ctx.opts["targets"]:
-        hit = tr.index[tr.rel_subopt <= target]
-        if len(hit) == 0:
-            ctx.row(target, p.name, p.config, False, np.nan, repeats=0, reached=False,
-                    lower_bound_s=float(last.net_s), seconds_samples="", setup_s=np.nan,
-                    budget=np.nan, epochs=np.nan, iterations=p.updates(int(last.cap)),
-                    trace_s=float(last.net_s), p_reached=float(last.primal),
-                    rel_subopt=float(last.rel_subopt), nnz_x=int(last.nnz_x),
-                    how=f"callback trace stopped before the target: {stop}", note="")
-            continue
-        r = tr.loc[hit[0]]
-        cap_k = int(r.cap)
-        if cap_k not in timed:
-            s, x, _nit = time_peer(ctx.A, ctx.b, ctx.radius, ctx.mu, p, cap_k)
-            secs = [s]
-            for _ in range(repeats_for(s) - 1):
-                secs.append(time_peer(ctx.A, ctx.b, ctx.radius, ctx.mu, p, cap_k)[0])
-            p_re, rel_re = ctx.rel(x)
-            timed[cap_k] = (secs, p_re, rel_re)
-        secs, p_re, rel_re = timed[cap_k]
-        note = "" if abs(p_re - r.primal) <= 1e-12 * abs(r.primal) else (
-            f"re-run P {p_re!r} != callback P {r.primal!r}")
-        ctx.row(target, p.name, p.config, False, statistics.median(secs), repeats=len(secs),
-                reached=bool(rel_re <= target), lower_bound_s=np.nan,
-                seconds_samples=" ".join(f"{s:.6g}" for s in secs), setup_s=np.nan,
-                budget=float(cap_k), epochs=np.nan, iterations=p.updates(cap_k),
-                trace_s=float(r.net_s),
-                p_reached=p_re, rel_subopt=rel_re, nnz_x=int(r.nnz_x),
-                how=(f"callback trace -> smallest max_iter at the target; median of "
-                     f"{len(secs)} complete fits (tol={PEER_TOL:g}, max_iter={cap_k})"),
-                note=note)
+def bench_peer(case: Case, p: Peer) -> None:
+    """copt's trace through its callback. Each row's ``cap`` is the ``max_iter`` whose complete
+    fit returns the evaluated iterate: k - 1 at the k-th call (from 0) of the proximal-gradient
+    loop, whose callback opens each iteration; ``it`` in Frank-Wolfe's loop, whose callback
+    comes before the update of iteration ``it``. The final call after Frank-Wolfe's loop
+    repeats an iterate: ignored."""
+    fw = {} if p.proximal else {"index": lambda k, loc: int(loc["it"]),
+                                "end_index": lambda k, res: int(res.nit)}
+    tr, stop = callback_trace(lambda cb: run_peer(*case.args, p, 10**9, cb), case.rel,
+                              min(case.opts["targets"]), case.opts["cap"],
+                              diverged="diverged or infeasible", **fw)
+    bench_traced(case, tr, key=p.key, solver=p.name, config=p.config, ours=False,
+                 setup=math.nan, stop=stop, run=lambda cap: time_peer(*case.args, p, cap),
+                 iterations=lambda r, t: p.updates(int(r.cap)),
+                 extra=lambda r, cap: {"epochs": np.nan}, log=log)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -658,75 +414,31 @@ def check_fgrad(A, b, mu: float, radius: float) -> float:
     return abs(f - p) / abs(p)
 
 
-def warm_up(ours: list[Ours], peers: list[Peer]) -> None:
-    """First calls (imports, first touch of code) outside every timer."""
-    from pdsparse.data.synthetic import zipf_bow
-
-    A, b = zipf_bow(60, 40, 5, 1.0, 1)
-    for v in ours:
-        time_ours(A, b, 1.0, 0.1, v, 5 * A.nnz)
-    for p in peers:
-        time_peer(A, b, 1.0, 0.1, p, 3)
-        time_peer(A.toarray(), b, 1.0, 0.1, p, 3)
-
-
-def load_refs(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def save_ref(path: Path, key: str, value: dict) -> None:
-    from pdsparse.io import atomic_path
-
-    refs = load_refs(path)
-    refs[key] = value
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(refs, indent=1, sort_keys=True))
-
-
-def reference(prob, key: str, opts: dict, dataset: str) -> dict:
+def reference(prob, key: str, opts: dict, dataset: str, what: str | None) -> dict:
     """P* (cached by key): value, certificate, and ||x*||_1, nnz(x*), ball active."""
-    from pdsparse.reference import reference_record, reference_solution
+    from pdsparse.reference import reference_record
 
-    ref_file = Path(opts["data_dir"]) / "pdbfw_peers_refs.json"
-    if not opts["fresh_refs"]:
-        got = load_refs(ref_file).get(key)
-        if got is not None:
-            return {**got, "cached": True}
-    t = time.perf_counter()
-    ref = reference_solution(prob, rtol=REF_RTOL, max_seconds=opts["ref_max_s"])
-    secs = time.perf_counter() - t
-    out = {"p_star": float(ref.p_star), "rel_gap": float(ref.rel_gap), "method": ref.method,
-           "seconds": secs, "solution_norm": float(np.abs(ref.w).sum()),
-           "solution_nnz": int(np.count_nonzero(ref.w)), "active": False}
-    if prob.penalty.bounded:
-        rec = reference_record(prob, ref, dataset, key)
-        out.update(solution_norm=float(rec["solution_norm"]),
-                   solution_nnz=int(rec["solution_nnz"]), active=bool(rec["active"]))
-    save_ref(ref_file, key, out)
-    return {**out, "cached": False}
+    def compute():
+        ref, out = solve_reference(prob, REF_RTOL, opts["ref_max_s"])
+        out.update(solution_norm=float(np.abs(ref.w).sum()),
+                   solution_nnz=int(np.count_nonzero(ref.w)), active=False)
+        if prob.penalty.bounded:
+            rec = reference_record(prob, ref, dataset, key)
+            out.update(solution_norm=float(rec["solution_norm"]),
+                       solution_nnz=int(rec["solution_nnz"]), active=bool(rec["active"]))
+        return out
+
+    return cached_ref(Path(opts["data_dir"]) / "pdbfw_peers_refs.json", key, opts["fresh_refs"],
+                      compute, what)
 
 
 def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
-    from pdsparse.data.store import load_dataset
     from pdsparse.problem import Problem
 
-    t_start = time.perf_counter()
-    other = OtherLoad()
-    quiet0 = not snakemake_running()
-    load0 = loadavg()
+    watch = Watch()
     mem = {"start_maxrss_mib": maxrss_mib()}
-    t = time.perf_counter()
-    ds = load_dataset(prep["path"])
-    A, b = ds.A, np.asarray(ds.b, dtype=np.float64)
-    del ds
-    load_s = time.perf_counter() - t
-    dense = isinstance(A, np.ndarray)
-    if not dense:
-        A = sp.csr_matrix(A, dtype=np.float64)
-        A.sort_indices()
+    A, b, _meta, load_s, dense = load_prepared(prep["path"])
+    b = np.asarray(b, dtype=np.float64)
     if set(np.unique(b)) != {-1.0, 1.0}:
         raise RuntimeError(f"{dd.name}: labels {np.unique(b)[:5]} are not +-1")
     n, d = A.shape
@@ -739,12 +451,13 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
     ours = [v for v in ours if opts["solvers"] is None or v.name in opts["solvers"]]
     ours = with_overrides(ours, dd)
     peers = [p for p in PEERS if opts["solvers"] is None or p.name in opts["solvers"]]
-    warm_up(ours, peers)
+    warm_up(ours, lambda A, b, v, T: time_ours(make_problem, (A, b, 1.0, 0.1), v, T, SEED), peers,
+            lambda A, b, p, cap: time_peer(A, b, 1.0, 0.1, p, cap), dense=True)
     gc.collect()
     gc.freeze()
     tag = Path(prep["path"]).name
     l2_ref = reference(Problem(A, b, loss=LOSS, l2=mu), f"{tag}|l2|mu={mu!r}|rtol={REF_RTOL:g}",
-                       opts, dd.name)
+                       opts, dd.name, None)
     log(f"{dd.name}: l2-only problem: ||x*||_1 = {l2_ref['solution_norm']:.6g}, nnz(x*) = "
         f"{l2_ref['solution_nnz']:,} ({l2_ref['method']}, {l2_ref['seconds']:.1f} s"
         f"{', cached' if l2_ref['cached'] else ''})")
@@ -756,46 +469,38 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
     fcheck = check_fgrad(A, b, mu, radii[0][1])
     if not fcheck <= 1e-12:
         raise RuntimeError(f"{dd.name}: copt's f differs from objective.primal by {fcheck:.1e}")
-    rows, traces, refs = [], [], []
-    for kind, radius in radii:
-        prob = make_problem(A, b, radius, mu)
-        key = f"{tag}|r={radius!r}|mu={mu!r}|rtol={REF_RTOL:g}"
-        ref = reference(prob, key, opts, dd.name)
-        if not ref["rel_gap"] <= 1e-9:
-            raise RuntimeError(f"{dd.name} r={radius:g}: reference rel gap {ref['rel_gap']:.2e}")
-        refs.append({"radius_kind": kind, "radius": radius, **ref})
-        log(f"{dd.name} r={radius:.6g} ({kind}): P* = {ref['p_star']:.12g} (rel gap "
-            f"{ref['rel_gap']:.1e}, {ref['method']}, {ref['seconds']:.1f} s"
-            f"{', cached' if ref['cached'] else ''}); ||x*||_1 = {ref['solution_norm']:.6g}, "
-            f"nnz(x*) = {ref['solution_nnz']:,}, ball {'active' if ref['active'] else 'inactive'}")
-        ctx = Ctx(dd.name, kind, radius, mu, A, b, prob, ref, opts)
-        for v in ours:
-            bench_ours(ctx, v)
-        mem[f"after_ours_{kind}_maxrss_mib"] = maxrss_mib()
-        for p in peers:
-            bench_peer(ctx, p)
-        mem[f"after_peers_{kind}_maxrss_mib"] = maxrss_mib()
-        rows += ctx.rows
-        traces += ctx.traces
-        del ctx, prob
-        gc.collect()
+    refs = []
+
+    def cases():
+        for kind, radius in radii:
+            prob = make_problem(A, b, radius, mu)
+            ref = reference(prob, f"{tag}|r={radius!r}|mu={mu!r}|rtol={REF_RTOL:g}", opts,
+                            dd.name, f"{dd.name} r={radius:g}")
+            refs.append({"radius_kind": kind, "radius": radius, **ref})
+            log(f"{dd.name} r={radius:.6g} ({kind}): P* = {ref['p_star']:.12g} (rel gap "
+                f"{ref['rel_gap']:.1e}, {ref['method']}, {ref['seconds']:.1f} s"
+                f"{', cached' if ref['cached'] else ''}); ||x*||_1 = "
+                f"{ref['solution_norm']:.6g}, nnz(x*) = {ref['solution_nnz']:,}, ball "
+                f"{'active' if ref['active'] else 'inactive'}")
+            yield kind, Case({"dataset": dd.name, "radius_kind": kind, "radius": radius},
+                             {"mu": mu, "p_star": ref["p_star"], "ref_rel_gap": ref["rel_gap"],
+                              "xstar_norm1": ref["solution_norm"],
+                              "xstar_nnz": ref["solution_nnz"], "ball_active": ref["active"]},
+                             (A, b, radius, mu), prob, ref["p_star"], opts)
+
+    rows, traces = measure(cases(), ours, peers, bench_ours, bench_peer, mem)
     mem["peak_rss_mib"] = maxrss_mib()
-    other_cores = other.stop()
     for r in rows:
         r.update(n=n, d=d, stored=stored, dense=dense, peak_rss_mib=mem["peak_rss_mib"],
                  load_s=load_s, l2_xstar_norm1=l2_ref["solution_norm"],
                  l2_xstar_nnz=l2_ref["solution_nnz"])
-    snake = not (quiet0 and not snakemake_running())
     return {"dataset": dd.name, "rows": rows, "traces": traces, "refs": refs,
             "l2_ref": l2_ref, "memory": mem, "n": n, "d": d, "stored": stored,
             "dense": dense, "load_s": load_s, "prep": prep, "recipe": dd.recipe,
             "paper": dd.paper, "radius_source": dd.radius_source or (
                 f"pdbfw.radius of config/config.yaml, r = {opts['radius']:g} (Sec. 5's 300 "
                 "with the averaged loss)"),
-            "missing": missing, "fcheck": fcheck, "seconds": time.perf_counter() - t_start,
-            "other_cores": other_cores, "snakemake": snake,
-            "quiet": bool(not snake and other_cores < OTHER_MAX),
-            "loadavg": [load0, loadavg()]}
+            "missing": missing, "fcheck": fcheck, **watch.stop()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -804,18 +509,6 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
 
 
 ROW_KEYS = ["dataset", "radius_kind", "target"]
-
-
-def add_ratios(df: pd.DataFrame) -> pd.DataFrame:
-    """ratio: seconds over the fastest copt method of the row (< 1: faster than copt)."""
-    ratio, lower = [], []
-    for _, g in df.groupby(ROW_KEYS, sort=False):
-        best = g.seconds[~g.ours].min()
-        ratio.append(g.seconds / best)
-        lower.append(g.lower_bound_s / best)
-    df["ratio"] = pd.concat(ratio)
-    df["ratio_lower_bound"] = pd.concat(lower)
-    return df
 
 
 def _faster(a, b) -> str:
@@ -890,12 +583,6 @@ def verdicts(g: pd.DataFrame) -> dict:
     return out
 
 
-def fmt_ratio(r: float) -> str:
-    if not np.isfinite(r):
-        return ""
-    return f"{r:.2f}×" if r < 10 else f"{r:.0f}×"
-
-
 def cell(r) -> str:
     if r.reached and np.isfinite(r.seconds):
         ratio = fmt_ratio(r.ratio)
@@ -907,7 +594,6 @@ def cell(r) -> str:
 
 def markdown(df: pd.DataFrame, meta: dict) -> str:
     cap = meta["settings"]["cap"]
-    m = meta["machine"]
     lines = ["# PDBFW peers: wall seconds to (P - P*)/P* <= target", "",
              "P(x) = 1/n sum_i h(b_i a_i^T x) + mu/2 ||x||^2, ||x||_1 <= r, smooth hinge, "
              "mu = 10/n (PDBFW Sec. 5). Wall seconds of a complete solve from the in-memory "
@@ -918,9 +604,7 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
              "copt method; `acc_pg`, `fw` = no slower than the copt method of the same "
              "algorithm (APG / PG; FW / pairwise FW); `n/a`: neither reached the target "
              "within the cap; `?`: undecided (the other stopped at the cap earlier).", "",
-             f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['mem_gib']:.0f} GiB; single-threaded "
-             f"BLAS; {QUIET if meta['quiet'] else NOT_QUIET}; load average before/after "
-             f"{meta['loadavg_before']} / {meta['loadavg_after']}.", ""]
+             machine_line(meta, QUIET), ""]
     rank = {m: i for i, m in enumerate(dict.fromkeys(
         [v.method for v in meta["ours_objs"]] + [p.name for p in PEERS]))}
     df = df.assign(key=df.solver + "[" + df.config + "]")
@@ -948,16 +632,7 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
             checks = None
             body = []
             for target, g in gr.groupby("target", sort=False):
-                fastest = g.seconds[g.reached].min() if g.reached.any() else np.nan
-                cells = []
-                for k in present:
-                    r = g[g.key == k]
-                    if r.empty:
-                        cells.append("")
-                        continue
-                    r = r.iloc[0]
-                    c = cell(r)
-                    cells.append(f"**{c}**" if r.reached and r.seconds == fastest else c)
+                cells = cells_of(g, present, cell)
                 v = verdicts(g)
                 checks = checks or list(v)
                 body.append(f"| {target:g} | " + " | ".join(cells) + " | "
@@ -970,10 +645,7 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
             lines += ["| target | " + " | ".join(short[k] for k in present) + " | "
                       + " | ".join(checks) + " |",
                       "|--:|" + "--:|" * len(present) + ":-:|" * len(checks), *body, ""]
-        mem = w["memory"]
-        lines += [f"Data load {w['load_s']:.1f} s ({w['prep']['note']}); peak RSS of the worker "
-                  f"{mem['peak_rss_mib']:,.0f} MiB (after loading {mem['after_load_rss_mib']:,.0f}"
-                  f" MiB); worker {w['seconds']:.0f} s; copt's f vs objective.primal: "
+        lines += [f"{worker_line(w)}; copt's f vs objective.primal: "
                   f"{w['fcheck']:.1e}; references: " + "; ".join(
                       f"r = {r['radius']:.4g}: P* = {r['p_star']:.10g}, rel gap "
                       f"{r['rel_gap']:.1e}, {r['method']}, {r['seconds']:.0f} s"
@@ -993,26 +665,14 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
     return "\n".join(lines)
 
 
-def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
-    from pdsparse.io import atomic_path
-
-    rows = [r for w in results if "rows" in w for r in w["rows"]]
-    df = pd.DataFrame(rows)
-    if df.empty:
-        raise SystemExit("no results (every data set was skipped)")
-    df = add_ratios(df)
-    df = df[COLUMNS + [c for c in df.columns if c not in COLUMNS]]
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out_dir / "pdbfw_peers.csv") as tmp:
-        df.to_csv(tmp, index=False, na_rep="")
+def outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
+    meta["datasets"] = worker_records(results)
+    df = add_ratios(rows_frame(results), ROW_KEYS, against_ours=False)
+    df = df[ORDER + [c for c in df.columns if c not in ORDER]]
     md = markdown(df, meta)
-    with atomic_path(out_dir / "pdbfw_peers.md") as tmp:
-        tmp.write_text(md)
     meta = {k: v for k, v in meta.items() if k != "ours_objs"}
     meta["traces"] = [t for w in results for t in w.get("traces", [])]
-    with atomic_path(out_dir / "pdbfw_peers.json") as tmp:
-        tmp.write_text(json.dumps(meta, indent=1, default=float))
-    print(md)
+    write_outputs(out_dir, "pdbfw_peers", df, md, meta)
     return df
 
 
@@ -1025,7 +685,8 @@ def render(out_dir: Path) -> int:
         df[c] = df[c].astype(object).fillna("")
     meta = json.loads((out_dir / "pdbfw_peers.json").read_text())
     meta["ours_objs"] = [Ours(k.split("[")[0]) for k in meta["ours"]]
-    md = markdown(df.drop(columns=["ratio", "ratio_lower_bound"]).pipe(add_ratios), meta)
+    md = markdown(add_ratios(df.drop(columns=["ratio", "ratio_lower_bound"]), ROW_KEYS,
+                             against_ours=False), meta)
     with atomic_path(out_dir / "pdbfw_peers.md") as tmp:
         tmp.write_text(md)
     print(md)
@@ -1038,12 +699,7 @@ def render(out_dir: Path) -> int:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--datasets", default=None,
-                    help=f"comma list out of {','.join(ALL_DATASETS)} (default: all; --quick: "
-                         "duke)")
-    ap.add_argument("--quick", action="store_true", help="duke only, 10 s caps")
+    ap = bench_parser(__doc__, ALL_DATASETS, "duke", "duke only, 10 s caps")
     ap.add_argument("--cap", type=float, default=None,
                     help="time cap of one solve, s (default 60; quick 10)")
     ap.add_argument("--radii", default=None,
@@ -1056,18 +712,10 @@ def main(argv=None) -> int:
     ap.add_argument("--solvers", default=None,
                     help="comma list of names to run (ours and copt_apg, copt_pg, copt_fw, "
                          "copt_pfw); default all")
-    ap.add_argument("--mirror", default=None)
-    ap.add_argument("--data-dir", default=str(DATA_DIR))
-    ap.add_argument("--out-dir", default=str(OUT_DIR))
-    ap.add_argument("--fresh-refs", action="store_true",
-                    help="recompute P* even when cached in <data-dir>/pdbfw_peers_refs.json")
-    ap.add_argument("--ref-max-s", type=float, default=1800.0)
+    add_data_args(ap, "pdbfw_peers_refs.json", 1800.0)
     ap.add_argument("--render", action="store_true",
                     help="only rewrite pdbfw_peers.md from the csv and json in --out-dir")
-    ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--worker-out", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--prep", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--prep-file", default=None, help=argparse.SUPPRESS)
+    add_worker_args(ap)
     args = ap.parse_args(argv)
     cfg = config_pdbfw()
     ours = parse_ours(args.ours, config_ours(cfg))
@@ -1082,70 +730,30 @@ def main(argv=None) -> int:
     defs = datasets_from(cfg)
     if args.render:
         return render(Path(args.out_dir))
+    require_peer("copt", "pdbfw_peers.py")
     if args.worker:
         dd = defs[args.worker]
-        if args.prep:
-            res = prep_data(dd, opts)
-        else:
-            with open(args.prep_file, "rb") as fh:
-                res = worker(dd, opts, pickle.load(fh))
-        with open(args.worker_out, "wb") as fh:
-            pickle.dump(res, fh)
-        return 0
+        return serve_worker(args, lambda: prep_data(dd, opts), lambda prep: worker(dd, opts, prep))
 
-    if args.datasets:
-        datasets = [x.strip() for x in args.datasets.split(",") if x.strip()]
-    else:
-        datasets = ["duke"] if args.quick else list(ALL_DATASETS)
-    bad = [x for x in datasets if x not in defs]
-    if bad:
-        ap.error(f"--datasets: unknown {bad}; choose from {list(ALL_DATASETS)}")
+    datasets = pick_datasets(ap, args, defs, ["duke"], list(ALL_DATASETS))
 
-    t0 = time.perf_counter()
-    load0 = loadavg()
-    quiet0 = not snakemake_running()
-    passthrough = ["--cap", str(opts["cap"]), "--targets", args.targets,
-                   "--data-dir", args.data_dir, "--ref-max-s", str(args.ref_max_s)]
-    for flag, val in (("--radii", args.radii), ("--ours", args.ours),
-                      ("--solvers", args.solvers), ("--mirror", args.mirror)):
-        if val is not None:
-            passthrough += [flag, str(val)]
-    if args.fresh_refs:
-        passthrough.append("--fresh-refs")
-    results = []
-    with tempfile.TemporaryDirectory(prefix="pdsparse-pdbfw-peers-") as td:
-        for i, ds in enumerate(datasets):
-            log(f"[{i + 1}/{len(datasets)}] {ds} (elapsed {time.perf_counter() - t0:.0f} s)")
-            prep_out, out = Path(td) / f"{i}.prep.pkl", Path(td) / f"{i}.pkl"
-            res = None
-            for step, extra, path in (("prep", ["--prep"], prep_out),
-                                      ("run", ["--prep-file", str(prep_out)], out)):
-                cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", ds,
-                       "--worker-out", str(path), *passthrough, *extra]
-                proc = subprocess.run(cmd, env=single_thread_env())
-                if proc.returncode != 0 or not path.is_file():
-                    res = {"dataset": ds, "skipped": f"{step} failed (exit {proc.returncode})"}
-                    log(f"{ds}: {res['skipped']}")
-                    break
-                with open(path, "rb") as fh:
-                    res = pickle.load(fh)
-                if "skipped" in res:
-                    res = {"dataset": ds, **res}
-                    log(f"{ds}: skipped: {res['skipped']}")
-                    break
-            res["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
-            results.append(res)
-    quiet = quiet0 and not snakemake_running() and all(r.get("quiet", True) for r in results)
-    meta = {"total_seconds": time.perf_counter() - t0, "machine": machine(),
-            "versions": versions("copt"), "quiet": quiet, "loadavg_before": load0,
-            "loadavg_after": loadavg(),
-            "settings": {k: (sorted(v) if isinstance(v, set) else v) for k, v in opts.items()
-                         if k != "ours"},
-            "ours": [v.key for v in ours], "ours_objs": ours, "peers": [p.key for p in PEERS],
-            "datasets": [{k: v for k, v in r.items() if k not in ("rows", "traces")}
-                         for r in results]}
-    write_outputs(results, Path(args.out_dir), meta)
-    log(f"total runtime {meta['total_seconds']:.0f} s; quiet: {quiet}")
+    passthrough = pass_on((("--cap", opts["cap"]), ("--targets", args.targets),
+                           ("--data-dir", args.data_dir), ("--ref-max-s", args.ref_max_s),
+                           ("--radii", args.radii), ("--ours", args.ours),
+                           ("--solvers", args.solvers), ("--mirror", args.mirror)),
+                          [("--fresh-refs", args.fresh_refs)])
+
+    def stamp(ds: str, res: dict) -> dict:
+        res["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
+        return res
+
+    watch = Watch()
+    results = run_datasets(Path(__file__), datasets, passthrough, log=log, t0=watch.t,
+                           tmp_prefix="pdsparse-pdbfw-peers-", after=stamp)
+    meta = {**run_record(watch, opts, versions("copt"), results=results, skip=("ours",)),
+            "ours": [v.key for v in ours], "ours_objs": ours, "peers": [p.key for p in PEERS]}
+    outputs(results, Path(args.out_dir), meta)
+    log_total(log, meta)
     return 0
 
 

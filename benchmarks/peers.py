@@ -57,14 +57,9 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import math
-import os
-import pickle
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -76,16 +71,43 @@ import scipy.sparse as sp
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by file path (tests)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import (  # noqa: E402
+from _harness import (
     DEFAULT_MIRROR,
     OUT_DIR,
+    PEER_TOL,
     REPO,
-    machine,
+    Relative,
+    Run,
+    Watch,
+    add_worker_args,
+    bench_parser,
+    first_cap,
+    house_repeats,
+    load_prepared,
+    loadavg,
+    log_total,
+    make_log,
     maxrss_mib,
-    repeats_for,
+    measure,
+    pass_on,
+    pick_datasets,
+    require_peer,
+    rows_frame,
     rss_mib,
+    run_datasets,
+    run_record,
+    samples_text,
+    search_max_iter,
+    serve_worker,
+    time_kernel,
+    timed,
+    timed_at_targets,
+    trace_kernel,
+    warm_up,
+    worker_records,
 )
 from _harness import versions as harness_versions  # noqa: E402
+from _harness import write_outputs as write_tables  # noqa: E402
 
 TOLS = (1e-2, 1e-4, 1e-6)
 LAMS = {"1/n": 1.0, "0.1/n": 0.1}
@@ -98,9 +120,6 @@ ALL_DATASETS = (*REAL, SYNTH, *OPTIONAL)
 NEWS20 = (19_996, 1_355_191, 9_097_916 / 19_996)
 ZIPF_EXPONENT = 1.0
 SEED = 0
-PEER_TOL = 1e-15
-EVAL_MIN_EPOCHS = 1.0 / 64
-EVAL_REL_STEP = 0.02
 BISECT_REL = 0.03
 COLUMNS = ["dataset", "lam", "tol", "solver", "ours", "seconds"]
 PEERS = ("liblinear_dual", "liblinear_primal", "saga", "lbfgs")
@@ -116,8 +135,7 @@ COLORS = {  # ours: dual blues/greens, primal reds (solid); peers: dark, dashed
 }
 
 
-def log(msg: str) -> None:
-    print(f"[peers {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+log = make_log("peers")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,36 +186,29 @@ def our_variants(samplings) -> list[Ours]:
     return out + [Ours("primal_rcd", s) for s in samplings]
 
 
-def time_ours(A, b, l2: float, v: Ours, budget: int) -> tuple[float, float, np.ndarray]:
-    """One complete solve, setup included: (wall s, setup s, w)."""
+def build(A, b, l2: float, v: Ours):
+    """(problem, kernel): the setup of one of our solves."""
     from pdsparse.problem import Problem
     from pdsparse.solvers import make_kernel
 
-    gc.collect()
-    t0 = time.perf_counter()
     prob = Problem(A, b, loss="logistic", l2=l2)
-    kernel = make_kernel(prob, v.method, v.sampling, v.dual_step or "fixed", SEED)
-    t_setup = time.perf_counter()
-    if budget > 0:
-        kernel.run(budget)
-    w = kernel.solution().copy()
-    t1 = time.perf_counter()
-    return t1 - t0, t_setup - t0, w
+    return prob, make_kernel(prob, v.method, v.sampling, v.dual_step or "fixed", SEED)
 
 
-def time_peer(A, b, l2: float, name: str, cap: int) -> tuple[float, np.ndarray, int]:
+def time_ours(A, b, l2: float, v: Ours, budget: int) -> Run:
+    """One complete solve, setup included: (wall s, w, setup s)."""
+    return time_kernel(lambda: build(A, b, l2, v)[1], budget)
+
+
+def time_peer(A, b, l2: float, name: str, cap: int) -> Run:
     """One complete scikit-learn fit: (wall s, w, iterations reported by the solver)."""
     from sklearn.exceptions import ConvergenceWarning
 
     est = peer_estimator(name, l2, A.shape[0], cap)
-    gc.collect()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        t0 = time.perf_counter()
-        est.fit(A, b)
-        w = est.coef_.ravel().copy()
-        t1 = time.perf_counter()
-    return t1 - t0, w, int(np.max(est.n_iter_))
+        s, w = timed(lambda: est.fit(A, b).coef_.ravel().copy())
+    return Run(s, w, math.nan, int(np.max(est.n_iter_)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,7 +300,7 @@ def nbytes(M) -> int:
 
 
 @dataclass
-class Ctx:
+class Ctx(Relative):
     """What every solver of one (data set, l2) needs."""
 
     dataset: str
@@ -304,12 +315,6 @@ class Ctx:
     rows: list = field(default_factory=list)
     curves: list = field(default_factory=list)
 
-    def rel(self, w: np.ndarray) -> tuple[float, float]:
-        from pdsparse import objective
-
-        p = objective.primal(self.prob, w)
-        return p, (p - self.p_star) / self.p_star
-
     def row(self, tol: float, solver: str, ours: bool, seconds, **extra) -> None:
         self.rows.append({"dataset": self.dataset, "lam": self.l2, "tol": tol,
                           "solver": solver, "ours": ours, "seconds": seconds,
@@ -320,33 +325,12 @@ class Ctx:
 
 def trace_ours(ctx: Ctx, v: Ours) -> pd.DataFrame:
     """Run the kernel, evaluating P every max(1/64, 2% of the epochs done) epochs."""
-    from pdsparse.problem import Problem
-    from pdsparse.solvers import make_kernel
-
     o = ctx.opts
-    prob = Problem(ctx.A, ctx.b, loss="logistic", l2=ctx.l2)
-    kernel = make_kernel(prob, v.method, v.sampling, v.dual_step or "fixed", SEED)
-    nnz = prob.nnz
-    touched = iters = 0
-    ktime = 0.0
-    p, rel = ctx.rel(kernel.solution())
-    rows = [(0, 0.0, 0, 0.0, p, rel)]
-    target_rel = min(TOLS)
-    while rel > target_rel and np.isfinite(p):
-        ep = touched / nnz
-        if ep >= o["max_epochs"] or ktime >= o["max_trace_s"]:
-            break
-        nxt = ep + max(EVAL_MIN_EPOCHS, EVAL_REL_STEP * ep)
-        budget = max(1, int(math.ceil(nxt * nnz)) - touched)
-        t = time.perf_counter()
-        k_it, k_t = kernel.run(budget)
-        ktime += time.perf_counter() - t
-        iters += k_it
-        touched += k_t
-        p, rel = ctx.rel(kernel.solution())
-        rows.append((touched, touched / nnz, iters, ktime, p, rel))
-    return pd.DataFrame(rows, columns=["touched", "epoch", "iterations", "kernel_s",
-                                       "primal", "rel_subopt"])
+    tr, _setup, _stop = trace_kernel(lambda: build(ctx.A, ctx.b, ctx.l2, v), ctx.rel, min(TOLS),
+                                     max_epochs=o["max_epochs"], max_kernel_s=o["max_trace_s"],
+                                     time_frac=0.0)
+    tr.insert(1, "epoch", tr.touched / ctx.prob.nnz)
+    return tr
 
 
 def bench_ours(ctx: Ctx, v: Ours) -> None:
@@ -355,10 +339,10 @@ def bench_ours(ctx: Ctx, v: Ours) -> None:
     last = tr.iloc[-1]
     log(f"  {v.name}: trace {last.epoch:.3g} epochs, kernel {last.kernel_s:.3g} s, "
         f"rel {last.rel_subopt:.2e}")
-    timed: dict[int, tuple[list, list, float]] = {}
-    for tol in TOLS:
-        hit = tr.index[tr.rel_subopt <= tol]
-        if len(hit) == 0:
+    done = {}
+    for tol, r, T, t in timed_at_targets(tr, TOLS, "touched",
+                                         lambda T: time_ours(ctx.A, ctx.b, ctx.l2, v, T), ctx.rel):
+        if r is None:
             ctx.row(tol, v.name, True, np.nan, family=v.method, sampling=v.sampling,
                     dual_step=v.dual_step, budget_kind="epochs", budget=np.nan,
                     iterations=np.nan, search_limit=f"{last.epoch:.4g} epochs / "
@@ -369,91 +353,54 @@ def bench_ours(ctx: Ctx, v: Ours) -> None:
                          f"max_trace_s={o['max_trace_s']:g} (stopped at {last.epoch:.4g} "
                          "epochs)"))
             continue
-        r = tr.loc[hit[0]]
-        T = int(r.touched)
-        if T not in timed:
-            secs, setups, w = [], [], None
-            s, su, w = time_ours(ctx.A, ctx.b, ctx.l2, v, T)
-            secs.append(s)
-            setups.append(su)
-            for _ in range(repeats_for(s) - 1):
-                s, su, _w = time_ours(ctx.A, ctx.b, ctx.l2, v, T)
-                secs.append(s)
-                setups.append(su)
-            p_re, rel_re = ctx.rel(w)
-            timed[T] = (secs, setups, p_re, rel_re)
-        secs, setups, p_re, rel_re = timed[T]
-        note = "" if abs(p_re - r.primal) <= 1e-12 * abs(r.primal) else (
-            f"re-run P {p_re!r} != trace P {r.primal!r}")
-        ctx.row(tol, v.name, True, statistics.median(secs), family=v.method,
+        done[T] = t
+        ctx.row(tol, v.name, True, t.seconds, family=v.method,
                 sampling=v.sampling, dual_step=v.dual_step, budget_kind="epochs",
                 budget=float(r.epoch), iterations=int(r.iterations),
                 search_limit=f"{o['max_epochs']:g} epochs / {o['max_trace_s']:g} s kernel",
-                repeats=len(secs), seconds_samples=" ".join(f"{s:.6g}" for s in secs),
-                setup_s=statistics.median(setups), trace_time_s=float(r.kernel_s),
-                p_reached=p_re, rel_subopt=rel_re,
+                repeats=t.repeats, seconds_samples=t.samples,
+                setup_s=t.setup_s, trace_time_s=float(r.kernel_s),
+                p_reached=t.p, rel_subopt=t.rel,
                 how=("trace (evals every max(1/64, 2%) epochs) -> smallest E at tol; "
-                     f"median of {len(secs)} complete timed re-runs "
-                     "Problem->make_kernel->run(E*nnz)->w.copy()"), note=note)
+                     f"median of {t.repeats} complete timed re-runs "
+                     "Problem->make_kernel->run(E*nnz)->w.copy()"), note=t.check(r.primal))
     # curve for the plot: wall time ~ median setup of the timed runs + kernel time of the trace
-    setup = statistics.median([s for v_ in timed.values() for s in v_[1]]) if timed else \
-        time_ours(ctx.A, ctx.b, ctx.l2, v, 0)[1]
+    setup = statistics.median([x.setup_s for t in done.values() for x in t.runs]) if done \
+        else time_ours(ctx.A, ctx.b, ctx.l2, v, 0).setup_s
     for r in tr.itertuples():
         ctx.curves.append({"dataset": ctx.dataset, "lam_spec": ctx.lam_spec, "solver": v.name,
                            "ours": True, "seconds": setup + r.kernel_s, "budget": r.epoch,
                            "rel_subopt": r.rel_subopt, "kind": "trace"})
-    for secs, _s, _p, rel_re in timed.values():
+    for t in done.values():
         ctx.curves.append({"dataset": ctx.dataset, "lam_spec": ctx.lam_spec, "solver": v.name,
-                           "ours": True, "seconds": statistics.median(secs),
-                           "budget": np.nan, "rel_subopt": rel_re, "kind": "timed"})
+                           "ours": True, "seconds": t.seconds,
+                           "budget": np.nan, "rel_subopt": t.rel, "kind": "timed"})
 
 
 def bench_peer(ctx: Ctx, name: str) -> None:
     o = ctx.opts
-    max_cap = o["max_cap"][name]
-    runs: dict[int, dict] = {}
 
-    def run(cap: int) -> dict:
-        s, w, it = time_peer(ctx.A, ctx.b, ctx.l2, name, cap)
-        p, rel = ctx.rel(w)
-        runs[cap] = {"secs": [s], "p": p, "rel": rel, "iters": it}
-        return runs[cap]
+    def probe(cap: int) -> dict:
+        run = time_peer(ctx.A, ctx.b, ctx.l2, name, cap)
+        p, rel = ctx.rel(run.x)
+        return {"run": run, "secs": [run.seconds], "p": p, "rel": rel, "iters": run.nit}
 
-    stop_reason = ""
-    cap = 1
-    while True:
-        r = run(cap)
-        if r["rel"] <= min(TOLS):
-            break
+    def give_up(cap: int, r: dict) -> str:
         if r["iters"] < cap:
-            stop_reason = f"stopped by itself after {r['iters']} iterations"
-            break
+            return f"stopped by itself after {r['iters']} iterations"
         if r["secs"][0] > o["max_peer_run_s"]:
-            stop_reason = f"a fit took {r['secs'][0]:.3g} s > {o['max_peer_run_s']:g} s"
-            break
-        if cap >= max_cap:
-            stop_reason = f"cap {max_cap} reached"
-            break
-        cap = min(2 * cap, max_cap)
-    for tol in sorted(TOLS, reverse=True):
-        ok = [c for c in runs if runs[c]["rel"] <= tol]
-        if not ok:
-            continue
-        hi = min(ok)
-        lo = max([c for c in runs if c < hi], default=0)
-        while hi - lo > max(1, int(BISECT_REL * hi)):
-            mid = (lo + hi) // 2
-            if run(mid)["rel"] <= tol:
-                hi = mid
-            else:
-                lo = mid
+            return f"a fit took {r['secs'][0]:.3g} s > {o['max_peer_run_s']:g} s"
+        return ""
+
+    runs, stop_reason = search_max_iter(probe, TOLS, o["max_cap"][name], bisect_rel=BISECT_REL,
+                                        give_up=give_up)
     best = max(runs, key=lambda c: -runs[c]["rel"])
     family = "liblinear" if name.startswith("liblinear") else "sklearn"
     log(f"  {name}: {len(runs)} fits, caps up to {max(runs)}, best rel "
         f"{runs[best]['rel']:.2e}{'; ' + stop_reason if stop_reason else ''}")
     for tol in TOLS:
-        ok = sorted(c for c in runs if runs[c]["rel"] <= tol)
-        if not ok:
+        c = first_cap(runs, tol)
+        if c is None:
             ctx.row(tol, name, False, np.nan, family=family, sampling="", dual_step="",
                     budget_kind="max_iter", budget=np.nan, iterations=np.nan,
                     search_limit=f"max_iter <= {max(runs)}", repeats=0, seconds_samples="",
@@ -461,15 +408,15 @@ def bench_peer(ctx: Ctx, name: str) -> None:
                     rel_subopt=runs[best]["rel"],
                     how=f"max_iter sweep never reached tol ({stop_reason})")
             continue
-        c = ok[0]
         r = runs[c]
-        while len(r["secs"]) < repeats_for(r["secs"][0]):
-            r["secs"].append(time_peer(ctx.A, ctx.b, ctx.l2, name, c)[0])
+        if len(r["secs"]) == 1:  # the fit of the search, then the house rule's repeats
+            r["secs"] = [x.seconds for x in house_repeats(
+                lambda c=c: time_peer(ctx.A, ctx.b, ctx.l2, name, c), first=r["run"])]
         ctx.row(tol, name, False, statistics.median(r["secs"]), family=family,
                 sampling="", dual_step="", budget_kind="max_iter", budget=float(c),
                 iterations=r["iters"], search_limit=f"max_iter <= {max(runs)}",
                 repeats=len(r["secs"]),
-                seconds_samples=" ".join(f"{s:.6g}" for s in r["secs"]), setup_s=np.nan,
+                seconds_samples=samples_text(r["secs"]), setup_s=np.nan,
                 trace_time_s=np.nan, p_reached=r["p"], rel_subopt=r["rel"],
                 how=(f"max_iter sweep (doubling, bisection to max(1, {BISECT_REL:.0%})) -> "
                      f"smallest probed cap at tol; median of {len(r['secs'])} complete fits "
@@ -480,31 +427,15 @@ def bench_peer(ctx: Ctx, name: str) -> None:
                            "budget": float(c), "rel_subopt": runs[c]["rel"], "kind": "fit"})
 
 
-def warm_up(variants: list[Ours]) -> None:
-    """First calls (lazy imports, first-touch of code) outside every timer."""
-    from pdsparse.data.synthetic import zipf_bow
-
-    A, b = zipf_bow(50, 40, 5, 1.0, 1)
-    for v in variants:
-        time_ours(A, b, 0.02, v, 5 * A.nnz)
-    for name in PEERS:
-        time_peer(A, b, 0.02, name, 3)
-
-
 def worker(name: str, opts: dict, data_file: str, note: str) -> dict:
-    from pdsparse.data.store import load_dataset
     from pdsparse.problem import Problem
     from pdsparse.reference import CertificationError, reference_solution
     from pdsparse.solvers import SAMPLINGS
 
     t_start = time.perf_counter()
-    load0 = [round(x, 2) for x in os.getloadavg()]
+    load0 = loadavg()
     mem = {"start_maxrss_mib": maxrss_mib()}
-    ds = load_dataset(data_file)
-    A, b = ds.A, ds.b
-    del ds
-    A = sp.csr_matrix(A, dtype=np.float64)
-    A.sort_indices()
+    A, b, _meta, _load_s, _dense = load_prepared(data_file)
     b = np.ascontiguousarray(b, dtype=np.float64)
     log(f"{name}: n={A.shape[0]:,} d={A.shape[1]:,} nnz={A.nnz:,} ({note})")
     samplings = [s for s in ("uniform", "importance", "permutation") if s in SAMPLINGS]
@@ -514,7 +445,8 @@ def worker(name: str, opts: dict, data_file: str, note: str) -> dict:
     variants = [v for v in our_variants(samplings) if opts["solvers"] is None
                 or v.name in opts["solvers"]]
     peers = [p for p in PEERS if opts["solvers"] is None or p in opts["solvers"]]
-    warm_up(variants)
+    warm_up(variants, lambda A, b, v, T: time_ours(A, b, 0.02, v, T), PEERS,
+            lambda A, b, name, cap: time_peer(A, b, 0.02, name, cap), n=50)
     gc.collect()
     gc.freeze()  # long-lived objects out of the collector: gc.collect() before a timing is cheap
     probe = Problem(A, b, loss="logistic", l2=1.0 / A.shape[0])
@@ -524,38 +456,34 @@ def worker(name: str, opts: dict, data_file: str, note: str) -> dict:
                after_load_rss_mib=rss_mib(), after_load_maxrss_mib=maxrss_mib())
     del probe
     gc.collect()
-    rows, curves, refs = [], [], []
-    for lam_spec in opts["lams"]:
-        l2 = LAMS[lam_spec] / A.shape[0]
-        prob = Problem(A, b, loss="logistic", l2=l2, name=name)
-        t = time.perf_counter()
-        try:
-            ref = reference_solution(prob, rtol=1e-12)
-        except CertificationError as exc:
-            log(f"{name} {lam_spec}: {exc}; retrying with rtol=1e-10")
-            ref = reference_solution(prob, rtol=1e-10, max_epochs=100000)
-        if not ref.rel_gap <= 1e-9:
-            raise RuntimeError(f"{name} {lam_spec}: reference rel_gap {ref.rel_gap:.2e} is not "
-                               "far below 1e-6")
-        refs.append({"lam_spec": lam_spec, "l2": l2, "p_star": ref.p_star,
-                     "rel_gap": ref.rel_gap, "method": ref.method,
-                     "seconds": time.perf_counter() - t})
-        log(f"{name} {lam_spec}: P* = {ref.p_star:.12g} (rel gap {ref.rel_gap:.1e}, "
-            f"{ref.method}, {time.perf_counter() - t:.1f} s)")
-        ctx = Ctx(name, lam_spec, l2, A, b, prob, ref.p_star, ref.rel_gap, opts)
-        for v in variants:
-            bench_ours(ctx, v)
-        mem[f"after_ours_{lam_spec}_maxrss_mib"] = maxrss_mib()
-        for p in peers:
-            bench_peer(ctx, p)
-        mem[f"after_peers_{lam_spec}_maxrss_mib"] = maxrss_mib()
-        rows += ctx.rows
-        curves += ctx.curves
+    refs = []
+
+    def cases():
+        for lam_spec in opts["lams"]:
+            l2 = LAMS[lam_spec] / A.shape[0]
+            prob = Problem(A, b, loss="logistic", l2=l2, name=name)
+            t = time.perf_counter()
+            try:
+                ref = reference_solution(prob, rtol=1e-12)
+            except CertificationError as exc:
+                log(f"{name} {lam_spec}: {exc}; retrying with rtol=1e-10")
+                ref = reference_solution(prob, rtol=1e-10, max_epochs=100000)
+            if not ref.rel_gap <= 1e-9:
+                raise RuntimeError(f"{name} {lam_spec}: reference rel_gap {ref.rel_gap:.2e} is "
+                                   "not far below 1e-6")
+            refs.append({"lam_spec": lam_spec, "l2": l2, "p_star": ref.p_star,
+                         "rel_gap": ref.rel_gap, "method": ref.method,
+                         "seconds": time.perf_counter() - t})
+            log(f"{name} {lam_spec}: P* = {ref.p_star:.12g} (rel gap {ref.rel_gap:.1e}, "
+                f"{ref.method}, {time.perf_counter() - t:.1f} s)")
+            yield lam_spec, Ctx(name, lam_spec, l2, A, b, prob, ref.p_star, ref.rel_gap, opts)
+
+    rows, curves = measure(cases(), variants, peers, bench_ours, bench_peer, mem, "curves")
     mem["peak_rss_mib"] = maxrss_mib()
     return {"dataset": name, "rows": rows, "curves": curves, "refs": refs, "notes": notes,
             "memory": mem, "n": A.shape[0], "d": A.shape[1], "nnz": int(A.nnz),
             "seconds": time.perf_counter() - t_start,
-            "loadavg": [load0, [round(x, 2) for x in os.getloadavg()]]}
+            "loadavg": [load0, loadavg()]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -694,11 +622,8 @@ def versions() -> dict:
 def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
     from pdsparse.io import atomic_path
 
-    rows = [r for w in results if "rows" in w for r in w["rows"]]
     curves = pd.DataFrame([c for w in results if "curves" in w for c in w["curves"]])
-    df = pd.DataFrame(rows)
-    if df.empty:
-        raise SystemExit("no results (every data set was skipped)")
+    df = rows_frame(results)
     ratio = []
     for _, g in df.groupby(["dataset", "lam_spec", "tol"], sort=False):
         pb = g.seconds[g.solver.isin(PEERS)].min()
@@ -708,21 +633,13 @@ def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFram
     df = df[COLUMNS + extra]
     df["ours"] = df["ours"].astype(bool)
     out_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out_dir / "peers.csv") as tmp:
-        df.to_csv(tmp, index=False, na_rep="")
     with atomic_path(out_dir / "peers.parquet") as tmp:
         df.to_parquet(tmp, index=False)
     with atomic_path(out_dir / "peers_curves.parquet") as tmp:
         curves.to_parquet(tmp, index=False)
-    solvers = list(dict.fromkeys(df.solver))
-    md = markdown(df, solvers, meta)
-    with atomic_path(out_dir / "peers.md") as tmp:
-        tmp.write_text(md)
-    with atomic_path(out_dir / "peers.json") as tmp:
-        tmp.write_text(json.dumps(meta, indent=1, default=float))
     for (ds, lam_spec), _ in df.groupby(["dataset", "lam_spec"], sort=False):
         plot(curves, ds, lam_spec, out_dir / f"peers_{ds}_{lam_tag(lam_spec)}.png")
-    print(md)
+    write_tables(out_dir, "peers", df, markdown(df, list(dict.fromkeys(df.solver)), meta), meta)
     return df
 
 
@@ -749,13 +666,8 @@ def options(args) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--datasets", default=None,
-                    help=f"comma list out of {','.join(ALL_DATASETS)} (default: all; "
-                         "--quick: leu,colon-cancer,zipf)")
-    ap.add_argument("--quick", action="store_true",
-                    help="small synthetic data, short caps: a development run of ~1-2 min")
+    ap = bench_parser(__doc__, ALL_DATASETS, "leu,colon-cancer,zipf",
+                      "small synthetic data, short caps: a development run of ~1-2 min")
     ap.add_argument("--lams", default="1/n,0.1/n", help="comma list out of 1/n, 0.1/n")
     ap.add_argument("--solvers", default=None, help="comma list of solver names (default all)")
     ap.add_argument("--mirror", default=None,
@@ -767,12 +679,10 @@ def main(argv=None) -> int:
     ap.add_argument("--max-trace-s", type=float, default=None)
     ap.add_argument("--max-peer-run-s", type=float, default=None)
     ap.add_argument("--out-dir", default=str(OUT_DIR))
-    ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--worker-out", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--prep", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--prep-file", default=None, help=argparse.SUPPRESS)
+    add_worker_args(ap)
     ap.add_argument("--tmp-dir", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    require_peer("sklearn", "peers.py")
     args.lams = [x.strip() for x in args.lams.split(",") if x.strip()]
     bad = [x for x in args.lams if x not in LAMS]
     if bad:
@@ -780,66 +690,23 @@ def main(argv=None) -> int:
     opts = options(args)
 
     if args.worker:
-        if args.prep:
-            res = prep_data(args.worker, opts, args.tmp_dir)
-        else:
-            with open(args.prep_file, "rb") as fh:
-                prep = pickle.load(fh)
-            res = worker(args.worker, opts, prep["path"], prep["note"])
-        with open(args.worker_out, "wb") as fh:
-            pickle.dump(res, fh)
-        return 0
+        return serve_worker(args, lambda: prep_data(args.worker, opts, args.tmp_dir),
+                            lambda prep: worker(args.worker, opts, prep["path"], prep["note"]))
 
-    if args.datasets:
-        datasets = [x.strip() for x in args.datasets.split(",") if x.strip()]
-    else:
-        datasets = ["leu", "colon-cancer", SYNTH] if args.quick else list(ALL_DATASETS)
-    bad = [x for x in datasets if x not in ALL_DATASETS]
-    if bad:
-        ap.error(f"--datasets: unknown {bad}; choose from {list(ALL_DATASETS)}")
+    datasets = pick_datasets(ap, args, ALL_DATASETS, ["leu", "colon-cancer", SYNTH],
+                             list(ALL_DATASETS))
 
-    t0 = time.perf_counter()
-    load0 = os.getloadavg()
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    results = []
-    with tempfile.TemporaryDirectory(prefix="pdsparse-peers-") as td:
-        for i, ds in enumerate(datasets):
-            log(f"[{i + 1}/{len(datasets)}] {ds} (elapsed {time.perf_counter() - t0:.0f} s)")
-            common = ["--lams", ",".join(args.lams)]
-            for flag, val in (("--mirror", args.mirror), ("--zipf-scale", args.zipf_scale),
-                              ("--max-epochs", args.max_epochs),
-                              ("--max-trace-s", args.max_trace_s),
-                              ("--max-peer-run-s", args.max_peer_run_s),
-                              ("--solvers", args.solvers)):
-                if val is not None:
-                    common += [flag, str(val)]
-            if args.quick:
-                common.append("--quick")
-            res = None
-            prep_out, out = Path(td) / f"{i}.prep.pkl", Path(td) / f"{i}.pkl"
-            for step, extra, path in (("prep", ["--prep", "--tmp-dir", td], prep_out),
-                                      ("run", ["--prep-file", str(prep_out)], out)):
-                cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", ds,
-                       "--worker-out", str(path), *common, *extra]
-                proc = subprocess.run(cmd, env=env)
-                if proc.returncode != 0 or not path.is_file():
-                    msg = f"{step} failed (exit {proc.returncode}); see the messages above"
-                    log(f"{ds}: {msg}")
-                    res = {"dataset": ds, "skipped": msg}
-                    break
-                with open(path, "rb") as fh:
-                    res = pickle.load(fh)
-                if "skipped" in res:
-                    log(f"{ds}: {res['skipped']}")
-                    res = {"dataset": ds, **res}
-                    break
-            results.append(res)
-    meta = {"total_seconds": time.perf_counter() - t0, "machine": machine(),
-            "versions": versions(), "loadavg_before": [round(x, 2) for x in load0],
-            "loadavg_after": [round(x, 2) for x in os.getloadavg()],
-            "settings": {k: (sorted(v) if isinstance(v, set) else v) for k, v in opts.items()},
-            "tols": list(TOLS), "datasets": [{k: v for k, v in r.items()
-                                              if k not in ("rows", "curves")} for r in results]}
+    watch = Watch()
+    common = pass_on((("--lams", ",".join(args.lams)), ("--mirror", args.mirror),
+                      ("--zipf-scale", args.zipf_scale), ("--max-epochs", args.max_epochs),
+                      ("--max-trace-s", args.max_trace_s),
+                      ("--max-peer-run-s", args.max_peer_run_s), ("--solvers", args.solvers)),
+                     [("--quick", args.quick)])
+    results = run_datasets(Path(__file__), datasets, common, log=log, t0=watch.t,
+                           tmp_prefix="pdsparse-peers-", pass_tmp_dir=True,
+                           failed_hint="; see the messages above")
+    meta = {**run_record(watch, opts, versions()), "tols": list(TOLS),
+            "datasets": worker_records(results, drop=("rows", "curves"))}
     write_outputs(results, Path(args.out_dir), meta)
     big = [r for r in results if "memory" in r]
     if big:
@@ -848,7 +715,7 @@ def main(argv=None) -> int:
         log(f"largest data set {r['dataset']} (nnz {r['nnz']:,}): peak RSS "
             f"{m['peak_rss_mib']:.0f} MiB; CSR {m['csr_bytes'] / 2**20:.1f} MiB + CSC "
             f"{m['csc_bytes'] / 2**20:.1f} MiB")
-    log(f"total runtime {meta['total_seconds']:.0f} s")
+    log_total(log, meta)
     return 0
 
 

@@ -53,7 +53,6 @@ import argparse  # noqa: E402
 import gc  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
-import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -63,6 +62,17 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by file path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _harness import (  # noqa: E402
+    first_cap,
+    interleaved,
+    medians,
+    require_peer,
+    search_max_iter,
+    search_tol,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 OUT_DIR = REPO / "results" / "benchmarks"
@@ -96,13 +106,6 @@ def load_before_solvers(commit: str):
     except Exception as exc:  # noqa: BLE001 - any failure: fall back, and say so
         log(f"cannot load solvers.py at {commit} ({exc}); 'before' = the fixed schedule")
         return None
-
-
-def timed(fn):
-    gc.collect()
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
 
 
 def run_after(A, b, l2, step, tol):
@@ -171,33 +174,13 @@ def ideal_budget(A, b, l2, step, tol) -> tuple[int, float]:
 def search_liblinear(A, b, l2, rel, tol) -> list[dict]:
     """Candidate settings reaching rel(w) <= tol: the least max_iter and the loosest tol."""
     found = []
-    ok = lambda w: rel(w) <= tol  # noqa: E731
-    cap, probed = 1, {}
-    while cap <= LL_MAX_ITER:
-        probed[cap] = ok(liblinear_fit(A, b, l2, cap, 1e-15))
-        if probed[cap]:
-            break
-        cap *= 2
-    if probed.get(cap):
-        lo, hi = cap // 2, cap
-        while hi - lo > max(1, int(BISECT_REL * hi)):
-            mid = (lo + hi) // 2
-            if ok(liblinear_fit(A, b, l2, mid, 1e-15)):
-                hi = mid
-            else:
-                lo = mid
+    runs, _ = search_max_iter(lambda cap: {"rel": rel(liblinear_fit(A, b, l2, cap, 1e-15))},
+                              [tol], LL_MAX_ITER, bisect_rel=BISECT_REL)
+    hi = first_cap(runs, tol)
+    if hi is not None:
         found.append({"max_iter": hi, "tol": 1e-15, "how": f"max_iter={hi}, tol=1e-15"})
-    good = None
-    for k in range(1, 16):
-        if ok(liblinear_fit(A, b, l2, LL_MAX_ITER, 10.0 ** -k)):
-            good = k
-            break
-    if good is not None:
-        best = 10.0 ** -good
-        for q in (0.75, 0.5, 0.25):  # looser quarter decades above the first decade that works
-            t = 10.0 ** -(good - 1 + q)
-            if ok(liblinear_fit(A, b, l2, LL_MAX_ITER, t)):
-                best = max(best, t)
+    best = search_tol(lambda t: rel(liblinear_fit(A, b, l2, LL_MAX_ITER, t)) <= tol)
+    if best is not None:
         found.append({"max_iter": LL_MAX_ITER, "tol": best,
                       "how": f"tol={best:.3g}, max_iter={LL_MAX_ITER}"})
     return found
@@ -229,20 +212,14 @@ def bench(name, A, b, lam_spec, steps, args, before_mod) -> list[dict]:
         raise RuntimeError(f"{name} {lam_spec}: LIBLINEAR never reached {tol:g}")
     budgets = {s: ideal_budget(A, b, l2, s, tol) for s in steps}
     # interleaved repeats: every variant once per round, so that load drifts hit all of them
-    times: dict[str, list[float]] = {}
-    outs: dict[str, object] = {}
     jobs = {f"ll:{i}": (lambda c=c: liblinear_fit(A, b, l2, c["max_iter"], c["tol"]))
             for i, c in enumerate(cands)}
     for s in steps:
         jobs[f"after:{s}"] = lambda s=s: run_after(A, b, l2, s, tol)
         jobs[f"before:{s}"] = lambda s=s: run_before(A, b, l2, s, tol, before_mod)
         jobs[f"ideal:{s}"] = lambda s=s: run_ideal(A, b, l2, s, budgets[s][0])
-    for _ in range(args.repeats):
-        for key, fn in jobs.items():
-            sec, out = timed(fn)
-            times.setdefault(key, []).append(sec)
-            outs[key] = out
-    med = {k: statistics.median(v) for k, v in times.items()}
+    times, outs = interleaved(jobs, args.repeats)
+    med = medians(times)
     ll_key = min((k for k in med if k.startswith("ll:")), key=med.get)
     ll = cands[int(ll_key.split(":")[1])]
     ll_s = med[ll_key]
@@ -356,7 +333,7 @@ def markdown(df: pd.DataFrame, meta: dict) -> str:
 
 
 def machine() -> str:
-    from peers import machine as machine_facts  # benchmarks/ is on sys.path when run
+    from _harness import machine as machine_facts
 
     facts = machine_facts()
     return f"{facts['nproc']} CPUs, {facts['cpu']}"
@@ -383,6 +360,7 @@ def main(argv=None) -> int:
     ap.add_argument("--mirror", default=None)
     ap.add_argument("--out-dir", default=str(OUT_DIR))
     args = ap.parse_args(argv)
+    require_peer("sklearn", "solve_vs_liblinear.py")
     from pdsparse.data.fetch import resolve_mirror
     from pdsparse.io import atomic_path
 
