@@ -175,7 +175,7 @@ def skipped_summary():
     items = ", ".join(f"{item} ({name})" for item, name in skipped)
     return (
         f"pdsparse: skipped {len(skipped)} paper item(s) for lack of data: {items}. "
-        "See README.md § Data for how to provide it."
+        "See docs/workflow.md § Data for how to provide it."
     )
 
 

@@ -245,7 +245,8 @@ def _not_npz_error(path: Path, kind: str) -> DataError:
     }[kind]
     return DataError(
         f"{path}: not a processed pdsparse data set (.npz): the file {what}. Convert a raw "
-        f"LIBSVM file with 'pdsparse prepare' (or 'pdsparse synth' for synthetic data), or get "
+        f"LIBSVM file with 'pdsparse prepare --raw FILE' (synthetic data: "
+        f"'pdsparse prepare --generator KIND'), or get "
         f"its primal-vs-dual statistics directly with 'pdsparse advise {path}'"
     )
 
