@@ -214,10 +214,25 @@ def row_differences(
             i = int(np.flatnonzero(bad)[0])
             at = where(a, i) if where else f"row {i}"
             out.append(
-                f"{col} at {at}: {a[col].iloc[i]!r} != {b[col].iloc[i]!r}"
+                f"{col} at {at}: {_plain(a[col].iloc[i])!r} != {_plain(b[col].iloc[i])!r}"
                 + (f" ({int(bad.sum())} rows)" if bad.sum() > 1 else "")
             )
     return out
+
+
+def _plain(value):
+    """A NumPy scalar as the Python value it holds (its repr is then the shortest exact one)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _run_name(keys: list[str], key: tuple) -> str:
+    """A run by the keys that tell it apart (options that a solver has not left out)."""
+    named = [
+        f"{k}={v}"
+        for k, v in zip(keys, key, strict=True)
+        if k not in ("experiment", "loss") and str(v) not in ("none", "", "<NA>")
+    ]
+    return "run " + ", ".join(named)
 
 
 def _at(df: pd.DataFrame, i: int) -> str:
@@ -295,18 +310,17 @@ def compare_traces(old: Path, new: Path) -> tuple[Verdict, bool]:
         return compare_frame(a, b), capped
     keys = [c for c in a.columns if c not in ROW_COLUMNS and a[c].dtype.kind != "f"]
     runs_a, runs_b = _runs(a, keys), _runs(b, keys)
-    only = [
-        f"only in OLD: {dict(zip(keys, k, strict=True))}" for k in runs_a if k not in runs_b
-    ] + [f"only in NEW: {dict(zip(keys, k, strict=True))}" for k in runs_b if k not in runs_a]
+    only = [f"{_run_name(keys, k)} only in OLD" for k in runs_a if k not in runs_b]
+    only += [f"{_run_name(keys, k)} only in NEW" for k in runs_b if k not in runs_a]
     if only:
-        return Verdict(DIFFERENT, f"DIFFERENT: runs {_shown(only)}"), capped
+        return Verdict(DIFFERENT, f"DIFFERENT: {_shown(only)}"), capped
     kinds, compared, texts = [], 0, []
     for key, run in runs_a.items():
         kind, k, text = compare_run(run, runs_b[key])
         kinds.append(kind)
         compared += k
         if text:
-            texts.append(f"run {dict(zip(keys, key, strict=True))}: {text}")
+            texts.append(f"{_run_name(keys, key)}: {text}")
     cols = len(a.columns)
     size = f"{len(runs_a)} run(s), {cols} columns compared"
     if DIFFERENT in kinds:
