@@ -156,18 +156,24 @@ class Context:
         self.csv: dict[str, str] = {}  # tables/<paper>/<name>.csv -> verdict kind
         self.timed: set[tuple[str, str]] = set()  # (paper, output name)
         self.scorecard_rows: list[bool] | None = None  # per scorecard row: time-dependent
+        self.dropped: set[str] = set()  # timing columns left out of Parquet files
 
 
 # ---------------------------------------------------------------------------------- values
 
 
 def is_timing(column: str) -> bool:
+    """A measured time (``max_seconds`` and the like are settings, not measurements)."""
+    if column.startswith(("max_", "min_")):
+        return False
     return column in TIMING or bool(TIMING_NAME.search(column))
 
 
-def read_data(path: Path) -> pd.DataFrame:
-    """A Parquet file's data (its metadata is never read), timing columns dropped."""
+def read_data(path: Path, ctx: Context) -> pd.DataFrame:
+    """A Parquet file's data (its metadata is never read), timing columns dropped (and
+    remembered in ``ctx.dropped``)."""
     df = pd.read_parquet(path)
+    ctx.dropped.update(c for c in df.columns if is_timing(c))
     return df[[c for c in df.columns if not is_timing(c)]].reset_index(drop=True)
 
 
@@ -175,7 +181,7 @@ def unequal(a: pd.Series, b: pd.Series) -> np.ndarray:
     """Rows where two columns of the same length differ: floats by their bits (NaN = NaN)."""
     if a.dtype != b.dtype:
         return np.ones(len(a), dtype=bool)
-    if a.dtype.kind == "f":
+    if isinstance(a.dtype, np.dtype) and a.dtype.kind == "f":
         x, y = a.to_numpy(), b.to_numpy()
         bits = f"i{x.dtype.itemsize}"
         return ~((x.view(bits) == y.view(bits)) | (np.isnan(x) & np.isnan(y)))
@@ -299,9 +305,9 @@ def _runs(df: pd.DataFrame, keys: list[str]) -> dict[tuple, pd.DataFrame]:
     return out
 
 
-def compare_traces(old: Path, new: Path) -> tuple[Verdict, bool]:
+def compare_traces(old: Path, new: Path, ctx: Context) -> tuple[Verdict, bool]:
     """A trace or an aggregate: (verdict, whether a run was time-capped in either tree)."""
-    a, b = read_data(old), read_data(new)
+    a, b = read_data(old, ctx), read_data(new, ctx)
     capped = any(CAPPED in set(df["status"].astype(str)) for df in (a, b) if "status" in df.columns)
     problem = column_problem(a, b)
     if problem:
@@ -613,12 +619,12 @@ def compare_file(rel: Path, old: Path, new: Path, ctx: Context) -> Verdict:
     kind = kind_of(rel)
     parts = rel.parts
     if kind in ("trace", "aggregate"):
-        verdict, capped = compare_traces(old, new)
+        verdict, capped = compare_traces(old, new, ctx)
         if capped and kind == "aggregate":
             ctx.capped.add(rel.as_posix())
         return verdict
     if kind == "parquet":
-        return compare_frame(read_data(old), read_data(new))
+        return compare_frame(read_data(old, ctx), read_data(new, ctx))
     if kind == "csv":
         verdict = compare_csv(old, new, ctx, (parts[1], rel.stem))
         ctx.csv[rel.as_posix()] = verdict.kind
@@ -699,6 +705,8 @@ def main(argv: list[str] | None = None, out=None) -> int:
         + (f" ({skipped} temporary file(s) of running jobs skipped)" if skipped else ""),
         file=out,
     )
+    dropped = ", ".join(sorted(ctx.dropped)) or "none"
+    print(f"timing columns left out of the Parquet files: {dropped}", file=out)
     print(
         "FAILED: the trees differ" if failed else "OK: no difference beyond measured times",
         file=out,

@@ -179,6 +179,7 @@ def test_changed_time_only_passes(trees):
     status, text = run(old, new)
     assert status == 0, text
     assert line_of(text, FACEOFF_RUN).endswith("identical")
+    assert "timing columns left out of the Parquet files: seconds, time_s" in text
 
 
 @pytest.mark.parametrize("cut_short", [False, True])
