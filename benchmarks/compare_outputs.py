@@ -248,6 +248,16 @@ def _at(df: pd.DataFrame, i: int) -> str:
     )
 
 
+def _change(x: str, y: str, width: int = 30) -> str:
+    """Two texts around where they part: ``'...abc' -> '...abd'``."""
+    start = next(
+        (i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), min(len(x), len(y))
+    )
+    lo = max(0, start - width)
+    dots = "..." if lo else ""
+    return f"{dots + x[lo : start + width]!r} -> {dots + y[lo : start + width]!r}"
+
+
 def _shown(items: list[str]) -> str:
     more = f"; ... and {len(items) - SHOW} more" if len(items) > SHOW else ""
     return "; ".join(items[:SHOW]) + more
@@ -460,7 +470,7 @@ def compare_text_table(old: Path, new: Path, kind: str, allow_time: bool) -> Ver
                     )
                 )
                 continue
-        real.append(f"line {i + 1}: {la.strip()[:90]!r} -> {lb.strip()[:90]!r}")
+        real.append(f"line {i + 1}: {_change(la, lb)}")
     if real:
         return Verdict(DIFFERENT, f"{len(a)} lines: DIFFERENT: {_shown(real)}")
     if dependent:
@@ -497,8 +507,9 @@ def compare_png(old: Path, new: Path, why_timed: str) -> Verdict:
     if a.shape != b.shape:
         fraction, what = 1.0, f"size {a.shape[1]}x{a.shape[0]} vs {b.shape[1]}x{b.shape[0]}"
     else:
-        fraction = float(np.any(a != b, axis=-1).mean())
-        what = f"{fraction:.4%} of {a.shape[1]}x{a.shape[0]} pixels differ"
+        changed = int(np.any(a != b, axis=-1).sum())
+        fraction = changed / (a.shape[0] * a.shape[1])
+        what = f"{changed:,} of {a.shape[1]}x{a.shape[0]} pixels differ ({fraction:.4%})"
     if fraction == 0:
         return Verdict(IDENTICAL, f"{a.shape[1]}x{a.shape[0]} pixels: identical")
     if why_timed:
@@ -538,7 +549,7 @@ def compare_scorecard_csv(old: Path, new: Path, ctx: Context) -> Verdict:
             x, y = ra[col], rb[col]
             if x == y:
                 continue
-            text = f"row {i} ({ra.get('item', '')}) {col}: {x[:60]!r} -> {y[:60]!r}"
+            text = f"row {i} ({ra.get('item', '')}) {col}: {_change(x, y)}"
             (numeric if _mask(x) == _mask(y) or timed[i] else real).append(text)
     return _scorecard_verdict(f"{len(a)} rows", real, numeric)
 
@@ -569,7 +580,7 @@ def compare_scorecard_text(old: Path, new: Path, ctx: Context, kind: str) -> Ver
     real, numeric = [], []
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
         if x != y:
-            text = f"line {i + 1}: {x.strip()[:70]!r} -> {y.strip()[:70]!r}"
+            text = f"line {i + 1}: {_change(x, y)}"
             (numeric if _mask(x) == _mask(y) or timed.get(i) else real).append(text)
     return _scorecard_verdict(f"{len(a)} lines", real, numeric)
 
