@@ -71,6 +71,18 @@ paths). No ``pdsparse`` import: the script must judge the package before and aft
   time-capped curves, a table with time-capped rows), where it is listed as time-dependent.
 - ``config.json``: as JSON; anything else (``README.md``): byte for byte. Temporary files of
   a job still writing (``.<name>.*.tmp``) are skipped and counted.
+
+Figures drawn again (``--redraw``)
+---------------------------------
+A figure with a time axis differs between two runs whatever the code, so the check above can
+only excuse it. ``--redraw`` closes that gap: the *installed* ``pdsparse`` (the code after
+the change) draws every figure of OLD again from OLD's own aggregates, with the commands its
+plan gives for OLD's effective config (``OLD/config.json``), and each must be pixel-identical
+to OLD's PNG. Same data in, same pixels out: the plan's figure specs and the drawing code are
+unchanged by the move. Run it from the repository root (the config names
+``config/datasets.yaml``) with the data settings of the run (``PDSPARSE_DATA_MIRROR``: which
+real data sets were available decides the plan's panels); it is the one part of the script
+that imports ``pdsparse``.
 """
 
 from __future__ import annotations
@@ -681,12 +693,63 @@ def _sort_key(rel: Path) -> tuple:
     return ORDER.index(kind), rel.name != "scorecard.csv", rel.as_posix()
 
 
+def redraw(old: Path, out) -> int:
+    """Draw OLD's figures again with the installed package from OLD's aggregates; the number
+    of figures that are not pixel-identical to OLD's (see the module docstring)."""
+    import shlex
+    import tempfile
+
+    from pdsparse.config import data_availability
+    from pdsparse.data.fetch import resolve_mirror
+    from pdsparse.data.registry import load_registry
+    from pdsparse.output import make_output
+    from pdsparse.papers import plans
+
+    config = json.loads((old / "config.json").read_text(encoding="utf-8"))
+    registry = load_registry(config["data"]["registry"])
+    data = config["data"]
+    mirror = resolve_mirror(data.get("mirror"), must_exist=False)
+
+    def available(name: str) -> bool:  # as the workflow decides it (and the scorecard)
+        return data_availability(registry[name], data.get("raw_dir", "data/raw"), mirror,
+                                 bool(data.get("download"))) is not None
+
+    failed = drawn = 0
+
+    def here(token: str) -> str:  # results/... -> OLD/...
+        return re.sub(r"(^|=)results/", lambda m: f"{m[1]}{old.as_posix()}/", token)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for paper, plan in plans(config, registry, available).items():
+            for output in plan.outputs:
+                if output.kind != "figure":
+                    continue
+                png = old / "figures" / paper / f"{output.name}.png"
+                if not png.is_file():
+                    print(f"redraw: figures/{paper}/{output.name}.png: MISSING in OLD", file=out)
+                    failed += 1
+                    continue
+                name, *args = [here(tok) for tok in shlex.split(" ".join(output.command))]
+                again = Path(tmp) / f"{paper}-{output.name}.png"
+                make_output(paper, name, [*args, "--out", str(again), str(again) + ".pdf"])
+                verdict = compare_png(png, again, "")
+                drawn += 1
+                failed += verdict.kind != IDENTICAL
+                print(f"redrawn figures/{paper}/{output.name}.png from OLD's aggregates: "
+                      f"{verdict.text}", file=out)
+    print(f"redraw: {drawn} figures drawn again, {failed} not pixel-identical", file=out)
+    return failed
+
+
 def main(argv: list[str] | None = None, out=None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("old", type=Path, help="results/ of the run before the change")
     parser.add_argument("new", type=Path, help="results/ of the run after the change")
+    parser.add_argument("--redraw", action="store_true",
+                        help="also draw OLD's figures again with the installed pdsparse from "
+                        "OLD's aggregates; each must be pixel-identical to OLD's")
     args = parser.parse_args(argv)
     out = out or sys.stdout
     for root in (args.old, args.new):
@@ -718,6 +781,8 @@ def main(argv: list[str] | None = None, out=None) -> int:
     )
     dropped = ", ".join(sorted(ctx.dropped)) or "none"
     print(f"timing columns left out of the Parquet files: {dropped}", file=out)
+    if args.redraw:
+        failed += redraw(args.old, out)
     print(
         "FAILED: the trees differ" if failed else "OK: no difference beyond measured times",
         file=out,
