@@ -20,8 +20,8 @@ from pathlib import Path
 
 from pdsparse.errors import ConfigError, DataError
 
-__all__ = ["Builder", "GENERIC", "builders", "get_builder", "make_output", "key_value",
-           "pairs", "positive_float", "require_file"]
+__all__ = ["Builder", "GENERIC", "builders", "get_builder", "make_output", "write_table",
+           "key_value", "pairs", "positive_float", "require_file"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,16 @@ def make_output(paper: str, name: str, argv: Sequence[str]) -> list[str]:
     args = parser(paper, name, builder).parse_args(list(argv))
     builder.build(args, tuple(args.out))
     return list(args.out)
+
+
+def write_table(table, markdown: str, out_csv: str | Path, out_md: str | Path) -> None:
+    """A table's two files, each written atomically: the frame as CSV, its Markdown."""
+    from pdsparse.io import atomic_path
+
+    with atomic_path(out_csv) as tmp:
+        table.to_csv(tmp, index=False)
+    with atomic_path(out_md) as tmp:
+        tmp.write_text(markdown, encoding="utf-8")
 
 
 # ------------------------------------------------------------------- argument types, shared

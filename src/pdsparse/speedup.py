@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from pdsparse.errors import DataError
-from pdsparse.io import atomic_path, read_parquet
-from pdsparse.output import Builder, pairs, positive_float, require_file
+from pdsparse.io import read_parquet
+from pdsparse.output import Builder, pairs, positive_float, require_file, write_table
 
 __all__ = ["config_label", "speedup_table", "time_to_target", "write_speedup_table"]
 
@@ -137,8 +137,6 @@ def write_speedup_table(aggregates: Sequence[PathLike], base: str, targets: Sequ
     heads = df["problem"].astype(str).str.split("__", n=1).str[0]
     df["data"] = [names.get(h, h) for h in heads]
     table = speedup_table(df, base, targets, option_names(), by=by)
-    with atomic_path(out_csv) as tmp:
-        table.to_csv(tmp, index=False)
     head = [*by, "method"] + [f"time to {t:g}" for t in targets] + \
         [f"{base} speedup at {t:g}" for t in targets]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -153,8 +151,7 @@ def write_speedup_table(aggregates: Sequence[PathLike], base: str, targets: Sequ
         text += "\n" + caption.strip() + "\n"
     if claim:
         text += "\nThe paper: " + claim.strip() + "\n"
-    with atomic_path(out_md) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    write_table(table, text, out_csv, out_md)
     return table
 
 

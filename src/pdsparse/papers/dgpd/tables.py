@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from pdsparse.data.store import data_meta
-from pdsparse.io import atomic_path, read_parquet
-from pdsparse.output import Builder, pairs, require_file
+from pdsparse.io import read_parquet
+from pdsparse.output import Builder, pairs, require_file, write_table
 from pdsparse.papers.dgpd.values import TABLE2, TABLE2_COLUMNS, TABLE2_SETTING
 from pdsparse.traces import read_metadata
 
@@ -126,10 +126,7 @@ def write_table2(runs: Sequence[PathLike], data: Mapping[str, PathLike], out_csv
                  out_md: PathLike, paper_rows: Mapping[str, str] | None = None,
                  caption: str = "") -> pd.DataFrame:
     table = build_table2(runs, data, paper_rows)
-    with atomic_path(out_csv) as tmp:
-        table.to_csv(tmp, index=False)
-    with atomic_path(out_md) as tmp:
-        tmp.write_text(render_table2(table, caption), encoding="utf-8")
+    write_table(table, render_table2(table, caption), out_csv, out_md)
     return table
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from pdsparse.errors import DataError
-from pdsparse.io import atomic_path, read_parquet
-from pdsparse.output import Builder
+from pdsparse.io import read_parquet
+from pdsparse.output import Builder, write_table
 from pdsparse.papers.faceoff.values import TABLE1, TABLE1_COLUMNS, TABLE1_NOTE, TABLE1_PRECISION
 
 PathLike = str | os.PathLike
@@ -222,10 +222,7 @@ def faceoff_table1(
     variants = read_stats(variant_paths) if variant_paths else None
     table = build_table1(stats, variants)
     markdown = render_table1_markdown(table, caption=caption)
-    with atomic_path(out_csv) as tmp:
-        table.to_csv(tmp, index=False)
-    with atomic_path(out_md) as tmp:
-        tmp.write_text(markdown, encoding="utf-8")
+    write_table(table, markdown, out_csv, out_md)
     return table
 
 

@@ -17,8 +17,8 @@ import pandas as pd
 
 from pdsparse.data.store import data_meta
 from pdsparse.errors import DataError
-from pdsparse.io import atomic_path, read_parquet
-from pdsparse.output import Builder, pairs, require_file
+from pdsparse.io import read_parquet
+from pdsparse.output import Builder, pairs, require_file, write_table
 from pdsparse.papers.pdbfw.values import TABLE2, TABLE2_COLUMNS
 
 __all__ = ["TABLE2_CSV_COLUMNS", "build_table2", "render_table2", "write_table2"]
@@ -98,10 +98,7 @@ def write_table2(data: Mapping[str, PathLike], references: Mapping[str, PathLike
                  out_csv: PathLike, out_md: PathLike, paper_rows: Mapping[str, str] | None = None,
                  caption: str = "") -> pd.DataFrame:
     table = build_table2(data, references, paper_rows)
-    with atomic_path(out_csv) as tmp:
-        table.to_csv(tmp, index=False)
-    with atomic_path(out_md) as tmp:
-        tmp.write_text(render_table2(table, caption), encoding="utf-8")
+    write_table(table, render_table2(table, caption), out_csv, out_md)
     return table
 
 
