@@ -388,8 +388,8 @@ def test_outer_labels_and_per_panel_x(tmp_path, captured):
     a, b, c, d = fig.axes
     # x differs between the rows: every panel says which; y label on the left column only.
     assert [ax.get_xlabel() for ax in (a, b, c, d)] == [
-        "time (s)",
-        "time (s)",
+        "CPU time (s)",
+        "CPU time (s)",
         "iterations",
         "iterations",
     ]

@@ -154,3 +154,27 @@ def test_markdown_tables_become_html_tables():
     assert "<h2>T</h2>" in html and "<i>b</i>" in html and "<code>c|d</code>" in html
     assert "<th>x</th><th class=r>y</th>" in html
     assert "<td>1 | 2</td><td class=r>3</td>" in html
+
+
+def test_a_race_is_judged_in_cpu_time_with_setup(tmp_path):
+    """Acc PG converges in a third of PDBFW's kernel time but pays 10 s for ||A||_2 first:
+    counted as a user pays it, PDBFW is ahead; the kernel-only margin is shown beside."""
+    import pandas as pd
+
+    from pdsparse.scorecard.core import _Context, _races
+
+    rows = []
+    for solver, rate, setup in (("pdbfw", 1.0, 0.1), ("acc_pg", 3.0, 10.0)):
+        for seed in (0, 1):
+            for k in range(8):
+                rows.append({"problem": "toy+none__smooth_hinge__l2-0.1", "experiment": "e",
+                             "solver": solver, "seed": seed, "time_s": float(k),
+                             "setup_s": setup, "rel_subopt": 10.0 ** (-rate * k)})
+    (tmp_path / "pdbfw").mkdir()
+    pd.DataFrame(rows).to_parquet(tmp_path / "pdbfw" / "e.parquet")
+    ctx = _Context({}, tmp_path, {})
+    (race,) = _races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6])
+    # to 1e-6: pdbfw at 6 s + 0.1 s, acc_pg at 2 s + 10 s: 12 / 6.1 = 1.97x ahead
+    assert race.ahead and race.margins["acc_pg"][0] == pytest.approx(12 / 6.1)
+    assert race.kernel["acc_pg"][0] == pytest.approx(2 / 6)
+    assert "CPU time with setup" in race.text() and "kernel alone 0.333×" in race.text()

@@ -63,3 +63,40 @@ def test_write_speedup_table(tmp_path):
     back = pd.read_csv(tmp_path / "s.csv")
     assert len(back) == len(table) == 2
     assert np.isfinite(back["speedup_0.001"]).all()
+
+
+def test_the_speedup_counts_the_setup_a_user_pays():
+    """A base that converges in a third of the kernel time but pays a setup of 10 s (a
+    spectral norm) is behind once the setup is counted: the verdict uses the time with
+    setup; the kernel-only speedup stays beside it."""
+    fast = _runs("fast", 3.0, sampling="none").assign(setup_s=10.0)
+    slow = _runs("slow", 1.0, sampling="none").assign(setup_s=0.5)
+    table = speedup_table(pd.concat([fast, slow]), "fast", [1e-3], ("sampling",))
+    row = table.set_index("solver")
+    # kernel: fast hits 1e-3 at k = 1 (median 1.1 s), slow at k = 3 (3.3 s)
+    assert row.loc["slow", "kernel_0.001"] == pytest.approx(3.3)
+    assert row.loc["slow", "kernel_speedup_0.001"] == pytest.approx(3.0)
+    # with setup: 11.1 s against 3.8 s, so the base is 0.34x as fast
+    assert row.loc["fast", "time_0.001"] == pytest.approx(11.1)
+    assert row.loc["slow", "time_0.001"] == pytest.approx(3.8)
+    assert row.loc["slow", "speedup_0.001"] == pytest.approx(3.8 / 11.1)
+    assert row.loc["fast", "setup_s"] == 10.0 and row.loc["slow", "setup_s"] == 0.5
+
+
+def test_an_aggregate_without_setup_has_kernel_time_only():
+    df = pd.concat([_runs("fast", 2.0, sampling="none"), _runs("slow", 0.5, sampling="none")])
+    row = speedup_table(df, "fast", [1e-4], ("sampling",)).set_index("solver")
+    assert row.loc["slow", "speedup_0.0001"] == row.loc["slow", "kernel_speedup_0.0001"]
+    assert (row["setup_s"] == 0).all()
+
+
+def test_the_markdown_says_cpu_time_with_setup(tmp_path):
+    df = pd.concat([_runs("fast", 3.0, sampling="none").assign(setup_s=10.0),
+                    _runs("slow", 1.0, sampling="none").assign(setup_s=0.5)])
+    path = tmp_path / "agg.parquet"
+    df.to_parquet(path)
+    write_speedup_table([path], "fast", [1e-3], tmp_path / "s.csv", tmp_path / "s.md")
+    md = (tmp_path / "s.md").read_text()
+    assert "| p1 | lam0.1_mu0.01 | slow | 0.5 s | 3.8 s (3.3 s kernel) | 0.342× (3× kernel) |" \
+        in md
+    assert "CPU seconds" in md and "setup" in md

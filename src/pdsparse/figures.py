@@ -101,7 +101,7 @@ STYLE: dict[str, object] = {
 X_AXES: dict[str, str] = {
     "epoch": "passes over data",
     "iteration": "iterations",
-    "time_s": "time (s)",
+    "time_s": "CPU time (s)",
     "sweeps": "iterations",
 }
 #: What "the x values every seed reached" are called in the legend title.

@@ -28,6 +28,9 @@ rule run:
         ),
     conda:
         "../envs/pdsparse.yaml"
+    # BLAS gets the job's one thread: times are CPU time of the process, and a BLAS that
+    # spins threads on cores it was not given would count (and steal) more than the job's
     shell:
-        "pdsparse run --data {input.data} --reference {input.reference} {params.args}"
+        "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} MKL_NUM_THREADS={threads}"
+        " pdsparse run --data {input.data} --reference {input.reference} {params.args}"
         " --out {output} 2> {log}"
