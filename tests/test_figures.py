@@ -598,3 +598,23 @@ def test_a_diverged_run_is_marked_not_drawn_to_infinity(tmp_path, captured):
     assert len(crosses) == 1 and np.isfinite(crosses[0].get_ydata()).all()
     legend = fig.legends[0]
     assert sum(t.get_text().endswith(figures.DIVERGED_LABEL) for t in legend.get_texts()) == 1
+
+
+def test_a_curve_stopped_by_its_budget_says_so(tmp_path, captured):
+    """A run that ended at max_seconds, not at the tolerance, ends at a bar and its label
+    says so; a diverged run keeps its own mark (the two are never confused)."""
+    df = aggregate(status="")
+    capped = (df["solver"] == "primal_rcd") & (df["sampling"] == "importance")
+    df.loc[df.index[capped & (df["seed"] == 0)][-1], "status"] = "max_time"
+    curves = figures.summarize_runs(df)
+    assert [c.key[:2] for c in curves if c.capped] == [("primal_rcd", "importance")]
+    assert not any(c.capped and c.diverged for c in curves)
+    path = tmp_path / "agg.parquet"
+    df.to_parquet(path)
+    spec = spec_of(Panel("p", "agg"), ncols=1)
+    figures.draw_curve_figure(spec, {"agg": path}, tmp_path / "f.png", tmp_path / "f.pdf")
+    ax = captured[-1].axes[0]
+    labels = [ln.get_label() for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    assert sum(lb.endswith(figures.BUDGET_LABEL) for lb in labels) == 1
+    bars = [ln for ln in ax.get_lines() if ln.get_marker() == "|"]
+    assert len(bars) == 1

@@ -164,12 +164,14 @@ def test_a_race_is_judged_in_cpu_time_with_setup(tmp_path):
     from pdsparse.scorecard.core import _Context, _races
 
     rows = []
-    for solver, rate, setup in (("pdbfw", 1.0, 0.1), ("acc_pg", 3.0, 10.0)):
+    for solver, rate, setup in (("pdbfw", 1.0, 0.1), ("acc_pg", 3.0, 10.0),
+                                ("fw", 0.1, 0.0)):
         for seed in (0, 1):
             for k in range(8):
                 rows.append({"problem": "toy+none__smooth_hinge__l2-0.1", "experiment": "e",
                              "solver": solver, "seed": seed, "time_s": float(k),
-                             "setup_s": setup, "rel_subopt": 10.0 ** (-rate * k)})
+                             "setup_s": setup, "rel_subopt": 10.0 ** (-rate * k),
+                             "status": "" if k < 7 else "max_time"})
     (tmp_path / "pdbfw").mkdir()
     pd.DataFrame(rows).to_parquet(tmp_path / "pdbfw" / "e.parquet")
     ctx = _Context({}, tmp_path, {})
@@ -178,3 +180,6 @@ def test_a_race_is_judged_in_cpu_time_with_setup(tmp_path):
     assert race.ahead and race.margins["acc_pg"][0] == pytest.approx(12 / 6.1)
     assert race.kernel["acc_pg"][0] == pytest.approx(2 / 6)
     assert "CPU time with setup" in race.text() and "kernel alone 0.333×" in race.text()
+    # FW never gets there: a lower bound, and the reason is its budget, not a divergence
+    assert race.margins["fw"][1] == ">=" and "fw (kernel alone ≥ 1.17×; not reached within " \
+        "its budget)" in race.text()

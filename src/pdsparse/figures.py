@@ -170,6 +170,10 @@ COINCIDE_FRACTION = 0.01
 BAND_ALPHA = 0.15
 #: Appended to the legend label of a configuration with a diverged run.
 DIVERGED_LABEL = " (diverged: × where it leaves the chart)"
+#: Appended to the legend label of a configuration whose run stopped at its time budget
+#: (``status == "max_time"``): its curve ends at a bar, where the budget did, not where it
+#: converged.
+BUDGET_LABEL = " (stopped by its time budget: |)"
 #: A diverged curve is drawn until its median rises this many decades above its start, and
 #: clipped there (its next values, up to 1e300 before inf, would squash every other curve).
 DIVERGED_RISE_DECADES = 3.0
@@ -686,6 +690,9 @@ class Curve:
     """A seed of this configuration diverged (``status == "diverged"`` or a non-finite value):
     the curve stops where it rises :data:`DIVERGED_RISE_DECADES` above its start (or at its
     last finite point), where :func:`draw_curves` puts a cross."""
+    capped: bool = False
+    """A seed of this configuration stopped at its time budget (``status == "max_time"``),
+    not at the tolerance: the curve ends where the budget did, marked with a bar."""
 
     @property
     def epoch(self) -> np.ndarray:
@@ -766,6 +773,9 @@ def summarize_runs(
     if "status" in df.columns:
         bad |= (df["status"] == "diverged").to_numpy()
     diverged = {k for k, b in zip(keys, bad, strict=True) if b}
+    capped = set()
+    if "status" in df.columns:
+        capped = {k for k, s in zip(keys, df["status"], strict=True) if s == "max_time"}
     keep = np.isfinite(xs) & np.isfinite(values)
     df = df.assign(_x=xs, _y=values, _key=keys)[keep]
     if df.empty:
@@ -804,6 +814,7 @@ def summarize_runs(
                 n_seeds=len(traces),
                 names=names,
                 diverged=key in diverged,
+                capped=key in capped and key not in diverged,
             )
         )
     curves.sort(key=lambda c: sort_key(names, c.key))
@@ -869,6 +880,8 @@ def draw_curves(
         label = curve_label(curve.names, curve.key)
         if curve.diverged:
             label += DIVERGED_LABEL
+        elif curve.capped:
+            label += BUDGET_LABEL
         offset = MARKER_SPACING * (k + 0.5) / count
         x, median, low, high = curve.x, curve.median, curve.low, curve.high
         if logx:
@@ -879,6 +892,9 @@ def draw_curves(
             ax.fill_between(x, low, high, color=style["color"], alpha=BAND_ALPHA, lw=0)
         if curve.diverged and x.size:
             ax.plot(x[-1:], median[-1:], ls="none", marker="X", ms=11, mec="black",
+                    color=style["color"], zorder=5)
+        elif curve.capped and x.size:
+            ax.plot(x[-1:], median[-1:], ls="none", marker="|", ms=12, mew=2,
                     color=style["color"], zorder=5)
         handles.setdefault(curve.key, line)
     ax.set_yscale("log")

@@ -207,6 +207,15 @@ def _statuses(cfg: Mapping, table, sizes: tuple[str, str], values: Mapping[str, 
 # ------------------------------------------------------------------------------ speedups
 
 
+STOP_REASONS = {
+    "max_time": "not reached within its budget",
+    "diverged": "diverged",
+    "max_epochs": "stalled: epoch cap reached",
+    "converged": "stopped at its tolerance short of the target",
+}
+"""Why a configuration did not reach a race's target, by how its runs ended."""
+
+
 @dataclass
 class _Race:
     """One problem of a speed claim: the base solver against every other configuration.
@@ -227,9 +236,15 @@ class _Race:
     base_config: str
     budget: float
     kernel: dict[str, tuple[float, str]] = field(default_factory=dict)
+    stops: dict[str, str] = field(default_factory=dict)
+    """config -> how its runs ended (the trace's last ``status``, most seeds)."""
 
     def _kernel(self, config: str) -> str:
-        return f" (kernel alone {_x(*self.kernel[config])})" if config in self.kernel else ""
+        why = ""
+        if self.margins.get(config, (0, ""))[1]:  # a lower bound: the target was not reached
+            why = "; " + STOP_REASONS.get(self.stops.get(config, ""), "target not reached")
+        return f" (kernel alone {_x(*self.kernel[config])}{why})" if config in self.kernel \
+            else why
 
     def closest(self) -> tuple[str, float, str]:
         """The other configuration nearest to the base: (config, speedup, bound)."""
@@ -311,9 +326,11 @@ def _races(ctx: _Context, paper: str, experiments: Iterable[str], names: Mapping
         within = runs[runs["time_s"] <= budget]
         levels = within.groupby(["config", "seed"])["rel_subopt"].min().groupby(
             level="config").median()
+        ends = runs[runs["status"].astype(str) != ""] if "status" in runs.columns else runs[:0]
+        stops = {str(c): str(s.mode().iloc[0]) for c, s in ends.groupby("config")["status"]}
         races.append(_Race(data, experiment, base, target, margins,
                            {str(c): float(v) for c, v in levels.items()},
-                           str(bases["config"].iloc[0]), budget, kernel))
+                           str(bases["config"].iloc[0]), budget, kernel, stops))
     return races
 
 
