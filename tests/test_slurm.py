@@ -54,8 +54,8 @@ SLICE = (
     "results/tables/dgpd/table2.md",
     "results/figures/pdbfw/figure2.png",
 )
-# Wall-clock columns: the only ones allowed to differ between the two runs.
-TIME_COLUMNS = {"time_s", "seconds"}
+# Measured times (CPU and wall clock): the only columns allowed to differ between two runs.
+TIME_COLUMNS = {"time_s", "wall_s", "setup_s", "seconds"}
 
 FAULT_TARGET = "results/faceoff/figure1a.parquet"
 RUN_DIR = "results/runs/faceoff/figure1a/tiny_wc+avg_example_norm__logistic__l2-1_n"
