@@ -185,7 +185,7 @@ def test_race_text(tmp_path, capsys):
     path = write(tmp_path, "primal.txt", primal_favoured(20))
     code, out, err = run_main(["advise", path, "--race", "0.05", "--seed", "3"], capsys)
     assert code == 0, err
-    assert "race: 0.05 s of kernel time each (seed 3" in out
+    assert "race: 0.05 s of kernel CPU time each (seed 3" in out
     assert "primal RCD (" in out and "dual RCD (" in out and "fixed step" in out
     assert "race: prediction held" in out or "race: prediction did NOT hold" in out
 

@@ -24,6 +24,8 @@ import yaml
 from slurm_cluster import SlurmCluster, ensure_installed
 from test_workflow import REPO, smk, snakemake_exe, tiny_config, workdir, write_yaml
 
+from pdsparse.solvers import MEASURED
+
 pytestmark = [
     pytest.mark.slurm,
     pytest.mark.skipif(
@@ -55,7 +57,7 @@ SLICE = (
     "results/figures/pdbfw/figure2.png",
 )
 # Measured times (CPU and wall clock): the only columns allowed to differ between two runs.
-TIME_COLUMNS = {"time_s", "wall_s", "setup_s", "seconds"}
+TIME_COLUMNS = {*MEASURED, "seconds"}
 
 FAULT_TARGET = "results/faceoff/figure1a.parquet"
 RUN_DIR = "results/runs/faceoff/figure1a/tiny_wc+avg_example_norm__logistic__l2-1_n"

@@ -222,7 +222,7 @@ def _judge(entries: dict[str, RaceEntry], predicted: str, axis: str = "time_s") 
     nnz(A), which is what T_P and T_D count).
     """
     names = {"primal_rcd": "primal RCD", "dual_rcd": "dual RCD"}
-    unit = " s of kernel time" if axis == "time_s" else " epochs"
+    unit = " s of kernel CPU time" if axis == "time_s" else " epochs"
     p, d = entries["primal_rcd"], entries["dual_rcd"]
     key = f"{RACE_TARGETS[-1]:.0e}"
     hp, hd = p.reached[key], d.reached[key]
@@ -464,9 +464,9 @@ def format_advice(adv: Advice) -> str:
     keys = [f"{t:.0e}" for t in RACE_TARGETS]
     lines += [
         "",
-        f"race: {race['seconds']:g} s of kernel time each (seed {s['seed']}, stop at relative "
+        f"race: {race['seconds']:g} s of kernel CPU time each (seed {s['seed']}, stop at relative "
         f"gap {race['tol']:g})",
-        f"  {'':34}{'epochs':>8}{'kernel s':>10}{'rel gap':>10}"
+        f"  {'':34}{'epochs':>8}{'CPU s':>10}{'rel gap':>10}"
         + "".join(f"{'gap ' + k + ' at':>22}" for k in keys),
     ]
     for side in ("primal", "dual"):

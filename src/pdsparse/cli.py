@@ -608,7 +608,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and compute n, d, nnz, density, C_P, C_D (Face-Off eq. 16) and the total complexities "
         "T_P, T_D (eqs. 12-15) for uniform and importance sampling; the verdict compares the "
         "best sampling of each side (Sec. 8). With --race SECONDS, also run primal RCD and dual "
-        "RCD (fixed step), each with its better sampling, for SECONDS of kernel time each and "
+        "RCD (fixed step), each with its better sampling, for SECONDS of kernel CPU time each and "
         "say whether the prediction held.",
     )
     p.add_argument("file", metavar="FILE", help="LIBSVM file (plain, .bz2 or .gz)")
@@ -631,7 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--race",
         type=_positive_float,
         metavar="SECONDS",
-        help="also run both methods for this much kernel time each",
+        help="also run both methods for this much kernel CPU time each",
     )
     p.add_argument(
         "--positive-class",
@@ -697,7 +697,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="seed(s) of the coordinate sampling: one run per seed, all in one trace file",
     )
     p.add_argument("--max-epochs", type=_nonneg_float, default=30.0, help="passes over nnz(A)")
-    p.add_argument("--max-seconds", type=_positive_float, default=600.0, help="kernel time cap")
+    p.add_argument("--max-seconds", type=_positive_float, default=600.0, help="kernel CPU time cap")
     p.add_argument(
         "--tol", type=_nonneg_float, default=1e-10, help="stop at gap <= tol*|P| (0: never)"
     )

@@ -42,7 +42,7 @@ from pdsparse.solvers.registry import (
 __all__ = ["SOLVERS", "SolverSpec", "PrimalRCDOptions", "DualRCDOptions", "Result",
            "get_solver", "make_kernel", "solve", "sampling_probabilities", "TRACE_COLUMNS",
            "METHODS", "SAMPLINGS", "DUAL_STEPS", "DEFAULT_TOL", "DEFAULT_MAX_SECONDS",
-           "FAMILIES", "NONE", "option_names", "solver_of_options"]
+           "FAMILIES", "NONE", "option_names", "solver_of_options", "MEASURED", "CPU_CLOCK"]
 
 
 TRACE_COLUMNS = ["iteration", "epoch", "sweeps", "time_s", "wall_s", "setup_s", "primal",
@@ -54,6 +54,10 @@ coordinate method, one search with its inner passes for DGPD (``SolverSpec.sweep
 ``time_s`` is the kernel's CPU time so far (:data:`CPU_CLOCK`), ``wall_s`` its wall-clock
 time beside it, ``setup_s`` the CPU time of the run's setup (the same on every row: what a
 user pays before the first step, e.g. Acc PG's ||A||_2)."""
+
+MEASURED = ("time_s", "wall_s", "setup_s")
+"""The trace columns that are measured times; every other column is a function of the
+problem, the options and the seed (a second run repeats it to the bit)."""
 
 CPU_CLOCK = time.process_time
 """The clock of kernel time, setup time and ``max_seconds``: the CPU time of the process.
