@@ -392,6 +392,12 @@ def test_work_counts_entries_of_A_per_column(prob):
     assert 1 <= kept <= 3 and touched == full + N * D * kept + 4 * dc
     r = solve(prob, "block_fw", max_epochs=5, eval_every=1, tol=0)
     assert r.trace.epoch.iloc[1] == pytest.approx(1.0, abs=0.5)  # one gradient: one epoch
+    # a projection (Acc PG, SVRG) is a full SVD of the d x c iterate: min(d, c) dense passes
+    svd = min(D, C) * dc
+    assert kernel(prob, "acc_pg", AccPGOptions()).run(1) == (1, 2 * full + 4 * dc + svd)
+    kern = kernel(prob, "svrg", SVRGOptions())
+    _, touched = kern.run(1)  # the snapshot's two products, then one inner step
+    assert touched == 2 * full + 2 * D * C + 4 * dc + svd
 
 
 def test_sparse_data_gives_the_same_iterates(prob):
