@@ -19,7 +19,12 @@ Two parts:
     digits 0-vs-9 stand-in (358 rows): the sigma that gives MNIST's share of distinct bins,
     894,499 / (11,872 x 100) = 75.3% of rows x grids. Bisection on log sigma; the bin count
     is a step function of sigma, so the nearest sigma on a 0.001 grid is reported with its
-    count.
+    count. The full sets (``--sigma-sets ijcnn1,cod-rna``): the full 49,990-row ``ijcnn1``
+    with 300 grids -> 58,699 features and ``cod-rna`` (59,535 rows) with 100 grids ->
+    81,398, both on all the paper's rows (no extrapolation); the nearest sigma on a grid of
+    four significant digits. For cod-rna, whose 8 columns have very different ranges
+    (feature 1 up to 1,868, features 3-8 below 0.48), the sigma under a per-column scaling
+    (every column by its largest |value|; no recipe offers it) is recorded beside it.
 
 ``radius``
     For every data set x normalization x loss scaling: the l2-only solution (``||x*||_1``,
@@ -42,6 +47,9 @@ Data sets (prepared into ``--data-dir``, reused when present; the mirror is
   maxabs_cols (every column to [-1, 1]), applied here in memory.
 * ``ijcnn1.tr-rb`` (mirror): 300 grids, sigma (b); RB rows have norm exactly 1, so every row
   normalization is the identity.
+* ``ijcnn1-rb`` (mirror): the full 49,990-row ``ijcnn1``, 300 grids, the sigma matched on it.
+* ``cod-rna-rb`` (mirror): ``cod-rna`` (59,535 rows), 100 grids, the sigma matched on it
+  (inputs by their largest |value|, as every RB recipe).
 * ``mnist09-rb`` (mirror): all 11,872 rows of digits 0 (-1) and 9 (+1), 100 grids.
 * ``digits09-rb`` (offline): scikit-learn's bundled digits 0 and 9 (358 rows), 100 grids.
 * ``news20-halves`` (mirror): the multiclass news20 training split, labels 1-10 -> +1,
@@ -56,9 +64,11 @@ Markdown tables on stdout (copied into ``benchmarks/pdbfw_radius.md``).
 
 Usage::
 
-    python benchmarks/pdbfw_radius.py sigma
+    python benchmarks/pdbfw_radius.py sigma                       # every set below
+    python benchmarks/pdbfw_radius.py sigma --sigma-sets ijcnn1,cod-rna
     python benchmarks/pdbfw_radius.py radius                      # every set, both scalings
     python benchmarks/pdbfw_radius.py radius --sets duke,digits09-rb --scalings avg
+    python benchmarks/pdbfw_radius.py radius --sets ijcnn1-rb,cod-rna-rb --scalings avg
     python benchmarks/pdbfw_radius.py table                       # tables from the JSON
 """
 
@@ -107,6 +117,12 @@ DATASETS = {dd.name: dd for dd in (
     DataDef("ijcnn1.tr-rb", "registry:ijcnn1.tr",
             {"normalization": "none", "features": "rb", "n_grids": 300, "sigma": 1.67},
             ("none",), 715 / 58699, "ijcnn.RB 715 (1.2%)"),
+    DataDef("ijcnn1-rb", "registry:ijcnn1",
+            {"normalization": "none", "features": "rb", "n_grids": 300, "sigma": 1.848},
+            ("none",), 715 / 58699, "ijcnn.RB 715 (1.2%)"),
+    DataDef("cod-rna-rb", "registry:cod-rna",
+            {"normalization": "none", "features": "rb", "n_grids": 100, "sigma": 0.003282},
+            ("none",), 958 / 81398, "cob-rna.RB 958 (1.2%)"),
     DataDef("mnist09-rb", "registry:mnist",
             {"normalization": "none", "classes": [0, 9], "features": "rb", "n_grids": 100,
              "sigma": 10.729},
@@ -421,8 +437,60 @@ def _scaled_rows(name: str, classes, opts) -> sp.csr_matrix:
     return A
 
 
+def _sig_step(sigma: float, digits: int = 4) -> float:
+    """The grid step that keeps ``digits`` significant digits of ``sigma``."""
+    return 10.0 ** (math.floor(math.log10(sigma)) - digits + 1)
+
+
+def _full_set(name: str, grids: int, target: int, lo: float, hi: float, opts,
+              per_column: bool = False) -> dict:
+    """The sigma whose bin count on every row of ``name`` is ``target`` (Table 2)."""
+    X = _scaled_rows(name, None, opts)
+    t = time.perf_counter()
+    s = _bisect(lambda v: _bins(X, grids, v), target, lo, hi, steps=30)
+    step = _sig_step(s)
+    s_grid, c = _nearest_on_grid(lambda v: _bins(X, grids, v), s, target, step=step,
+                                 half_width=6)
+    out = {"rows": X.shape[0], "grids": grids, "target": target, "sigma": s_grid,
+           "features": c, "grid_step": step, "bisection_sigma": s,
+           "input_scale": "max_abs (largest |value| of all entries)",
+           "search_time_s": time.perf_counter() - t}
+    log(f"{name}: sigma {s_grid} -> {c} features on {X.shape[0]} rows (target {target:,})")
+    if per_column:  # every column by its largest |value| (not a recipe option)
+        scale = np.asarray(abs(X).max(axis=0).todense()).ravel()
+        Y = X.multiply(1.0 / np.where(scale > 0, scale, 1.0)[None, :]).tocsr()
+        s = _bisect(lambda v: _bins(Y, grids, v), target, 0.01, 10.0, steps=30)
+        s_grid, c = _nearest_on_grid(lambda v: _bins(Y, grids, v), s, target,
+                                     step=_sig_step(s), half_width=6)
+        out["per_column_max_abs"] = {"sigma": s_grid, "features": c, "bisection_sigma": s}
+        log(f"{name} (per-column scaling): sigma {s_grid} -> {c} features")
+    return out
+
+
+SIGMA_SETS = ("mnist09", "ijcnn1.tr", "digits09", "ijcnn1", "cod-rna")
+
+
 def run_sigma(opts) -> None:
-    out: dict = {"machine": machine(), "versions": versions(), "map_seed": 0}
+    path = Path(opts.out_dir) / "pdbfw_radius_sigma.json"
+    out: dict = json.loads(path.read_text()) if path.is_file() and not opts.fresh else {}
+    out.update({"machine": machine(), "versions": versions(), "map_seed": 0})
+    parts = {"mnist09": _sigma_mnist09, "ijcnn1.tr": _sigma_ijcnn1_tr,
+             "digits09": _sigma_digits09}
+    for name in SIGMA_SETS:
+        if name not in opts.sigma_sets:
+            continue
+        if name == "ijcnn1":  # 300 grids -> 58,699 features on all 49,990 rows
+            out["ijcnn1_full"] = _full_set("ijcnn1", 300, 58699, 0.5, 5.0, opts)
+        elif name == "cod-rna":  # 100 grids -> 81,398 features on 59,535 rows
+            out["cod-rna"] = _full_set("cod-rna", 100, 81398, 1e-4, 1.0, opts,
+                                       per_column=True)
+        else:
+            parts[name](out, opts)
+        save(path, out)
+    print(json.dumps(out, indent=1))
+
+
+def _sigma_mnist09(out: dict, opts) -> None:
     # MNIST 0 vs 9, 100 grids -> 894,499 features (Table 2)
     X = _scaled_rows("mnist", [0, 9], opts)
     t = time.perf_counter()
@@ -433,7 +501,10 @@ def run_sigma(opts) -> None:
     out["mnist09"] = {"rows": X.shape[0], "grids": 100, "target": 894499, "sigma": s_grid,
                       "features": c, "bisection_sigma": s, "features_at_sigma_10": peak}
     log(f"mnist09: sigma {s_grid} -> {c} features (target 894,499)")
-    # ijcnn1: 300 grids -> 58,699 features for 49,990 rows; the mirror has 35,000 of them
+
+
+def _sigma_ijcnn1_tr(out: dict, opts) -> None:
+    # ijcnn1: 300 grids -> 58,699 features for 49,990 rows; the 35,000 of ijcnn1.tr here
     X = _scaled_rows("ijcnn1.tr", None, opts)
     half = X[np.sort(np.random.default_rng(0).permutation(X.shape[0])[:X.shape[0] // 2])]
 
@@ -456,6 +527,9 @@ def run_sigma(opts) -> None:
     log(f"ijcnn1: (a) sigma {s_a_grid} -> {c_a} on 35,000 rows; (b) sigma {s_b2} -> "
         f"{out['ijcnn1']['b_extrapolated_to_49990_rows']['features_on_35000_rows']} on 35,000, "
         f"{extrapolated(s_b2):.0f} extrapolated to 49,990")
+
+
+def _sigma_digits09(out: dict, opts) -> None:
     # digits 0 vs 9: MNIST's share of distinct bins
     X = _scaled_rows("digits", [0, 9], opts)
     target = MNIST09_SHARE * X.shape[0] * 100
@@ -464,8 +538,6 @@ def run_sigma(opts) -> None:
     out["digits09"] = {"rows": X.shape[0], "grids": 100, "target": target, "sigma": s2,
                        "features": _bins(X, 100, s2), "bisection_sigma": s}
     log(f"digits09: sigma {s2} -> {out['digits09']['features']} (target {target:.0f})")
-    save(Path(opts.out_dir) / "pdbfw_radius_sigma.json", out)
-    print(json.dumps(out, indent=1))
 
 
 def main(argv=None) -> int:
@@ -474,6 +546,8 @@ def main(argv=None) -> int:
     p.add_argument("part", choices=("sigma", "radius", "table"))
     p.add_argument("--sets", default=",".join(DATASETS),
                    help=f"comma-separated, from {', '.join(DATASETS)}")
+    p.add_argument("--sigma-sets", default=",".join(SIGMA_SETS),
+                   help=f"sigma: comma-separated, from {', '.join(SIGMA_SETS)}")
     p.add_argument("--scalings", default="avg,sum")
     p.add_argument("--data-dir", default=str(DATA_DIR))
     p.add_argument("--out-dir", default=str(OUT_DIR))
@@ -483,8 +557,10 @@ def main(argv=None) -> int:
     opts = p.parse_args(argv)
     opts.sets = [s for s in opts.sets.split(",") if s]
     opts.scalings = [s for s in opts.scalings.split(",") if s]
+    opts.sigma_sets = [s for s in opts.sigma_sets.split(",") if s]
     unknown = [s for s in opts.sets if s not in DATASETS] + \
-        [s for s in opts.scalings if s not in ("avg", "sum")]
+        [s for s in opts.scalings if s not in ("avg", "sum")] + \
+        [s for s in opts.sigma_sets if s not in SIGMA_SETS]
     if unknown:
         p.error(f"unknown set or scaling: {', '.join(unknown)}")
     if opts.part == "sigma":

@@ -339,3 +339,28 @@ def test_verify_file_origin_checked(tmp_path):
     with pytest.raises(ValueError, match="origin"):
         verify_file(p, make_spec(), origin="elsewhere")
     assert fetch_mod.MIRROR_ENV == "PDSPARSE_DATA_MIRROR"
+
+
+def test_mirror_bz2_copy_of_an_uncompressed_set_is_decompressed(tmp_path, no_network):
+    """A mirror keeps every file bzip2-compressed: ``toy.bz2`` stands for the URL's ``toy``."""
+    m = tmp_path / "m"
+    m.mkdir()
+    (m / "toy.bz2").write_bytes(BZ)
+    spec = make_spec(filename="toy", compression="none", sha256_text=None,
+                     mirror_sha256_text=sha(TEXT))
+    assert spec.mirror_filenames == ("toy", "toy.bz2")
+    out = fetch(spec, tmp_path / "raw", mirror=m, progress=False)
+    assert out.name == "toy.txt" and out.read_bytes() == TEXT
+    assert no_network == []
+    (m / "toy").write_bytes(TEXT)  # the file under its own name wins
+    assert fetch(spec, tmp_path / "raw2", mirror=m, progress=False).read_bytes() == TEXT
+
+
+def test_mirror_bz2_copy_of_an_uncompressed_set_corrupt(tmp_path, no_network):
+    m = tmp_path / "m"
+    m.mkdir()
+    (m / "toy.bz2").write_bytes(BZ[: len(BZ) // 2])
+    spec = make_spec(filename="toy", compression="none", sha256_text=sha(TEXT))
+    with pytest.raises(DataError, match="cannot decompress"):
+        fetch(spec, tmp_path / "raw", mirror=m, progress=False)
+    assert_empty(tmp_path / "raw")

@@ -147,7 +147,7 @@ def test_project_registry_is_valid_and_consistent():
         "colon-cancer": (62, 2000, 124000),
         "rcv1.binary": (20242, 47236, 1498952),
         "ijcnn1.tr": (35000, 22, 454999),
-        "cod-rna": (59535, 8, None),
+        "cod-rna": (59535, 8, 476222),
         "gisette_scale.t": (1000, 5000, 4971000),
         "news20": (15935, 62061, 1272569),
     }

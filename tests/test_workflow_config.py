@@ -16,6 +16,7 @@ from pdsparse.config import (
     skipped_message,
     validate_config,
 )
+from pdsparse.data.registry import DatasetSpec
 from pdsparse.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -142,6 +143,11 @@ def test_data_availability(tmp_path):
     assert data_availability(s, raw, mirror, False) == "mirror"
     (raw / "leu.bz2").write_bytes(b"x")
     assert data_availability(s, raw, None, False) == "raw"
+    # an uncompressed set (cod-rna) may be in the mirror bzip2-compressed
+    c = DatasetSpec("cod-rna", "https://example.org/cod-rna", "cod-rna", "none", "binary")
+    assert data_availability(c, raw, mirror, False) is None
+    (mirror / "cod-rna.bz2").write_bytes(b"x")
+    assert data_availability(c, raw, mirror, False) == "mirror"
 
 
 def test_strings_spelling_the_schema_type_are_converted():

@@ -273,7 +273,8 @@ def data_availability(
     """Where a real data set would come from: "raw", "mirror", "download", or None."""
     if (Path(raw_dir) / _raw_filename(spec)).is_file():
         return "raw"
-    if mirror is not None and (Path(mirror) / spec.filename).is_file():
+    names = getattr(spec, "mirror_filenames", None) or (spec.filename,)
+    if mirror is not None and any((Path(mirror) / name).is_file() for name in names):
         return "mirror"
     if download:
         return "download"

@@ -207,12 +207,25 @@ def verify_file(
 
 
 def _copy_from_mirror(src: Path, tmp: Path, spec: DatasetSpec, progress: bool) -> None:
+    """Copy ``src`` to ``tmp``; a ``.bz2`` copy of an uncompressed set is decompressed."""
     t0 = time.perf_counter()
-    with open(src, "rb") as fin, open(tmp, "wb") as fout:
-        shutil.copyfileobj(fin, fout, _CHUNK)
+    unpack = spec.compression == "none" and src.name != spec.filename
+    try:
+        with (bz2.open(src, "rb") if unpack else open(src, "rb")) as fin, \
+                open(tmp, "wb") as fout:
+            shutil.copyfileobj(fin, fout, _CHUNK)
+    except (EOFError, OSError, ValueError) as exc:
+        if not unpack:
+            raise
+        raise DataError(
+            f"dataset {spec.name!r} (mirror copy of {src}): cannot decompress it, corrupt or "
+            f"truncated bz2 file? ({exc})"
+        ) from exc
     if progress:
         size = tmp.stat().st_size
-        _say(f"{spec.name}: copied {src} ({size / 1e6:.1f} MB) in {time.perf_counter() - t0:.2f} s")
+        how = "decompressed" if unpack else "copied"
+        _say(f"{spec.name}: {how} {src} ({size / 1e6:.1f} MB) in "
+             f"{time.perf_counter() - t0:.2f} s")
 
 
 def _no_network_hint(spec: DatasetSpec) -> str:
@@ -367,7 +380,8 @@ def fetch(
         Destination directory (created if needed); the file is ``raw_dir/spec.raw_filename``.
     mirror : str, PathLike or None
         Offline mirror directory (see :func:`resolve_mirror`). If ``mirror/spec.filename``
-        exists it is copied; if the mirror is set but lacks the file, a note is printed and
+        exists it is copied (an uncompressed set may be there as ``<filename>.bz2``: it is
+        decompressed); if the mirror is set but lacks the file, a note is printed and
         the file is downloaded from ``spec.url``.
     timeout : float
         Socket timeout of the download, seconds.
@@ -409,12 +423,11 @@ def fetch(
     source: Path | None = None
     if mirror is not None:
         mirror_dir = Path(mirror)
-        candidate = mirror_dir / spec.filename
-        if candidate.is_file():
-            source = candidate
-        elif not mirror_dir.is_dir():
+        source = next((mirror_dir / name for name in spec.mirror_filenames
+                       if (mirror_dir / name).is_file()), None)
+        if source is None and not mirror_dir.is_dir():
             why = f"mirror directory {mirror_dir} does not exist; "
-        else:
+        elif source is None:
             why = f"mirror {mirror_dir} has no {spec.filename}; "
         if source is None and download:
             _say(f"{spec.name}: {why}falling back to download from {spec.url}")

@@ -101,6 +101,15 @@ class DatasetSpec:
         return f"{self.name}.bz2" if self.compression == "bz2" else f"{self.name}.txt"
 
     @property
+    def mirror_filenames(self) -> tuple[str, ...]:
+        """Names under which an offline mirror may hold the file, first found wins:
+        ``filename``, and for an uncompressed set also ``filename + ".bz2"`` (a mirror
+        keeps every file bzip2-compressed; the fetch decompresses it)."""
+        if self.compression == "none":
+            return (self.filename, f"{self.filename}.bz2")
+        return (self.filename,)
+
+    @property
     def text_hashes(self) -> tuple[str, ...]:
         """Accepted SHA-256 values of the decompressed text (canonical, then mirror)."""
         return tuple(h for h in (self.sha256_text, self.mirror_sha256_text) if h)
