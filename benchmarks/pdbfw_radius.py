@@ -123,6 +123,10 @@ DATASETS = {dd.name: dd for dd in (
     DataDef("cod-rna-rb", "registry:cod-rna",
             {"normalization": "none", "features": "rb", "n_grids": 100, "sigma": 0.003282},
             ("none",), 958 / 81398, "cob-rna.RB 958 (1.2%)"),
+    DataDef("cod-rna-rb-cols", "registry:cod-rna",
+            {"normalization": "none", "features": "rb", "n_grids": 100, "sigma": 0.1972,
+             "input_scale": "max_abs_columns"},
+            ("none",), 958 / 81398, "cob-rna.RB 958 (1.2%)"),
     DataDef("mnist09-rb", "registry:mnist",
             {"normalization": "none", "classes": [0, 9], "features": "rb", "n_grids": 100,
              "sigma": 10.729},
@@ -456,7 +460,7 @@ def _full_set(name: str, grids: int, target: int, lo: float, hi: float, opts,
            "input_scale": "max_abs (largest |value| of all entries)",
            "search_time_s": time.perf_counter() - t}
     log(f"{name}: sigma {s_grid} -> {c} features on {X.shape[0]} rows (target {target:,})")
-    if per_column:  # every column by its largest |value| (not a recipe option)
+    if per_column:  # every column by its largest |value| (input_scale: max_abs_columns)
         scale = np.asarray(abs(X).max(axis=0).todense()).ravel()
         Y = X.multiply(1.0 / np.where(scale > 0, scale, 1.0)[None, :]).tocsr()
         s = _bisect(lambda v: _bins(Y, grids, v), target, 0.01, 10.0, steps=30)

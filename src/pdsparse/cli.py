@@ -198,7 +198,7 @@ def cmd_fetch(args: argparse.Namespace) -> None:
 BUNDLED_KINDS = ("digits",)
 #: feature maps and input scalings of a recipe (pdsparse.data.prepare.FEATURES/INPUT_SCALES)
 FEATURE_KINDS = ("rf", "rb")
-INPUT_SCALES = ("max_abs", "none")
+INPUT_SCALES = ("max_abs", "max_abs_columns", "none")
 
 
 def _recipe(args: argparse.Namespace):

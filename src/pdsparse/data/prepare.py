@@ -22,7 +22,10 @@ Recipes for DGPD (Lei et al. 2017) add, in this order, after the labels:
    ``meta["split"]``. The test rows go into the same ``.npz`` (``A_test``, ``b_test``).
 2. **Input scaling** (``input_scale``, with a feature map only): ``max_abs`` divides every
    value by the largest |value| of the training rows (MNIST: raw intensities 0..255 -> [0, 1],
-   digits: 0..16 -> [0, 1]); ``none`` keeps the values. ``sigma`` is in the scaled units.
+   digits: 0..16 -> [0, 1]); ``max_abs_columns`` divides each column by its own largest
+   |value| on the training rows (features of different units: cod-rna's first column reaches
+   1,868 where the others stay below 1, so one divisor leaves them below a bin's width);
+   ``none`` keeps the values. ``sigma`` is in the scaled units.
 3. **Feature map** (``features``: ``rf`` with ``n_features``, ``rb`` with ``n_grids``;
    ``sigma``, ``map_seed``): :mod:`pdsparse.data.features`, fitted on the training rows and
    applied to the test rows. RF gives a dense A (stored dense), RB a sparse one.
@@ -70,7 +73,7 @@ _SAFE = re.compile(r"^[A-Za-z0-9.+-]+$")
 #: feature maps of a recipe (:mod:`pdsparse.data.features`)
 FEATURES = ("rf", "rb")
 #: input scalings applied before a feature map
-INPUT_SCALES = ("max_abs", "none")
+INPUT_SCALES = ("max_abs", "max_abs_columns", "none")
 
 
 def _num(value: float) -> str:
@@ -136,9 +139,9 @@ class Recipe:
         Random Fourier (``n_features`` = D, dense output) or random binning (``n_grids`` = P,
         sparse output) features (:mod:`pdsparse.data.features`) with bandwidth ``sigma`` and
         seed ``map_seed``, fitted on the training rows.
-    input_scale : {"max_abs", "none"}
+    input_scale : {"max_abs", "max_abs_columns", "none"}
         Before the feature map: divide by the training rows' largest |value| (MNIST pixels /
-        255), or not. Only with ``features``.
+        255), each column by its own largest |value|, or not. Only with ``features``.
     test_rows : int
         Rows of the file held out as test rows (0: none), drawn with ``split_seed``.
     subsample : int, optional
@@ -529,6 +532,13 @@ def _apply_recipe(A: sp.csr_matrix, b: np.ndarray, recipe: Recipe, name: str):
             A_tr.data /= scale
             if A_te is not None:
                 A_te.data /= scale
+        elif recipe.input_scale == "max_abs_columns":
+            cols = np.asarray(abs(A_tr).max(axis=0).todense()).ravel()
+            cols[cols == 0] = 1.0  # a column zero on every training row stays zero
+            A_tr.data /= cols[A_tr.indices]
+            if A_te is not None:
+                A_te.data /= cols[A_te.indices]
+            scale = {"min": float(cols.min()), "max": float(cols.max())}
         fmap = make_feature_map(recipe.features, recipe.map_size, recipe.sigma, recipe.map_seed)
         metric = "l2" if recipe.features == "rf" else "l1"
         median = median_distance(A_tr, metric, n_sample=1000, seed=recipe.map_seed) \
