@@ -115,7 +115,11 @@ def test_pdbfw_table2_ratio_tolerance_radius_and_data(tmp_path, base_config, reg
     news = rows["Table 2: news20-halves for news20.binary"]
     assert news.agreement == "no"
     assert news.reproduced.startswith("stand-in data: real news20, 15,935 samples")
-    # rows of the paper no data set stands in for
+    # a row of the paper whose data set has no result in the table yet
+    assert rows["Table 2: cod-rna-rb for cob-rna.RB"].reproduced.startswith("not run")
+    # and a row no data set of the config stands in for
+    del cfg["pdbfw"]["datasets"]["cod-rna-rb"]
+    rows = {r.item: r for r in sc.scorecard(cfg, tmp_path, registry, skipped=[])}
     assert rows["Table 2: cob-rna.RB"].reproduced.startswith("not run: no data set")
 
 
