@@ -92,3 +92,37 @@ def test_config_errors_name_the_setting():
     cfg["dgpd"]["solvers"] = [{"method": "primal_rcd", "samplng": "uniform"}]
     with pytest.raises(ConfigError, match=r"dgpd.solvers\[0\].*samplng"):
         plan(cfg, REGISTRY, available=lambda name: False)
+
+
+def test_a_test_file_names_the_data_and_is_checked_and_needed():
+    reg = {"sector.scale": object(), "sector.t.scale": object(), "leu": object()}
+    sector = {"source": {"registry": "sector.scale"}, "paper": "Sector",
+              "recipe": {"normalization": "unit_rows", "test_file": "sector.t.scale"}}
+    cfg = _config(lambdas=[0.1], mus=[0.01], datasets={"sector": sector})
+    p = plan(cfg, reg, available=lambda name: True)
+    (spec,) = p.data.values()
+    assert spec.key == "sector.scale__unit_rows-tfsector.t.scale"
+    assert spec.raw_names == ("sector.scale", "sector.t.scale")
+    assert {r.problem.tag for r in p.runs} == {
+        "sector.scale+unit_rows-tfsector.t.scale__smooth_hinge__l2-0.01__l1-0.1"}
+    # the test file unavailable: the item is skipped, naming that file
+    p = plan(cfg, reg, available=lambda name: name != "sector.t.scale")
+    assert p.skipped == [("DGPD sector", "sector.t.scale")] and not p.runs
+    # a bad test registry name: the error names the setting (and suggests the right name)
+    bad = copy.deepcopy(cfg)
+    bad["dgpd"]["datasets"]["sector"]["recipe"]["test_file"] = "sector.t.scal"
+    with pytest.raises(ConfigError, match=r"dgpd.datasets.sector.recipe.test_file: "
+                                          r"'sector.t.scal' is not in the registry \(did you "
+                                          r"mean 'sector.t.scale'\?\)"):
+        plan(bad, reg, available=lambda name: True)
+    # a generator has no test file
+    gen = copy.deepcopy(cfg)
+    gen["dgpd"]["datasets"]["sector"]["source"] = GEN
+    with pytest.raises(ConfigError, match=r"dgpd.datasets.sector.recipe.test_file: .*only "
+                                          r"applies to a registry source"):
+        plan(gen, reg, available=lambda name: True)
+    both = copy.deepcopy(cfg)
+    both["dgpd"]["datasets"]["sector"]["recipe"]["test_rows"] = 100
+    with pytest.raises(ConfigError, match=r"dgpd.datasets.sector.recipe: .*test_rows and "
+                                          r"test_file"):
+        plan(both, reg, available=lambda name: True)
