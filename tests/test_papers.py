@@ -20,7 +20,8 @@ REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 REGISTRY = {
     name: SimpleNamespace(name=name, filename=f"{name}.bz2", raw_filename=f"{name}.bz2")
-    for name in ("news20.binary", "leu", "mnist", "news20", "duke", "ijcnn1.tr")
+    for name in ("news20.binary", "leu", "mnist", "news20", "duke", "ijcnn1.tr",
+                 "sector.scale", "sector.t.scale")
 }
 
 
