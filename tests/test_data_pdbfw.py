@@ -54,14 +54,17 @@ def test_existing_recipe_tags_do_not_change():
     assert Recipe("none", features="rb", n_grids=100, sigma=39.5, test_rows=2000,
                   subsample=10000).tag() == "none-rb100-sig39.5-ms0-te2000-sub10000-ss0"
     assert Recipe("unit_rows", test_rows=1000).tag() == "unit_rows-te1000-ss0"
-    # the recipes of config/config.yaml, with the tags they had before the PDBFW fields
+    # the recipes of config/config.yaml, with the tags they had before the PDBFW fields (the
+    # full-size sets: as they were introduced, with the test_file field)
     import yaml
 
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     before = {"digits-rb": "none-rb100-sig5-ms0-te297-ss0",
               "digits-rf": "none-rf1000-sig3-ms0-te297-ss0",
-              "mnist10k-rb": "none-rb100-sig39.5-ms0-te2000-sub10000-ss0",
-              "news20": "unit_rows-te1000-ss0"}
+              "mnist-rb-digit0": "none-pos0-rb1000-sig39.5-ms0-te2000-ss0",
+              "mnist-rf-digit0": "none-pos0-rf10000-sig10-ms0-te2000-ss0",
+              "sector-libsvm": "unit_rows-tfsector.t.scale"}
+    assert set(before) == set(config["dgpd"]["datasets"])
     for name, tag in before.items():
         recipe = Recipe(**config["dgpd"]["datasets"][name]["recipe"])
         assert recipe.tag() == tag and recipe.classes is None

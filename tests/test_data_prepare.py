@@ -415,3 +415,143 @@ def test_input_scale_per_column_divides_each_column_by_its_training_max(tmp_path
     scale = ds.meta["features"]["input_scale"]
     assert scale["method"] == "max_abs_columns"
     assert scale["divisor"] == {"min": float(cols.min()), "max": float(cols.max())}
+
+
+# ---- test rows from a second registry file (recipe test_file: LIBSVM's published splits,
+# e.g. sector.scale / sector.t.scale)
+
+def libsvm_pair(tmp_path, d_test=None):
+    """A training file (6 rows, d = 4, labels 1..3) and a test file (3 rows) in LIBSVM text,
+    with their registry specs; ``d_test`` is the test file's registry width."""
+    train = b"1 1:3 2:4\n2 3:1\n3 1:1 4:-2\n1 2:2\n2 1:6 2:8\n3 4:5\n"
+    test = b"2 1:1 2:1\n1 3:2\n3 4:1 5:7\n" if d_test == 5 else b"2 1:1 2:1\n1 3:2\n3 4:1\n"
+    paths = []
+    for name, text in (("tr", train), ("te", test)):
+        path = tmp_path / f"{name}.bz2"
+        path.write_bytes(bz2.compress(text))
+        paths.append(path)
+    tr = make_spec(name="tr", filename="tr.bz2", task="multiclass", n=6, d=4, nnz=9,
+                   label_counts={1.0: 2, 2.0: 2, 3.0: 2})
+    te = make_spec(name="te", filename="te.bz2", task="multiclass", n=3, d=d_test or 4,
+                   nnz=5 if d_test == 5 else 4, label_counts={1.0: 1, 2.0: 1, 3.0: 1})
+    return paths[0], tr, paths[1], te
+
+
+def test_prepare_with_a_test_file_keeps_its_rows_and_normalizes_them_alike(tmp_path):
+    raw, spec, raw_te, spec_te = libsvm_pair(tmp_path)
+    recipe = Recipe("avg_example_norm", test_file="te")
+    assert recipe.tag() == "avg_example_norm-tfte" and not recipe.legacy
+    out = tmp_path / f"tr__{recipe.tag()}.npz"
+    prepare(raw, spec, recipe, out, test=(raw_te, spec_te))
+    ds = load_dataset(out)
+    assert ds.A.shape == (6, 4) and ds.A_test.shape == (3, 4) and ds.n_test == 3
+    np.testing.assert_array_equal(ds.b, [1, 2, 3, 1, 2, 3])  # multiclass labels kept
+    np.testing.assert_array_equal(ds.b_test, [2, 1, 3])
+    # avg_example_norm: both files divided by the TRAINING rows' mean norm (5, 1, sqrt 5,
+    # 2, 10, 5 -> mean (23 + sqrt 5) / 6)
+    mean = (23 + np.sqrt(5)) / 6
+    np.testing.assert_allclose(ds.A.toarray()[0], [3 / mean, 4 / mean, 0, 0])
+    np.testing.assert_allclose(ds.A_test.toarray(),
+                               np.array([[1, 1, 0, 0], [0, 0, 2, 0], [0, 0, 0, 1]]) / mean)
+    meta = ds.meta
+    assert meta["normalization"]["scale"] == pytest.approx(mean)
+    assert meta["split"]["published"] is True and meta["split"]["test_file"] == "te"
+    assert meta["test_file"]["name"] == "te" and meta["test_file"]["dropped_nnz"] == 0
+    assert meta["test_label_counts"] == meta["test_file"]["raw_label_counts"]
+    # unit_rows and one-vs-rest: every test row of norm 1, labels by the same positive class
+    recipe = Recipe("unit_rows", positive_class="3", test_file="te")
+    ovr = prepare(raw, spec, recipe, tmp_path / "ovr.npz", test=(raw_te, spec_te))
+    np.testing.assert_allclose(_dense_norms(ovr.A_test), 1.0)
+    np.testing.assert_array_equal(ovr.b_test, [-1, -1, 1])
+    np.testing.assert_array_equal(ovr.b, [-1, -1, 1, -1, -1, 1])
+
+
+def _dense_norms(A):
+    return np.linalg.norm(A.toarray() if sp.issparse(A) else A, axis=1)
+
+
+def test_test_file_wider_than_the_training_file_loses_its_extra_columns(tmp_path):
+    raw, spec, raw_te, spec_te = libsvm_pair(tmp_path, d_test=5)
+    recipe = Recipe("unit_rows", test_file="te")
+    ds = prepare(raw, spec, recipe, tmp_path / "w.npz", test=(raw_te, spec_te))
+    assert ds.A_test.shape == (3, 4)
+    info = ds.meta["test_file"]
+    assert (info["d_file"], info["dropped_nnz"], info["dropped_columns"]) == (5, 1, 1)
+    assert "cut to the training width 4" in info["width"]
+    # the third test row keeps 4:1 only, then unit norm
+    np.testing.assert_allclose(ds.A_test.toarray()[2], [0, 0, 0, 1])
+    # a narrower test file is padded with zero columns
+    spec_wide = make_spec(name="tr", filename="tr.bz2", task="multiclass", n=6, d=6, nnz=9,
+                          label_counts={1.0: 2, 2.0: 2, 3.0: 2})
+    raw, _, raw_te, spec_te = libsvm_pair(tmp_path)
+    pad = prepare(raw, spec_wide, recipe, tmp_path / "p.npz", test=(raw_te, spec_te))
+    assert pad.A.shape == (6, 6) and pad.A_test.shape == (3, 6)
+    assert "padded from 4" in pad.meta["test_file"]["width"]
+
+
+def test_test_file_with_a_feature_map_and_a_subsample(tmp_path):
+    raw, spec, raw_te, spec_te = libsvm_pair(tmp_path)
+    recipe = Recipe("none", features="rb", n_grids=5, sigma=2.0, subsample=4, test_file="te")
+    assert recipe.tag() == "none-rb5-sig2-ms0-tfte-sub4-ss0"
+    ds = prepare(raw, spec, recipe, tmp_path / "m.npz", test=(raw_te, spec_te))
+    assert ds.A.shape[0] == 4 and ds.A_test.shape == (3, ds.A.shape[1])
+    np.testing.assert_allclose(ds.A.data, 1 / np.sqrt(5))
+    from pdsparse.data.features import RandomBinning
+    from pdsparse.data.libsvm import read_libsvm
+
+    A, _ = read_libsvm(raw, 4)
+    A_te, _ = read_libsvm(raw_te, 4)
+    train = np.sort(np.random.default_rng(0).permutation(6)[:4])
+    scale = np.abs(A[train].data).max()
+    rb = RandomBinning(5, 2.0, seed=0)
+    assert (rb.fit_transform(A[train] / scale) != ds.A).nnz == 0
+    assert (rb.transform(A_te / scale) != ds.A_test).nnz == 0  # the training rows' scale
+
+
+def test_test_file_errors_name_the_setting(tmp_path):
+    raw, spec, raw_te, spec_te = libsvm_pair(tmp_path)
+    with pytest.raises(ConfigError, match="test_rows and test_file 'te' both give test rows"):
+        Recipe("none", test_rows=2, test_file="te")
+    with pytest.raises(ConfigError, match="test_file must be a registry data-set name"):
+        Recipe("none", test_file="a/b")
+    with pytest.raises(ConfigError, match="test_file 'te' needs its raw file"):
+        prepare(raw, spec, Recipe("none", test_file="te"), tmp_path / "x.npz")
+    with pytest.raises(ConfigError, match="test_file is 'other'"):
+        prepare(raw, spec, Recipe("none", test_file="other"), tmp_path / "x.npz",
+                test=(raw_te, spec_te))
+    with pytest.raises(DataError, match="'te'.*shape does not match"):
+        prepare(raw, spec, Recipe("none", test_file="te"), tmp_path / "x.npz",
+                test=(raw_te, make_spec(name="te", task="multiclass", n=7, d=4)))
+    with pytest.raises(ConfigError, match="only applies to a registry data set"):
+        prepare_synthetic("digits", "digits", {}, 0, Recipe("none", test_file="te"),
+                          tmp_path / "d.npz")
+    # a binary training file whose test file has a label it lacks
+    bin_spec = make_spec(name="tr", task="binary", n=4, d=5, nnz=6)
+    train = tmp_path / "b.bz2"
+    train.write_bytes(bz2.compress(TEXT))
+    with pytest.raises(DataError, match="test file 'te': labels 3 do not occur"):
+        prepare(train, bin_spec, Recipe("none", test_file="te"), tmp_path / "y.npz",
+                test=(raw_te, make_spec(name="te", task="multiclass", n=3, d=5, nnz=4,
+                                        label_counts=None)))
+    assert not (tmp_path / "x.npz").exists() and not (tmp_path / "y.npz").exists()
+
+
+def test_cli_prepare_with_a_test_file(tmp_path, capsys):
+    import yaml
+
+    from pdsparse.cli import main
+
+    raw, spec, raw_te, spec_te = libsvm_pair(tmp_path)
+    registry = tmp_path / "reg.yaml"
+    registry.write_text(yaml.safe_dump({"datasets": {
+        s.name: {"url": f"https://example.invalid/{s.filename}", "filename": s.filename,
+                 "compression": "bz2", "task": "multiclass", "n": s.n, "d": s.d,
+                 "nnz": s.nnz} for s in (spec, spec_te)}}))
+    out = tmp_path / "cli.npz"
+    base = ["prepare", "--registry", str(registry), "--dataset", "tr", "--raw", str(raw),
+            "--normalization", "unit_rows", "--out", str(out)]
+    assert main([*base, "--test-file", "te", "--test-raw", str(raw_te)]) == 0
+    assert "[unit_rows-tfte]" in capsys.readouterr().err
+    assert load_dataset(out).A_test.shape == (3, 4)
+    assert main([*base, "--test-file", "te"]) == 2
+    assert "--test-raw" in capsys.readouterr().err

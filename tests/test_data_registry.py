@@ -172,8 +172,8 @@ def test_project_registry_has_the_dgpd_sets():
         "mnist.t": (10000, 780, 1511219),
         "aloi": (108000, 128, None),
         "rcv1.multiclass": (15564, 47236, None),
-        "sector.scale": (6412, 55197, None),
-        "sector.t.scale": (3207, 55197, None),
+        "sector.scale": (6412, 55197, 1045412),
+        "sector.t.scale": (3207, 55197, 524492),
         "news20": (15935, 62061, 1272569),
     }
     for name, shape in shapes.items():
@@ -190,4 +190,6 @@ def test_project_registry_has_the_dgpd_sets():
     # the paper's own sizes are recorded where they differ from the files
     assert "58,000" in reg["mnist"].description and "90,000" in reg["aloi"].description
     assert "7,793" in reg["sector.scale"].description
+    assert sum(reg["sector.scale"].label_counts.values()) == 6412
+    assert sum(reg["sector.t.scale"].label_counts.values()) == 3207
     assert "uncertain" in reg["rcv1.multiclass"].description

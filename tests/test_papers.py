@@ -21,7 +21,7 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 REGISTRY = {
     name: SimpleNamespace(name=name, filename=f"{name}.bz2", raw_filename=f"{name}.bz2")
     for name in ("news20.binary", "leu", "mnist", "news20", "duke", "ijcnn1.tr", "ijcnn1",
-                 "cod-rna")
+                 "cod-rna", "sector.scale", "sector.t.scale")
 }
 
 

@@ -92,3 +92,81 @@ def test_config_errors_name_the_setting():
     cfg["dgpd"]["solvers"] = [{"method": "primal_rcd", "samplng": "uniform"}]
     with pytest.raises(ConfigError, match=r"dgpd.solvers\[0\].*samplng"):
         plan(cfg, REGISTRY, available=lambda name: False)
+
+
+def test_a_test_file_names_the_data_and_is_checked_and_needed():
+    reg = {"sector.scale": object(), "sector.t.scale": object(), "leu": object()}
+    sector = {"source": {"registry": "sector.scale"}, "paper": "Sector",
+              "recipe": {"normalization": "unit_rows", "test_file": "sector.t.scale"}}
+    cfg = _config(lambdas=[0.1], mus=[0.01], datasets={"sector": sector})
+    p = plan(cfg, reg, available=lambda name: True)
+    (spec,) = p.data.values()
+    assert spec.key == "sector.scale__unit_rows-tfsector.t.scale"
+    assert spec.raw_names == ("sector.scale", "sector.t.scale")
+    assert {r.problem.tag for r in p.runs} == {
+        "sector.scale+unit_rows-tfsector.t.scale__smooth_hinge__l2-0.01__l1-0.1"}
+    # the test file unavailable: the item is skipped, naming that file
+    p = plan(cfg, reg, available=lambda name: name != "sector.t.scale")
+    assert p.skipped == [("DGPD sector", "sector.t.scale")] and not p.runs
+    # a bad test registry name: the error names the setting (and suggests the right name)
+    bad = copy.deepcopy(cfg)
+    bad["dgpd"]["datasets"]["sector"]["recipe"]["test_file"] = "sector.t.scal"
+    with pytest.raises(ConfigError, match=r"dgpd.datasets.sector.recipe.test_file: "
+                                          r"'sector.t.scal' is not in the registry \(did you "
+                                          r"mean 'sector.t.scale'\?\)"):
+        plan(bad, reg, available=lambda name: True)
+    # a generator has no test file
+    gen = copy.deepcopy(cfg)
+    gen["dgpd"]["datasets"]["sector"]["source"] = GEN
+    with pytest.raises(ConfigError, match=r"dgpd.datasets.sector.recipe.test_file: .*only "
+                                          r"applies to a registry source"):
+        plan(gen, reg, available=lambda name: True)
+    both = copy.deepcopy(cfg)
+    both["dgpd"]["datasets"]["sector"]["recipe"]["test_rows"] = 100
+    with pytest.raises(ConfigError, match=r"dgpd.datasets.sector.recipe: .*test_rows and "
+                                          r"test_file"):
+        plan(both, reg, available=lambda name: True)
+
+
+def test_cells_restrict_a_data_set_to_points_of_the_grid():
+    datasets = {"toy": {"source": GEN, "recipe": {"normalization": "unit_rows"},
+                        "paper": "Sector"},
+                "big": {"source": {"registry": "leu"}, "paper": "Mnist-RB",
+                        "cells": [[0.1, 0.01], [0.1, 1]]}}
+    p = plan(_config(datasets=datasets), REGISTRY, available=lambda name: True)
+    big = {r.experiment for r in p.runs if r.problem.data.name == "leu"}
+    assert big == {"lam0.1_mu0.01", "lam0.1_mu1"}
+    assert len(p.runs) == (6 + 2) * 2  # toy: the whole grid; big: two points; 2 solvers
+    figures = {o.name: CurveFigure.from_json(o.command[1].split(" ", 1)[1].strip("'"))
+               for o in p.outputs if o.name.startswith("figure")}
+    assert len(figures) == 6
+    # Figure 1 (0.1, 0.01) and Figure 2 (0.1, 1) have both data sets, the others toy only
+    assert figures["figure1"].ncols == 2 and figures["figure2"].ncols == 2
+    assert figures["figure3"].ncols == 1 and "leu" not in figures["figure3"].to_json()
+    table2 = next(o for o in p.outputs if o.name == "table2")
+    assert sum(f.startswith("results/runs") for f in table2.inputs) == 2  # DGPD base: both
+    speedup = next(o for o in p.outputs if o.name == "speedup")
+    assert len(speedup.inputs) == 6
+    # only some points for every set: figures and aggregates of the others are not made
+    only = {name: {**e, "cells": [[0.1, 0.01]]} for name, e in datasets.items()}
+    p = plan(_config(datasets=only), REGISTRY, available=lambda name: True)
+    assert [o.name for o in p.outputs] == ["figure1", "speedup", "table2"]
+    assert list(p.experiments) == ["lam0.1_mu0.01"]
+    assert "results/figures/dgpd/figure2.png" in p.stale
+    # no set at Table 2's point: no Table 2
+    off = {name: {**e, "cells": [[0.01, 1]]} for name, e in datasets.items()}
+    p = plan(_config(datasets=off), REGISTRY, available=lambda name: True)
+    assert [o.name for o in p.outputs] == ["figure4", "speedup"]
+
+
+@pytest.mark.parametrize(("cells", "needle"), [
+    ([[0.5, 0.01]], r"dgpd.datasets.big.cells\[0\]: lambda = 0.5, mu = 0.01 is not a point "
+                    r"of the grid"),
+    ([[0.1]], r"dgpd.datasets.big.cells\[0\]: \[0.1\] is not a \[lambda, mu\] pair"),
+    ([[0.1, 1], [0.1, 1.0]], r"dgpd.datasets.big.cells\[1\]: \[0.1, 1\] is listed twice"),
+    ([], r"dgpd.datasets.big.cells: an empty list"),
+])
+def test_bad_cells_name_the_setting(cells, needle):
+    datasets = {"big": {"source": {"registry": "leu"}, "cells": cells}}
+    with pytest.raises(ConfigError, match=needle):
+        plan(_config(datasets=datasets), REGISTRY, available=lambda name: True)

@@ -72,3 +72,27 @@ def test_accuracy_binary_and_one_vs_rest():
                              b_test=np.array([1.0, -1.0, 1.0]))
     assert accuracy_of(ds_bin, np.array([1.0, -2.0])) == 2 / 3
     assert accuracy_of(SimpleNamespace(b=np.ones(2)), np.ones(2)) is None
+
+
+def test_table2_one_class_against_the_rest_says_so(tmp_path):
+    data, meta = _data(tmp_path)
+    row = build_table2([], {"toy": data}).iloc[0]
+    assert (row.solved_classes, row.positive_class) == (3, "")  # every class of the set
+    A = sp.random(20, 8, density=0.5, random_state=0, format="csr")
+    one = {**meta, "task": "binary", "original_task": "multiclass", "positive_class": "0",
+           "label_counts": {"-1": 13, "1": 7}}
+    save_dataset(tmp_path / "one.npz", A, np.where(np.arange(20) % 3, -1.0, 1.0), one)
+    run = _trace(tmp_path, dataset="one")
+    table = write_table2([run], {"one-rb": tmp_path / "one.npz"},
+                         tmp_path / "t.csv", tmp_path / "t.md", {"one-rb": "Mnist-RB"})
+    row = table.iloc[0]
+    assert (row.classes, row.solved_classes, row.positive_class) == (3, 1, "0")
+    text = (tmp_path / "t.md").read_text()
+    assert "one-rb (ours; class 0 vs rest*)" in text and "*One class against the rest" in text
+    # the scorecard's fractions divide by the classes solved, the paper's by its classes
+    from pdsparse.papers.dgpd.scorecard import _dgpd_nz_text, _nz_fractions
+
+    assert _nz_fractions(row) == (row.nz_primal / 8, row.nz_dual / 20)
+    assert "(class 0 vs rest only)" in _dgpd_nz_text(row)
+    paper = {"features": 100, "train": 10, "classes": 10, "nz_primal": 50, "nz_dual": 5}
+    assert _nz_fractions(paper) == (50 / 1000, 5 / 100)

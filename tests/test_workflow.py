@@ -129,6 +129,10 @@ def test_dry_run_paper_config_requires_all_data(tmp_path):
         "results/faceoff/figure1c.parquet",
         "results/tables/faceoff/table1.csv",
         "--seed 0 1 2",
+        # DGPD's Sector with LIBSVM's split: both raw files fetched, the test file prepared
+        "data/raw/sector.t.scale.bz2",
+        "data/processed/sector.scale__unit_rows-tfsector.t.scale.npz",
+        "--test-file sector.t.scale --test-raw data/raw/sector.t.scale.bz2",
     ]:
         assert target in out, target
     assert "skipping these paper items" not in out

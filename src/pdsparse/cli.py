@@ -209,7 +209,7 @@ def _recipe(args: argparse.Namespace):
         "features": args.features, "n_features": args.n_features, "n_grids": args.n_grids,
         "sigma": args.sigma, "map_seed": args.map_seed, "input_scale": args.input_scale,
         "subsample": args.subsample, "split_seed": args.split_seed,
-        "test_rows": args.test_rows,
+        "test_rows": args.test_rows, "test_file": args.test_file,
     }
     if args.positive_group and args.positive_class is not None:
         raise ConfigError("give either --positive-class LABEL or --positive-group LABEL ...")
@@ -227,6 +227,9 @@ def cmd_prepare(args: argparse.Namespace) -> None:
 
     if (args.raw is None) == (args.generator is None):
         raise ConfigError("give either --raw FILE (a registry data set) or --generator KIND")
+    if (args.test_file is None) != (args.test_raw is None):
+        raise ConfigError("give --test-file NAME (the test set's registry name) together with "
+                          "--test-raw FILE (its raw file), or neither")
     recipe = _recipe(args)
     if args.generator is not None:
         ds = prepare_synthetic(args.dataset, args.generator, _params(args.param), args.seed,
@@ -240,7 +243,11 @@ def cmd_prepare(args: argparse.Namespace) -> None:
     else:
         spec = _registry_spec(args.registry, args.dataset)
         raw = _require_file(args.raw, "raw file")
-        ds = prepare(raw, spec, recipe, args.out)
+        test = None
+        if args.test_file is not None:
+            test = (_require_file(args.test_raw, "test raw file"),
+                    _registry_spec(args.registry, args.test_file))
+        ds = prepare(raw, spec, recipe, args.out, test=test)
     test = f" + {ds.n_test} test rows" if ds.n_test else ""
     kind = " dense" if ds.dense else ""
     print(f"{ds.name}: n={ds.n} d={ds.d} nnz={ds.nnz}{kind}{test} [{recipe.tag()}] "
@@ -561,6 +568,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep only N training rows (after the test rows are drawn)")
     g.add_argument("--split-seed", type=int, metavar="S",
                    help="seed of the split and subsample (default 0)")
+    g.add_argument("--test-file", metavar="NAME",
+                   help="take the test rows from this registry data set (a published split, "
+                   "e.g. sector.t.scale), prepared with the training rows' labels, map and "
+                   "normalization; needs --test-raw")
+    g.add_argument("--test-raw", metavar="FILE", help="the raw file of --test-file")
     g.add_argument("--features", choices=FEATURE_KINDS,
                    help="random Fourier (rf, dense, Gaussian kernel) or random binning (rb, "
                    "sparse, Laplacian kernel) features, Rahimi & Recht 2007")

@@ -231,6 +231,9 @@ def prepare_args(data):
         args.append(f"--subsample {recipe.subsample}")
     if recipe.test_rows or recipe.subsample is not None:
         args.append(f"--split-seed {recipe.split_seed}")
+    if recipe.test_file is not None:  # the test rows from a second registry file
+        args.append(f"--test-file {_q(recipe.test_file)} --test-raw "
+                    f"{_q(raw_file(recipe.test_file))}")
     if recipe.features is not None:
         size = "--n-features" if recipe.features == "rf" else "--n-grids"
         args += [f"--features {recipe.features}", f"{size} {recipe.map_size}",
@@ -408,11 +411,16 @@ def dataset_nnz(data):
             nnz = int(n * float(p.get("mean_nnz_per_row", 100)))
         else:
             nnz = n * d
+    test_rows = recipe.test_rows
+    if recipe.test_file is not None:  # the test rows of a second file are kept beside
+        test = REGISTRY[recipe.test_file]
+        test_rows = test.n or 0
+        nnz += int(test.nnz or (test.n or 0) * nnz / max(rows or 1, 1))
     if recipe.features is None:
         return nnz
     rows = rows or max(nnz // 100, 1)
     train = recipe.subsample or max(rows - recipe.test_rows, 1)
-    out = (train + recipe.test_rows) * recipe.map_size  # the map's output: training + test
+    out = (train + test_rows) * recipe.map_size  # the map's output: training + test
     return out // 16 if recipe.features == "rf" else out
 
 

@@ -1,12 +1,13 @@
 # prepare: the one path for real and synthetic data, by recipe
 #   registry data set: data/raw/<file> -> data/processed/<name>__<recipe>.npz
+#     (with a recipe test_file also its raw file: data/raw/<test file>)
 #   generator:                         -> data/processed/<name>__<recipe>.npz
 # (parse, check shape and labels, binarize / generate; then normalize as the recipe says).
 
 
 rule prepare:
     input:
-        lambda wc: [raw_file(DATASETS[wc.data].name)] if DATASETS[wc.data].real else [],
+        lambda wc: [raw_file(name) for name in DATASETS[wc.data].raw_names],
     output:
         f"{PROCESSED_DIR}/{{data}}.npz",
     wildcard_constraints:

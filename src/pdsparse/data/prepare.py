@@ -20,6 +20,15 @@ Recipes for DGPD (Lei et al. 2017) add, in this order, after the labels:
    stand-in keeps the same test rows); both sets are kept in file order. DGPD's Mnist
    58,000 / 2,000 split is not a published split: it is drawn here and recorded as such in
    ``meta["split"]``. The test rows go into the same ``.npz`` (``A_test``, ``b_test``).
+   Or the test rows come from a **second file** (``test_file``: a registry name, e.g.
+   LIBSVM's published ``sector.scale`` / ``sector.t.scale`` split): it is parsed and checked
+   against its own registry entry, then put on the training width: a test file narrower
+   than the training file gets zero columns, a wider one loses the entries beyond the
+   training width (no training row has those features, so a linear model weighs them 0;
+   liblinear's predict ignores them likewise), counted in ``meta["test_file"]``; the class
+   filter keeps its rows of the listed labels, and its labels take the training rows' ±1
+   mapping (a label the training rows lack is an error unless ``positive_class`` decides
+   it). Every later step treats these rows as it treats split-off test rows.
 2. **Input scaling** (``input_scale``, with a feature map only): ``max_abs`` divides every
    value by the largest |value| of the training rows (MNIST: raw intensities 0..255 -> [0, 1],
    digits: 0..16 -> [0, 1]); ``max_abs_columns`` divides each column by its own largest
@@ -70,6 +79,8 @@ __all__ = ["FEATURES", "INPUT_SCALES", "Recipe", "binary_labels", "check_shape",
            "prepare_synthetic", "select_classes", "split_rows"]
 
 _SAFE = re.compile(r"^[A-Za-z0-9.+-]+$")
+#: a registry data-set name (pdsparse.data.registry), for ``test_file``
+_REGISTRY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 #: feature maps of a recipe (:mod:`pdsparse.data.features`)
 FEATURES = ("rf", "rb")
 #: input scalings applied before a feature map
@@ -149,14 +160,21 @@ class Recipe:
         ``split_seed`` after the test rows, so the test rows do not change.
     split_seed : int
         Seed of the split and the subsample (only with ``test_rows`` or ``subsample``).
+    test_file : str, optional
+        A second registry data set whose rows are the test rows (a published split, e.g.
+        LIBSVM's ``sector.scale`` / ``sector.t.scale``), in place of ``test_rows``: read,
+        checked against its own registry entry, put on the training width (module
+        docstring), labelled and transformed exactly as the training rows (class filter,
+        ±1 mapping, input scaling, feature map and normalization fitted on the training rows).
 
     Settings that would have no effect (``sigma`` without ``features``, ``split_seed``
     without a split, ...) are errors, so that one file has one recipe. The module docstring
     gives the order of the steps. Tags (``-`` separated, path-safe, never ``__``):
     ``avg_example_norm``, ``none-pos3``, ``none-rb1000-sig39.5-ms0-te2000-ss0``,
     ``none-rf10000-sig10-ms0-te2000-sub10000-ss0``; labels of a list are joined by ``+``:
-    ``unit_rows-pos1+2+3``, ``none-cl0+9-rb100-sig0.1-ms0``. Lists are stored as sorted
-    tuples of canonical label texts, so ``[9, 0]`` and ``[0.0, 9]`` are one recipe.
+    ``unit_rows-pos1+2+3``, ``none-cl0+9-rb100-sig0.1-ms0``; a test file adds ``tf`` and
+    its registry name: ``unit_rows-tfsector.t.scale``. Lists are stored as sorted tuples of
+    canonical label texts, so ``[9, 0]`` and ``[0.0, 9]`` are one recipe.
     """
 
     normalization: str = "avg_example_norm"
@@ -171,6 +189,7 @@ class Recipe:
     subsample: int | None = None
     split_seed: int = 0
     classes: tuple[str, ...] | None = None
+    test_file: str | None = None
 
     def __post_init__(self) -> None:
         if self.normalization not in NORMALIZATIONS:
@@ -240,13 +259,22 @@ class Recipe:
             set_(self, "sigma", float(sigma))
         if self.split_seed != 0 and not (self.test_rows or self.subsample):
             raise ConfigError("recipe: split_seed only applies with test_rows or subsample")
+        if self.test_file is not None:
+            name = self.test_file
+            if not isinstance(name, str) or not _REGISTRY_NAME.match(name) or "__" in name:
+                raise ConfigError(f"recipe: test_file must be a registry data-set name, got "
+                                  f"{name!r}")
+            if self.test_rows:
+                raise ConfigError(f"recipe: test_rows and test_file {name!r} both give test "
+                                  "rows; keep one")
 
     @property
     def legacy(self) -> bool:
         """Only normalization and one positive_class (the Face-Off recipes): prepared exactly
         as before the DGPD fields existed (same files, same metadata)."""
         return (self.features is None and self.test_rows == 0 and self.subsample is None
-                and self.classes is None and not isinstance(self.positive_class, tuple))
+                and self.classes is None and not isinstance(self.positive_class, tuple)
+                and self.test_file is None)
 
     @property
     def positive_labels(self) -> tuple[str, ...] | None:
@@ -281,6 +309,8 @@ class Recipe:
                       f"ms{self.map_seed}"]
             if self.input_scale != "max_abs":
                 parts.append(f"in{self.input_scale}")
+        if self.test_file is not None:
+            parts.append(f"tf{self.test_file}")
         if self.test_rows:
             parts.append(f"te{self.test_rows}")
         if self.subsample is not None:
@@ -494,30 +524,49 @@ def _normalize_inplace(A, A_test, method: str) -> dict:
     return info
 
 
-def _apply_recipe(A: sp.csr_matrix, b: np.ndarray, recipe: Recipe, name: str):
+def _apply_recipe(A: sp.csr_matrix, b: np.ndarray, recipe: Recipe, name: str,
+                  test: tuple[sp.csr_matrix, np.ndarray] | None = None):
     """Split, scale, map and normalize (module docstring). ``A`` is consumed (its values may
-    be scaled in place). Returns A, b, A_test, b_test (None without test rows), the
-    normalization info and the metadata entries of these steps."""
+    be scaled in place). ``test``: the rows and labels of a ``test_file``, already on A's
+    width and labelled (:func:`_read_test_file`). Returns A, b, A_test, b_test (None without
+    test rows), the normalization info and the metadata entries of these steps."""
     from pdsparse.data.features import make_feature_map, median_distance
 
     n = A.shape[0]
-    train, test = split_rows(n, recipe, name)
+    train, test_idx = split_rows(n, recipe, name)
     meta: dict[str, Any] = {"recipe": recipe.to_dict(), "recipe_tag": recipe.tag()}
-    if recipe.test_rows or recipe.subsample is not None:
+    if test is not None:
+        meta["split"] = {
+            "method": f"test rows: every row of the registry file {recipe.test_file!r} in "
+                      "file order; training rows: the training file"
+                      + (" (perm = numpy.random.default_rng(split_seed).permutation(n_file); "
+                         "train = perm[:subsample], sorted)" if recipe.subsample else ""),
+            "split_seed": recipe.split_seed, "n_file": n, "n_train": int(train.size),
+            "n_test": int(test[1].shape[0]), "subsample": recipe.subsample,
+            "test_file": recipe.test_file, "published": True,
+            "note": "the data set's own training / test files (e.g. LIBSVM's sector.scale / "
+                    "sector.t.scale), not a split drawn here",
+            "train_rows_sha256": hashlib.sha256(train.astype(np.int64).tobytes()).hexdigest(),
+        }
+        A_tr, b_tr = (A[train], b[train]) if recipe.subsample is not None else (A, b)
+        A_te, b_te = test
+        if not b_te.shape[0]:
+            A_te = b_te = None
+    elif recipe.test_rows or recipe.subsample is not None:
         meta["split"] = {
             "method": "perm = numpy.random.default_rng(split_seed).permutation(n_file); "
                       "test = perm[:test_rows]; train = perm[test_rows:][:subsample]; "
                       "both sorted (file order)",
             "split_seed": recipe.split_seed, "n_file": n, "n_train": int(train.size),
-            "n_test": int(test.size), "subsample": recipe.subsample,
+            "n_test": int(test_idx.size), "subsample": recipe.subsample,
             "published": False,
             "note": "derived from the training file with a recorded seed; not a published "
                     "split (DGPD's Mnist 58,000 / 2,000 split was not published)",
             "train_rows_sha256": hashlib.sha256(train.astype(np.int64).tobytes()).hexdigest(),
-            "test_rows": test.tolist(),
+            "test_rows": test_idx.tolist(),
         }
         A_tr, b_tr = A[train], b[train]
-        A_te, b_te = (A[test], b[test]) if test.size else (None, None)
+        A_te, b_te = (A[test_idx], b[test_idx]) if test_idx.size else (None, None)
     else:
         A_tr, b_tr, A_te, b_te = A, b, None, None
     del A
@@ -590,6 +639,7 @@ def prepare(
     normalization: str | Recipe,
     out_path: str | os.PathLike,
     positive_class: float | int | str | None = None,
+    test: tuple[str | os.PathLike, DatasetSpec] | None = None,
 ) -> Dataset:
     """Parse, check, binarize, (split, map,) normalize and save one data set.
 
@@ -608,6 +658,9 @@ def prepare(
         One-vs-rest: this label becomes +1, the others -1 (allowed for both tasks; needed to
         turn a multiclass set into a binary problem). Without it a binary task maps its two
         labels to ±1 and a multiclass task keeps its labels.
+    test : (raw path, DatasetSpec), optional
+        The raw file and registry entry of the recipe's ``test_file`` (required with it, an
+        error without it): its rows become the test rows (module docstring).
 
     Returns
     -------
@@ -618,7 +671,9 @@ def prepare(
         recipe_tag, split, features, dense, n_test and test_label_counts, and ``n``, ``d``,
         ``nnz`` (stored entries) describe the training rows after the map; with
         ``classes`` also classes (the kept labels and row counts; ``raw_label_counts`` are
-        those of the whole file).
+        those of the whole file); with ``test_file`` also test_file (its name, file,
+        sha256, shape, raw label counts and what putting it on the training width dropped
+        or padded).
 
     Raises
     ------
@@ -638,6 +693,13 @@ def prepare(
         positive_class = recipe.positive_class
         if recipe.legacy:
             recipe = None
+    wanted = None if recipe is None else recipe.test_file
+    if test is None and wanted is not None:
+        raise ConfigError(f"dataset {spec.name!r}: recipe test_file {wanted!r} needs its raw "
+                          "file and registry entry (test=)")
+    if test is not None and test[1].name != wanted:
+        raise ConfigError(f"dataset {spec.name!r}: test= gives the file of {test[1].name!r}, "
+                          f"but the recipe's test_file is {wanted!r}")
 
     raw_path = Path(raw_path)
     try:
@@ -648,7 +710,7 @@ def prepare(
     check_shape(spec, A.shape[0], A.shape[1], A.nnz, source=str(raw_path))
     _check_labels(spec, y, str(raw_path))
     if recipe is not None:
-        return _prepare_recipe(A, y, raw_path, spec, recipe, out_path, __version__)
+        return _prepare_recipe(A, y, raw_path, spec, recipe, out_path, __version__, test)
 
     if positive_class is not None or spec.task == "binary":
         try:
@@ -690,10 +752,11 @@ def _positive_text(recipe: Recipe) -> str | None:
 
 
 def _prepare_recipe(A, y, raw_path: Path, spec: DatasetSpec, recipe: Recipe, out_path,
-                    version: str) -> Dataset:
+                    version: str, test=None) -> Dataset:
     """The recipe path of :func:`prepare` after the file checks: class filter, labels, then
-    :func:`_apply_recipe`."""
+    :func:`_apply_recipe` (``test``: the test file's raw path and registry entry)."""
     raw_counts = label_counts(y)
+    test_rows = None if test is None else _read_test_file(*test, A.shape[1], spec.name)
     A, y, kept = select_classes(A, y, recipe, spec.name)
     if spec.task == "binary" and recipe.positive_class is None:
         try:
@@ -720,8 +783,80 @@ def _prepare_recipe(A, y, raw_path: Path, spec: DatasetSpec, recipe: Recipe, out
     }
     if kept is not None:
         source["classes"] = kept
-    A, b, A_te, b_te, info, meta = _apply_recipe(A, b, recipe, spec.name)
+    external = None
+    if test_rows is not None:
+        A_te, y_te, test_meta = test_rows
+        if recipe.classes is not None:
+            rows = np.flatnonzero(np.isin(y_te, [float(c) for c in recipe.classes]))
+            A_te, y_te = A_te[rows], y_te[rows]
+            test_meta["rows_kept_by_classes"] = int(rows.size)
+        b_te = y_te.copy() if task == "multiclass" else _test_labels(
+            y, b, y_te, recipe, f"data set {spec.name!r}: test file {recipe.test_file!r}")
+        source["test_file"] = test_meta
+        external = (A_te, b_te)
+    A, b, A_te, b_te, info, meta = _apply_recipe(A, b, recipe, spec.name, external)
     return _save_recipe(out_path, spec.name, A, b, A_te, b_te, info, meta, source)
+
+
+def _read_test_file(raw_path, spec: DatasetSpec, width: int, name: str):
+    """Rows, raw labels and metadata of a recipe's ``test_file``: parsed and checked against
+    its own registry entry, then put on the training ``width`` (module docstring)."""
+    raw_path = Path(raw_path)
+    try:
+        A, y = read_libsvm(raw_path, n_features=spec.d)
+    except DataError as exc:
+        extra = f" (registry d={spec.d:,})" if spec.d is not None else ""
+        raise DataError(f"data set {name!r}: test file {spec.name!r}: {exc}{extra}") from exc
+    check_shape(spec, A.shape[0], A.shape[1], A.nnz, source=str(raw_path))
+    _check_labels(spec, y, str(raw_path))
+    d_file = int(A.shape[1])
+    dropped_nnz = dropped_cols = 0
+    if d_file > width:
+        beyond = A.indices >= width
+        dropped_nnz = int(beyond.sum())
+        dropped_cols = int(np.unique(A.indices[beyond]).size)
+        A = sp.csr_matrix(A[:, :width])
+    elif d_file < width:
+        A = sp.csr_matrix((A.data, A.indices, A.indptr), shape=(A.shape[0], width))
+    if d_file == width:
+        how = "the training width"
+    elif d_file < width:
+        how = f"padded from {d_file:,} to the training width {width:,} with zero columns"
+    else:
+        how = (f"cut to the training width {width:,}: {dropped_nnz:,} stored entries in "
+               f"{dropped_cols:,} columns beyond it dropped (no training row has these "
+               "features, so a linear model weighs them 0)")
+    meta = {
+        "name": spec.name,
+        "source_file": raw_path.name,
+        "source_sha256": _sha256(raw_path),
+        "url": spec.url,
+        "n_file": int(A.shape[0]),
+        "d_file": d_file,
+        "width": how,
+        "dropped_nnz": dropped_nnz,
+        "dropped_columns": dropped_cols,
+        "raw_label_counts": label_counts(y),
+    }
+    return A, y, meta
+
+
+def _test_labels(y: np.ndarray, b: np.ndarray, y_te: np.ndarray, recipe: Recipe,
+                 where: str) -> np.ndarray:
+    """±1 labels of a test file's raw labels ``y_te`` under the training rows' mapping
+    (raw ``y`` -> ``b``): ``positive_class`` decides any label (the listed ones +1); without
+    it a label the training rows lack cannot be mapped (DataError)."""
+    positives = recipe.positive_labels
+    if positives is not None:
+        return np.where(np.isin(y_te, [float(p) for p in positives]), 1.0, -1.0)
+    values, first = np.unique(y, return_index=True)
+    pos = np.minimum(np.searchsorted(values, y_te), max(values.size - 1, 0))
+    unseen = values[pos] != y_te
+    if unseen.any():
+        shown = ", ".join(_num(v) for v in np.unique(y_te[unseen])[:10])
+        raise DataError(f"{where}: labels {shown} do not occur in the training rows, so they "
+                        "have no ±1 value; give positive_class")
+    return b[first][pos].astype(np.float64)
 
 
 def prepare_synthetic(
@@ -745,6 +880,9 @@ def prepare_synthetic(
     recipe = normalization if isinstance(normalization, Recipe) else None
     if recipe is not None:
         normalization = recipe.normalization
+        if recipe.test_file is not None:
+            raise ConfigError(f"data set {name!r} ({kind}): recipe test_file "
+                              f"{recipe.test_file!r} only applies to a registry data set")
     A, b = generate(kind, dict(params), seed)
     bundled = kind in BUNDLED
     legacy = recipe is None or (recipe.legacy and recipe.positive_class is None)

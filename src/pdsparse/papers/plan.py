@@ -72,6 +72,15 @@ class DataSpec:
     def real(self) -> bool:
         return self.generator is None
 
+    @property
+    def raw_names(self) -> tuple[str, ...]:
+        """The registry data sets whose raw files the preparation reads: the training file
+        and the recipe's ``test_file`` (none for a generator)."""
+        if not self.real:
+            return ()
+        test = self.recipe.test_file
+        return (self.name,) if test is None else (self.name, test)
+
 
 @dataclass(frozen=True)
 class ProblemSpec:
@@ -165,8 +174,10 @@ def data_entries(out: Plan, section: Mapping, config: Mapping, registry: Mapping
 
     Each entry has a ``source`` (``{registry: name}`` or ``{generator: {name, kind, params,
     seed}}``) and a ``recipe`` (:class:`~pdsparse.data.prepare.Recipe` fields; a typo is
-    named with a suggestion). A registry set whose raw file is unavailable is dropped and
-    listed in ``out.skipped``, unless ``data.require_all``. Errors name the setting
+    named with a suggestion). A recipe's ``test_file`` (the test rows from a second registry
+    file, e.g. ``sector.t.scale``) must be a registry name and needs a registry source. A
+    registry set whose raw file (or test file) is unavailable is dropped and listed in
+    ``out.skipped``, unless ``data.require_all``. Errors name the setting
     (``<paper>.datasets.<name>.recipe``)."""
     import difflib
     from dataclasses import fields
@@ -188,14 +199,24 @@ def data_entries(out: Plan, section: Mapping, config: Mapping, registry: Mapping
             recipe = Recipe(**given)
         except ConfigError as exc:
             raise ConfigError(f"{where}.recipe: {exc}") from None
+        test = recipe.test_file
+        if test is not None and "registry" not in source:
+            raise ConfigError(f"{where}.recipe.test_file: {test!r}: a test file only applies "
+                              "to a registry source, not a generator")
+        if test is not None and test not in registry:
+            close = difflib.get_close_matches(test, list(registry), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{where}.recipe.test_file: {test!r} is not in the registry"
+                              f"{hint} ({', '.join(sorted(registry))})")
         if "registry" in source:
             raw = source["registry"]
             if raw not in registry:
                 raise ConfigError(f"{where}.source.registry: {raw!r} is not in the registry "
                                   f"({', '.join(sorted(registry))})")
             spec = DataSpec(raw, recipe)
-            if not (require_all or available(raw)):
-                out.skipped.append((f"{out.paper.upper()} {name}", raw))
+            missing = [f for f in (raw, test) if f is not None and not available(f)]
+            if missing and not require_all:
+                out.skipped += [(f"{out.paper.upper()} {name}", f) for f in missing]
                 continue
         else:
             gen = source["generator"]

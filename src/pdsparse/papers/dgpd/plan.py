@@ -19,6 +19,7 @@ import shlex
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pdsparse.errors import ConfigError
 from pdsparse.papers.plan import (
     DataSpec,
     Output,
@@ -58,16 +59,23 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
     registry data set or a generator such as scikit-learn's bundled ``digits``) and a
     :class:`~pdsparse.data.prepare.Recipe` (feature map, split). A data set whose raw file
     is unavailable is dropped (listed in ``Plan.skipped``), unless ``data.require_all``.
+    A data set's ``cells`` (a list of [lambda, mu] pairs of the grid) restricts its runs to
+    those points of ``lambdas`` x ``mus`` (default: all): its panels appear only in those
+    figures, its Table 2 row has nonzeros only if it has Table 2's point.
     """
     cfg = config[PAPER]
     out = Plan(PAPER, reference=dict(cfg["reference"]))
     grid = [(float(lam), float(mu)) for lam in cfg["lambdas"] for mu in cfg["mus"]]
     kept = data_entries(out, cfg["datasets"], config, registry, available)
+    cells = {name: _cells(entry, grid, f"{PAPER}.datasets.{name}.cells")
+             for name, (_, entry) in kept.items()}
 
     seeds = tuple(int(s) for s in cfg["seeds"])
     for lam, mu in grid:
         experiment = _experiment(lam, mu)
-        for spec, entry in kept.values():
+        for name, (spec, entry) in kept.items():
+            if (lam, mu) not in cells[name]:
+                continue
             problem = _problem(cfg, spec, lam, mu)
             for i, solver in enumerate(cfg["solvers"]):
                 options, tag = solver_options(solver, f"{PAPER}.solvers[{i}]")
@@ -81,17 +89,44 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
         out.stale += [f"results/figures/{PAPER}/figure{k}.png" for k in range(1, 7)]
         return out
     processed = str(config.get("data", {}).get("processed_dir", "data/processed"))
-    _outputs(out, cfg, grid, kept, processed)
+    _outputs(out, cfg, grid, kept, cells, processed)
     return out
 
 
-def _outputs(out: Plan, cfg: Mapping, grid, kept, processed: str) -> None:
+def _cells(entry: Mapping, grid: list[tuple[float, float]], where: str
+           ) -> list[tuple[float, float]]:
+    """The (lambda, mu) points a data set runs: its ``cells`` (each a point of the grid,
+    else a ConfigError naming ``where``), or the whole grid."""
+    given = entry.get("cells")
+    if given is None:
+        return list(grid)
+    out: list[tuple[float, float]] = []
+    for i, cell in enumerate(given):
+        if isinstance(cell, str | bytes) or len(cell) != 2:
+            raise ConfigError(f"{where}[{i}]: {cell!r} is not a [lambda, mu] pair")
+        point = (float(cell[0]), float(cell[1]))
+        if point not in grid:
+            raise ConfigError(
+                f"{where}[{i}]: lambda = {point[0]:g}, mu = {point[1]:g} is not a point of "
+                f"the grid dgpd.lambdas x dgpd.mus ("
+                + ", ".join(f"[{lam:g}, {mu:g}]" for lam, mu in grid) + ")")
+        if point in out:
+            raise ConfigError(f"{where}[{i}]: [{point[0]:g}, {point[1]:g}] is listed twice")
+        out.append(point)
+    if not out:
+        raise ConfigError(f"{where}: an empty list; leave it out to run the whole grid")
+    return out
+
+
+def _outputs(out: Plan, cfg: Mapping, grid, kept, cells, processed: str) -> None:
     from pdsparse.figures import CurveFigure, Panel
 
-    names = list(kept)
     logx = set(cfg.get("log_time", []) or [])
     for number, (lam, mu) in enumerate(FIGURES, start=1):
-        if (lam, mu) not in grid:
+        names = [name for name in kept if (lam, mu) in cells[name]]
+        if (lam, mu) not in grid or not names:
+            if (lam, mu) in grid:
+                out.stale.append(f"results/figures/{PAPER}/figure{number}.png")
             continue
         experiment = _experiment(lam, mu)
         panels = []
@@ -115,8 +150,10 @@ def _outputs(out: Plan, cfg: Mapping, grid, kept, processed: str) -> None:
              f"--aggregate {_q(f'{experiment}={agg}')}"),
             (agg,), "dgpd/figures.rst",
         ))
-    aggregates = [aggregate_path(PAPER, _experiment(lam, mu)) for lam, mu in grid]
+    aggregates = [aggregate_path(PAPER, _experiment(lam, mu)) for lam, mu in grid
+                  if _experiment(lam, mu) in out.experiments]
     speed = cfg["speedup"]
+    names = list(kept)
     heads = [f"{kept[name][0].name}+{kept[name][0].recipe.tag()}={name}" for name in names]
     command = ["speedup", "--aggregate " + " ".join(map(_q, aggregates)),
                f"--base {speed['base']}", "--names " + " ".join(map(_q, heads)),
@@ -125,8 +162,8 @@ def _outputs(out: Plan, cfg: Mapping, grid, kept, processed: str) -> None:
     out.outputs.append(Output(PAPER, "speedup", "table", tuple(command), tuple(aggregates),
                               "dgpd/speedup.rst"))
     lam, mu = float(cfg["table2"]["lam"]), float(cfg["table2"]["mu"])
-    if (lam, mu) in grid:
-        runs = [r for r in out.runs_of(_experiment(lam, mu)) if r.solver == speed["base"]]
+    runs = [r for r in out.runs_of(_experiment(lam, mu)) if r.solver == speed["base"]]
+    if (lam, mu) in grid and runs:  # every data set's statistics; nonzeros where it ran
         files = {name: f"{processed}/{kept[name][0].key}.npz" for name in names}
         data = [f"{name}={path}" for name, path in files.items()]
         papers = [f"{name}={entry['paper']}" for name, (_, entry) in kept.items()

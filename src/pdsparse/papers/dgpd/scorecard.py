@@ -121,17 +121,27 @@ def _dgpd_table2(ctx: _Context, cfg: Mapping, dv, status: Mapping[str, str]) -> 
 
 
 def _nz_fractions(r: Mapping) -> tuple[float, float]:
-    """Nonzero primal variables / (features x classes), dual / (train x classes)."""
-    k = max(float(r["classes"]), 1.0) if float(r["classes"]) > 2 else 1.0
+    """Nonzero primal variables / (features x classes), dual / (train x classes); for our
+    rows the classes actually solved (``solved_classes``: 1 for one class against the
+    rest)."""
+    solved = r.get("solved_classes")
+    if solved is not None and not (isinstance(solved, float) and math.isnan(solved)):
+        k = max(float(solved), 1.0)
+    else:
+        k = max(float(r["classes"]), 1.0) if float(r["classes"]) > 2 else 1.0
     return (float(r["nz_primal"]) / (float(r["features"]) * k),
             float(r["nz_dual"]) / (float(r["train"]) * k))
 
 
 def _dgpd_nz_text(r: Mapping) -> str:
     fp, fd = _nz_fractions(r)
+    positive = r.get("positive_class")
+    one = (f" (class {positive} vs rest only)"
+           if isinstance(positive, str | int | float) and str(positive) not in ("", "nan")
+           else "")
     return (f"#nz-primal {_n(r['nz_primal'])} ({_pct(fp)}), #nz-dual {_n(r['nz_dual'])} "
             f"({_pct(fd)}); {_n(r['features'])} features, {_n(r['train'])} train, "
-            f"{_n(r['classes'])} classes")
+            f"{_n(r['classes'])} classes{one}")
 
 
 def item_subtitle(name: str) -> str:
