@@ -702,13 +702,7 @@ def prepare(
                           f"but the recipe's test_file is {wanted!r}")
 
     raw_path = Path(raw_path)
-    try:
-        A, y = read_libsvm(raw_path, n_features=spec.d)
-    except DataError as exc:
-        extra = f" (registry d={spec.d:,})" if spec.d is not None else ""
-        raise DataError(f"dataset {spec.name!r}: {exc}{extra}") from exc
-    check_shape(spec, A.shape[0], A.shape[1], A.nnz, source=str(raw_path))
-    _check_labels(spec, y, str(raw_path))
+    A, y = _read_checked(raw_path, spec, f"dataset {spec.name!r}")
     if recipe is not None:
         return _prepare_recipe(A, y, raw_path, spec, recipe, out_path, __version__, test)
 
@@ -798,17 +792,24 @@ def _prepare_recipe(A, y, raw_path: Path, spec: DatasetSpec, recipe: Recipe, out
     return _save_recipe(out_path, spec.name, A, b, A_te, b_te, info, meta, source)
 
 
-def _read_test_file(raw_path, spec: DatasetSpec, width: int, name: str):
-    """Rows, raw labels and metadata of a recipe's ``test_file``: parsed and checked against
-    its own registry entry, then put on the training ``width`` (module docstring)."""
-    raw_path = Path(raw_path)
+def _read_checked(raw_path: Path, spec: DatasetSpec, what: str):
+    """A LIBSVM file read and checked against its registry entry (shape, nnz, labels);
+    errors start with ``what``."""
     try:
         A, y = read_libsvm(raw_path, n_features=spec.d)
     except DataError as exc:
         extra = f" (registry d={spec.d:,})" if spec.d is not None else ""
-        raise DataError(f"data set {name!r}: test file {spec.name!r}: {exc}{extra}") from exc
+        raise DataError(f"{what}: {exc}{extra}") from exc
     check_shape(spec, A.shape[0], A.shape[1], A.nnz, source=str(raw_path))
     _check_labels(spec, y, str(raw_path))
+    return A, y
+
+
+def _read_test_file(raw_path, spec: DatasetSpec, width: int, name: str):
+    """Rows, raw labels and metadata of a recipe's ``test_file``: parsed and checked against
+    its own registry entry, then put on the training ``width`` (module docstring)."""
+    raw_path = Path(raw_path)
+    A, y = _read_checked(raw_path, spec, f"data set {name!r}: test file {spec.name!r}")
     d_file = int(A.shape[1])
     dropped_nnz = dropped_cols = 0
     if d_file > width:
