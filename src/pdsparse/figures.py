@@ -170,10 +170,10 @@ COINCIDE_FRACTION = 0.01
 BAND_ALPHA = 0.15
 #: Appended to the legend label of a configuration with a diverged run.
 DIVERGED_LABEL = " (diverged: × where it leaves the chart)"
-#: Appended to the legend label of a configuration whose run stopped at its time budget
+#: The legend title's line, once per figure, when a run stopped at its time budget
 #: (``status == "max_time"``): its curve ends at a bar, where the budget did, not where it
-#: converged.
-BUDGET_LABEL = " (stopped by its time budget: |)"
+#: converged (no label suffix: a legend of long labels runs off the figure).
+BUDGET_NOTE = "| at a curve's end: its run stopped at its time budget, not converged"
 #: A diverged curve is drawn until its median rises this many decades above its start, and
 #: clipped there (its next values, up to 1e300 before inf, would squash every other curve).
 DIVERGED_RISE_DECADES = 3.0
@@ -880,8 +880,6 @@ def draw_curves(
         label = curve_label(curve.names, curve.key)
         if curve.diverged:
             label += DIVERGED_LABEL
-        elif curve.capped:
-            label += BUDGET_LABEL
         offset = MARKER_SPACING * (k + 0.5) / count
         x, median, low, high = curve.x, curve.median, curve.low, curve.high
         if logx:
@@ -949,7 +947,9 @@ def band_note(curves: Sequence[Curve], xs: Iterable[str] = ("epoch",)) -> str:
         )
     else:
         first = "line: one seed"
-    return first + "\nmarkers only tell the curves apart; a panel note marks curves that coincide"
+    budget = ("\n" + BUDGET_NOTE) if any(c.capped for c in curves) else ""
+    return (first + "\nmarkers only tell the curves apart; a panel note marks curves that "
+            "coincide" + budget)
 
 
 def read_aggregate(
