@@ -20,8 +20,8 @@ from pathlib import Path
 
 from pdsparse.errors import ConfigError, DataError
 
-__all__ = ["Builder", "GENERIC", "builders", "get_builder", "make_output", "write_table",
-           "key_value", "pairs", "positive_float", "require_file"]
+__all__ = ["Builder", "GENERIC", "builders", "get_builder", "make_output", "printed_columns",
+           "write_table", "key_value", "pairs", "positive_float", "require_file"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,13 @@ def make_output(paper: str, name: str, argv: Sequence[str]) -> list[str]:
     args = parser(paper, name, builder).parse_args(list(argv))
     builder.build(args, tuple(args.out))
     return list(args.out)
+
+
+def printed_columns(table: dict, columns: tuple, row: str | None) -> dict:
+    """A paper table's printed values of ``row`` as ``paper_<column>`` cells (NaN for a row
+    the paper does not print), to stand beside ours."""
+    printed = table.get(row) or (float("nan"),) * len(columns)
+    return {f"paper_{c}": v for c, v in zip(columns, printed, strict=True)}
 
 
 def write_table(table, markdown: str, out_csv: str | Path, out_md: str | Path) -> None:

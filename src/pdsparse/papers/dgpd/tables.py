@@ -22,7 +22,7 @@ import pandas as pd
 
 from pdsparse.data.store import data_meta
 from pdsparse.io import read_parquet
-from pdsparse.output import Builder, pairs, require_file, write_table
+from pdsparse.output import Builder, pairs, printed_columns, require_file, write_table
 from pdsparse.papers.dgpd.values import TABLE2, TABLE2_COLUMNS, TABLE2_SETTING
 from pdsparse.traces import read_metadata
 
@@ -101,10 +101,7 @@ def build_table2(runs: Sequence[PathLike], data: Mapping[str, PathLike],
             acc = [r.get("test_accuracy") for _, m in found for r in m.get("runs", [])]
             acc = [a for a in acc if a is not None and not math.isnan(a)]
             row["test_accuracy"] = float(np.median(acc)) if acc else math.nan
-        printed = TABLE2.get(row["paper_row"])
-        for col, value in zip(TABLE2_COLUMNS, printed or (math.nan,) * len(TABLE2_COLUMNS),
-                              strict=True):
-            row[f"paper_{col}"] = value
+        row.update(printed_columns(TABLE2, TABLE2_COLUMNS, row["paper_row"]))
         rows.append(row)
     return pd.DataFrame(rows, columns=TABLE2_CSV_COLUMNS)
 

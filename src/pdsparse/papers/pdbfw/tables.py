@@ -18,7 +18,7 @@ import pandas as pd
 from pdsparse.data.store import data_meta
 from pdsparse.errors import DataError
 from pdsparse.io import read_parquet
-from pdsparse.output import Builder, pairs, require_file, write_table
+from pdsparse.output import Builder, pairs, printed_columns, require_file, write_table
 from pdsparse.papers.pdbfw.values import TABLE2, TABLE2_COLUMNS
 
 __all__ = ["TABLE2_CSV_COLUMNS", "build_table2", "render_table2", "write_table2"]
@@ -58,10 +58,7 @@ def build_table2(data: Mapping[str, PathLike], references: Mapping[str, PathLike
                "sparsity_ratio": int(r["solution_nnz"]) / d, "radius": float(r["radius"]),
                "solution_norm": float(r["solution_norm"]), "active": bool(r["active"]),
                "l2": float(r["l2"])}
-        printed = TABLE2.get(row["paper_row"])
-        for col, value in zip(TABLE2_COLUMNS, printed or (math.nan,) * len(TABLE2_COLUMNS),
-                              strict=True):
-            row[f"paper_{col}"] = value
+        row.update(printed_columns(TABLE2, TABLE2_COLUMNS, row["paper_row"]))
         rows.append(row)
     return pd.DataFrame(rows, columns=TABLE2_CSV_COLUMNS)
 
