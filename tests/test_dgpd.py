@@ -125,9 +125,21 @@ def py_dgpd_full(p, iters, q_per_s):
     return out
 
 
-def py_dgpd(p, iters, q_per_s, inner=5):
+def top(values, eligible, size):
+    """The ``size`` best eligible indices, largest value first, ties to the lowest index."""
+    idx = np.flatnonzero(eligible)
+    ranked = idx[np.lexsort((idx, -values[idx]))]
+    return [int(k) for k in ranked[:size]]
+
+
+def py_dgpd(p, iters, q_per_s, inner=5, batch=1, gauss_seidel=False, s_rule="active",
+            q_fixed=None):
     """Algorithm 2 (Sec. 3.1-3.2, Sec. 5's inner passes) with the kernel's order of sums and
-    its work count; full vectors, no touched lists (the kernel's lists only save work)."""
+    its work count; full vectors, no touched lists (the kernel's lists only save work).
+
+    The choices the paper leaves open: ``batch`` coordinates per search, ``gauss_seidel``
+    (x_k refreshed on a row's columns after each dual step), ``s_rule`` "active" (s = |A_x|)
+    or "moved" (s = ||x - x_bar(y)||_0 at the search), ``q_fixed`` (a step without s)."""
     A, C = p.csr, p.csc
     n, d, l1, l2, b = p.n, p.d, p.l1, p.l2, p.b
     inv_n = 1.0 / n
@@ -154,13 +166,17 @@ def py_dgpd(p, iters, q_per_s, inner=5):
             for k, a in zip(idx, val, strict=True):
                 u[k] += alpha[i] * a
             search += idx.size
-        search += np.count_nonzero(np.bincount(
-            np.concatenate([row(i)[0] for i in Ay] + [np.zeros(0, int)]), minlength=d))
+        reached = np.bincount(np.concatenate([row(i)[0] for i in Ay] + [np.zeros(0, int)]),
+                              minlength=d) > 0
+        search += int(reached.sum())
+        moved = int(np.count_nonzero(soft(u * inv_n, l1, l2) != x))
+        if s_rule == "moved":
+            search += len(Ax)
         cand = np.abs(u) * inv_n > l1
         cand[Ax] = False
-        j = int(np.argmax(np.where(cand, np.abs(u), -1.0))) if cand.any() else -1
-        if j >= 0:
-            Ax.append(j)
+        new_cols = top(np.abs(u), cand, batch)
+        j = new_cols[0] if new_cols else -1
+        Ax += new_cols
         # (11)
         for k in Ax:
             x[k] = soft(u[k] * inv_n, l1, l2)
@@ -178,12 +194,15 @@ def py_dgpd(p, iters, q_per_s, inner=5):
         search += int(touched.sum())
         free = np.ones(n, bool)
         free[Ay] = False
-        gk = np.where(free, np.abs(dual_grad(p.loss, m, alpha, b)), 0.0)
-        i = int(np.argmax(gk)) if gk.max() > 0 else -1
+        gk = np.abs(dual_grad(p.loss, m, alpha, b))
         walk = [t for t, r in enumerate(order) if free[r] and not touched[r]]
-        search += walk[0] + 1 if walk else n
-        if i >= 0:
-            Ay.append(i)
+        # rows reached by A_x compete, and of the others the first ``batch`` in |b| order
+        eligible = free & touched
+        eligible[order[walk[:batch]]] = True
+        new_rows = top(gk, eligible & (gk > 0), batch)
+        search += walk[batch - 1] + 1 if len(walk) >= batch else n
+        i = new_rows[0] if new_rows else -1
+        Ay += new_rows
         # the active submatrix: rows of A_y (in order) restricted to the columns of A_x
         inx = np.zeros(d, bool)
         inx[Ax] = True
@@ -192,9 +211,10 @@ def py_dgpd(p, iters, q_per_s, inner=5):
             idx, val = row(r)
             sub.append((idx[inx[idx]], val[inx[idx]]))
             search += idx.size
-        q = q_per_s * max(1, len(Ax))
+        s = max(1, moved if s_rule == "moved" else len(Ax))
+        q = q_fixed if q_fixed is not None else q_per_s * s
         for pss in range(inner):
-            if pss > 0:
+            if pss > 0 and not gauss_seidel:
                 for k in Ax:
                     x[k] = soft(u[k] * inv_n, l1, l2)  # (11)
                 work += len(Ax)
@@ -208,12 +228,15 @@ def py_dgpd(p, iters, q_per_s, inner=5):
                     for k, a in zip(idx, val, strict=True):
                         u[k] += da * a
                     work += idx.size
+                    if gauss_seidel:
+                        x[idx] = soft(u[idx] * inv_n, l1, l2)
+                        work += idx.size
         # step 6: kick out zeros
         Ax = [k for k in Ax if x[k] != 0]
         Ay = [r for r in Ay if alpha[r] != 0]
         total = search + work
         out.append(dict(x=x.copy(), alpha=alpha.copy(), j=j, i=i, Ax=list(Ax), Ay=list(Ay),
-                        work=max(total, 1), subnnz=sum(s[0].size for s in sub)))
+                        work=max(total, 1), subnnz=sum(r[0].size for r in sub), s=s))
     return out
 
 
@@ -251,6 +274,67 @@ def test_algorithm2_matches_transcription(loss, l2, l1, inner):
         assert (k.counter("j"), k.counter("i"), k.counter("subnnz")) == (r["j"], r["i"],
                                                                            r["subnnz"])
     assert len(r["Ax"]) > 2 and len(r["Ay"]) > 10
+
+
+VARIANTS = [  # (options, transcription keywords): the choices the paper leaves open
+    ({"batch": "3"}, {"batch": 3}),
+    ({"passes": "gauss_seidel"}, {"gauss_seidel": True}),
+    ({"step": "eq16"}, {"s_rule": "moved"}),
+    ({"batch": "4", "passes": "gauss_seidel", "step": "curvature", "eta": "x10"},
+     {"batch": 4, "gauss_seidel": True, "curvature": True}),
+]
+
+
+@pytest.mark.parametrize("dense", [False, True])
+@pytest.mark.parametrize("loss,l2,l1", [("smooth_hinge", 0.1, 0.05), ("squared", 0.1, 0.05),
+                                         ("smooth_hinge", 0.003, 0.01)])
+@pytest.mark.parametrize("options,kw", VARIANTS)
+def test_algorithm2_variants_match_transcription(options, kw, loss, l2, l1, dense):
+    p = make_problem(n=30, d=20, loss=loss, l2=l2, l1=l1, dense=dense)
+    options = {"inner": "3", "eta": "x10", **options}
+    k = DGPDKernel(p, DGPDOptions(**options))
+    kw = dict(kw)
+    if kw.pop("curvature", False):
+        kw["q_fixed"] = np.max(p.row_sqnorms) / (p.n * p.l2) / 10
+        assert k.q_fixed == pytest.approx(kw["q_fixed"], rel=1e-14)
+    sparse = make_problem(n=30, d=20, loss=loss, l2=l2, l1=l1)  # the same rows, as CSR
+    ref = py_dgpd(sparse, 40, k.q_per_s, inner=3, **kw)
+    for t, r in enumerate(ref):
+        it, work = k.run(1)
+        assert it == 1, t
+        if dense:  # the submatrix in A_x order, the searches scan n + d: same to rounding
+            np.testing.assert_allclose(k.x, r["x"], rtol=1e-10, atol=1e-15, err_msg=str(t))
+            np.testing.assert_allclose(k.alpha, r["alpha"], rtol=1e-10, atol=1e-15,
+                                       err_msg=str(t))
+        else:
+            assert work == r["work"], t
+            np.testing.assert_array_equal(k.x, r["x"], err_msg=f"iteration {t}")
+            np.testing.assert_array_equal(k.alpha, r["alpha"], err_msg=f"iteration {t}")
+        ax, ay = k.active()
+        assert ax.tolist() == r["Ax"] and ay.tolist() == r["Ay"], t
+        assert (k.counter("j"), k.counter("i")) == (r["j"], r["i"]), t
+        if "q_fixed" not in kw:
+            assert k.counter("s") == r["s"], t
+    assert max(len(a["Ax"]) for a in ref) > 2 and max(len(a["Ay"]) for a in ref) > 5
+    if kw.get("batch", 1) > 1:  # a search did add a batch
+        assert max(len(a["Ay"]) for a in ref[:3]) >= 2 * kw["batch"] - 1
+
+
+def test_batch_of_one_and_defaults_are_the_printed_algorithm():
+    """The late options at their values as printed give the printed runs and the old tags."""
+    p = make_problem(n=30, d=20, l2=0.1, l1=0.05)
+    a = DGPDKernel(p, DGPDOptions(inner="5", eta="x10"))
+    b = DGPDKernel(p, DGPDOptions(inner="5", eta="x10", batch="1", passes="jacobi",
+                                  step="theorem"))
+    for _ in range(30):
+        assert a.run(1) == b.run(1)
+    np.testing.assert_array_equal(a.x, b.x)
+    spec = SPECS["dgpd"]
+    assert spec.tag({"inner": "5", "eta": "x10"}) == "5-x10"
+    assert spec.tag({"inner": "5", "eta": "x10", "passes": "gauss_seidel"}) == (
+        "5-x10-1-gauss_seidel")
+    assert spec.tag({"batch": "8"}) == "5-theorem-8"
+    assert spec.tag({"step": "curvature", "batch": 1}) == "5-theorem-1-jacobi-curvature"
 
 
 def test_logistic_transcriptions_agree_to_rounding():
@@ -474,6 +558,22 @@ def test_reaches_certified_optimum(method, options, l1, l2):
     assert 0 < last.nnz_primal < p.d
 
 
+@pytest.mark.parametrize("options", [{"batch": "8", "passes": "gauss_seidel", "step": "curvature"},
+                                     {"step": "eq16", "eta": "x10"},
+                                     {"batch": "4", "passes": "gauss_seidel", "eta": "x100"}])
+@pytest.mark.parametrize("l1,l2", GRID)
+def test_variants_reach_certified_optimum(options, l1, l2):
+    p, ref, (p_scipy, _) = problem_and_optimum(l1, l2)
+    res = solve(p, SPECS["dgpd"], options=options, tol=1e-9, max_epochs=1e6, max_seconds=60,
+                eval_every=5)
+    assert res.status == "converged", res.trace.tail(3)
+    last = res.trace.iloc[-1]
+    assert last.gap <= 1e-8 * abs(last.primal)
+    assert last.primal == pytest.approx(ref.p_star, rel=1e-8)
+    assert last.primal == pytest.approx(p_scipy, rel=1e-8)
+    assert set(np.flatnonzero(res.w)) == set(np.flatnonzero(np.abs(ref.w) > 1e-6))
+
+
 @pytest.mark.parametrize("loss", ["logistic", "squared"])
 @pytest.mark.parametrize("method", ["dgpd", "dgpd_full"])
 def test_other_losses_reach_certified_optimum(loss, method):
@@ -645,7 +745,9 @@ def test_specs_are_registry_ready():
     for spec in SPECS.values():
         assert spec.family == "primal_dual" and spec.start == "alpha0"
     assert SPECS["dgpd"].choices() == {"inner": ("1", "3", "5", "10"),
-                                       "eta": ("theorem", "x10", "x100", "x1000")}
+                                       "eta": ("theorem", "x10", "x100", "x1000"),
+                                       "batch": ("1",), "passes": ("jacobi", "gauss_seidel"),
+                                       "step": ("theorem", "eq16", "curvature")}
     assert SPECS["dgpd"].tag() == "5-theorem" and SPECS["dgpd_full"].tag() == "theorem"
     with pytest.raises(ValueError, match="unknown eta"):
         DGPDOptions(eta="x3")

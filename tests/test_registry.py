@@ -36,12 +36,8 @@ def test_registry_covers_the_names():
         assert spec.choices().get("sampling", names.SAMPLINGS) == names.SAMPLINGS
     assert SOLVERS["dual_rcd"].choices()["dual_step"] == names.DUAL_STEPS
     # every option value the CLI and the schema offer is some solver's choice, and back
-    offered = (set(names.SAMPLINGS) | set(names.DUAL_STEPS) | set(names.DGPD_INNER)
-               | set(names.DGPD_ETAS) | set(names.BALL_MOMENTA) | set(names.FW_STEPS)
-               | set(names.BALL_STEPS) | set(names.BALL_INNER) | set(names.STORC_INNER)
-               | set(names.BALL_BATCHES) | set(names.BALL_BATCH_CAPS)
-               | set(names.BALL_SNAPSHOTS) | set(names.TRACE_RANKS)
-               | set(names.PDBFW_DELTAS) | set(names.PDBFW_SIZES))
+    offered = {v for opts in names.SOLVER_OPTIONS.values() for vals in opts.values()
+               for v in vals}
     assert offered == {v for s in SOLVERS.values() for c in s.choices().values() for v in c}
 
 
@@ -94,7 +90,10 @@ def test_tags_and_columns_of_the_defaults():
     assert SOLVERS["primal_rcd"].option_columns() == {**none, "sampling": "importance"}
     assert SOLVERS["dual_rcd"].option_columns() == {**none, "sampling": "importance",
                                                     "dual_step": "fixed"}
-    assert SOLVERS["dgpd"].option_columns() == {**none, "inner": "5", "eta": "theorem"}
+    assert SOLVERS["dgpd"].option_columns() == {**none, "inner": "5", "eta": "theorem",
+                                                "batch": "1", "passes": "jacobi",
+                                                "step": "theorem"}
+    assert SOLVERS["dgpd"].tag() == "5-theorem"  # late options at their defaults: old tags
     assert option_names()[:4] == ("sampling", "dual_step", "inner", "eta")
     assert SOLVERS["spdc"].tag() == "default"
 

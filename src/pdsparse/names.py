@@ -19,6 +19,9 @@ METHODS = ("primal_rcd", "dual_rcd", "spdc", "dgpd", "dgpd_full", "acc_pg", "fw"
            "scgs", "storc", "sfw", "block_fw", "pdbfw")
 DGPD_INNER = ("1", "3", "5", "10")
 DGPD_ETAS = ("theorem", "x10", "x100", "x1000")
+DGPD_BATCHES = ("1",)
+DGPD_PASSES = ("jacobi", "gauss_seidel")
+DGPD_STEPS = ("theorem", "eq16", "curvature")
 PDBFW_DELTAS = ("theorem", "x10", "x100", "x1000", "x10000", "x100000")
 PDBFW_SIZES = ("auto",)
 SAMPLINGS = ("uniform", "importance", "permutation")
@@ -39,7 +42,8 @@ SOLVER_OPTIONS = {
     "primal_rcd": {"sampling": SAMPLINGS},
     "dual_rcd": {"sampling": SAMPLINGS, "dual_step": DUAL_STEPS},
     "spdc": {},
-    "dgpd": {"inner": DGPD_INNER, "eta": DGPD_ETAS},
+    "dgpd": {"inner": DGPD_INNER, "eta": DGPD_ETAS, "batch": DGPD_BATCHES,
+             "passes": DGPD_PASSES, "step": DGPD_STEPS},
     "dgpd_full": {"eta": DGPD_ETAS},
     "acc_pg": {"momentum": BALL_MOMENTA},
     "fw": {"step": FW_STEPS},
@@ -55,6 +59,6 @@ SOLVER_OPTIONS = {
 INTEGER_OPTIONS = (("svrg", "inner"), ("scgs", "batch"), ("scgs", "batch_cap"),
                    ("storc", "inner"), ("storc", "batch"), ("storc", "batch_cap"),
                    ("sfw", "batch"), ("sfw", "batch_cap"), ("block_fw", "s"), ("pdbfw", "s"),
-                   ("pdbfw", "k"))
+                   ("pdbfw", "k"), ("dgpd", "batch"))
 """(solver, option) pairs that also take a positive count (``solver_base._int_option``;
 tested)."""

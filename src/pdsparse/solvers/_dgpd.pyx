@@ -73,6 +73,11 @@ cdef enum:
     I_ITERS = 11  # iterations so far
     INFO_SIZE = 16
 
+# s of the Theorem 4.2 step in Algorithm 2 (``dgpd``'s ``s_rule``)
+cpdef enum:
+    S_ACTIVE = 0  # max(1, |A_x|) after the search (as Algorithm 2 applies the theorem)
+    S_MOVED = 1  # max(1, ||x - x_bar(y)||_0) at the search (eq. (16) literally)
+
 INFO = {"nx": I_NX, "ny": I_NY, "nlist_d": I_NLIST_D, "nlist_n": I_NLIST_N, "need": I_NEED,
         "search": I_SEARCH, "inner": I_INNER, "j": I_J, "i": I_I, "s": I_S,
         "subnnz": I_SUBNNZ, "iters": I_ITERS, "size": INFO_SIZE}
@@ -112,6 +117,28 @@ cdef inline double dual_grad(int loss, double m, double alpha, double b) noexcep
 cdef inline bint better(double v, Py_ssize_t k, double best, Py_ssize_t kbest) noexcept nogil:
     """v at k beats best at kbest: larger, or equal and at a lower index (kbest >= 0)."""
     return v > best or (v == best and kbest >= 0 and k < kbest)
+
+
+cdef inline Py_ssize_t top_insert(double v, Py_ssize_t k, double* vals, int* idx,
+                                  Py_ssize_t cnt, Py_ssize_t size) noexcept nogil:
+    """Insert (v, k) into the ``cnt`` best so far, ``vals[:cnt]`` / ``idx[:cnt]`` ordered by
+    :func:`better` (largest first, ties to the lowest index), keeping at most ``size``;
+    returns the new count. ``size`` = 1 is a running argmax."""
+    cdef Py_ssize_t p = cnt
+    while p > 0 and better(v, k, vals[p - 1], idx[p - 1]):
+        p -= 1
+    if p >= size:
+        return cnt
+    if cnt == size:
+        cnt -= 1
+    cdef Py_ssize_t t = cnt
+    while t > p:
+        vals[t] = vals[t - 1]
+        idx[t] = idx[t - 1]
+        t -= 1
+    vals[p] = v
+    idx[p] = <int>k
+    return cnt + 1
 
 
 def conj_derivs(int loss, const double[::1] alpha, const double[::1] b):
@@ -324,24 +351,35 @@ def dgpd(int r_layout, const double[::1] r_data, const int[::1] r_indices,
          signed char[::1] mark_d, signed char[::1] mark_n,
          int[::1] rptr, int[::1] ridx, double[::1] rval,
          double l2, double l1, int loss, double q_per_s, double q_fixed, int inner,
-         long long max_row_nnz, long long[::1] info, long long budget):
+         long long max_row_nnz, long long[::1] info, long long budget,
+         int batch=1, bint gauss_seidel=False, int s_rule=S_ACTIVE,
+         double[::1] top_v=None, int[::1] top_i=None):
     """DGPD Algorithm 2 (active sets), ``inner`` passes per search (Sec. 5 uses 5).
 
-    One outer iteration:
+    One outer iteration (as printed with ``batch`` = 1, ``gauss_seidel`` off, ``s_rule`` =
+    ``S_ACTIVE``; the three are the choices the paper leaves open, see below):
 
     1. (10), with eq. (14): u = A^T alpha from the rows of A_y, then j = argmax_{k not in A_x}
        |x_bar_k| = argmax |u_k| among |u_k| / n > lambda (soft thresholding is monotone);
-       A_x += {j} if x_bar_j != 0.
+       A_x += {j} if x_bar_j != 0. With ``batch`` = B the B largest join, best first (Sec.
+       3: "the extension to a batch of coordinates is straightforward").
     2. (11): x_k <- x_bar_k for k in A_x (given y, the primal block update is exact and
-       separable: Jacobi = Gauss-Seidel).
+       separable).
     3. (12), with eq. (14): m = A x from the columns of A_x, then i = argmax_{k not in A_y}
-       |m_k - (phi_k^*)'(y_k)| (projected; at y_k = 0); A_y += {i} if it is > 0.
+       |m_k - (phi_k^*)'(y_k)| (projected; at y_k = 0); A_y += {i} if it is > 0 (the B
+       largest with ``batch`` = B).
     4. The active submatrix [A]_{A_y, A_x} is rebuilt as a CSR (``rptr``, ``ridx``, ``rval``):
        the rows of A_y in ``act_y`` order restricted to the columns of A_x (sparse: in
        column order, by a scan of the row; dense: in ``act_x`` order).
     5. (13) for i in A_y: m_i = <[a_i]_{A_x}, x>, the dual step with q = q_fixed or
-       q_per_s * max(1, |A_x|), u_{A_x} += (delta alpha_i) [a_i]_{A_x}.
-    6. ``inner - 1`` more passes of (11) then (13) on the active sets.
+       q_per_s * s, u_{A_x} += (delta alpha_i) [a_i]_{A_x}; s = max(1, |A_x|) (``S_ACTIVE``,
+       Theorem 4.2 as Algorithm 2 applies it) or s = max(1, ||x - x_bar(y)||_0) counted at
+       the search before step 2 (``S_MOVED``, eq. (16) literally, as Algorithm 1 counts it).
+       With ``gauss_seidel`` each dual step also refreshes x_k = x_bar_k on the row's
+       active columns (its u_k just changed), so the next row's m_i sees the new x; as
+       printed (Jacobi) x is refreshed once per pass, by (11).
+    6. ``inner - 1`` more passes of (11) (Jacobi only: under Gauss-Seidel x = x_bar on A_x
+       already) then (13) on the active sets.
     7. Step 6 of the algorithm: rows with alpha_i = 0 and columns with x_j = 0 leave the
        active sets (which stay the supports; order kept).
 
@@ -362,9 +400,10 @@ def dgpd(int r_layout, const double[::1] r_data, const int[::1] r_indices,
     ``in_x``, ``in_y`` (nx, ny in ``info``), ``u``, ``m`` with their touched lists
     ``list_d``/``list_n`` and flags ``mark_d``/``mark_n``; ``rptr`` (n + 1), ``ridx``,
     ``rval`` are scratch whose capacity must cover the submatrix: an outer iteration starts
-    only if sum_{A_y} min(nnz(a_i), |A_x| + 1) + min(max_row_nnz, |A_x| + 1) fits, otherwise
+    only if sum_{A_y} min(nnz(a_i), |A_x| + B) + B min(max_row_nnz, |A_x| + B) fits, otherwise
     the call returns with that number in ``info[I_NEED]`` (grow and call again; the state
-    is untouched). Start: x = 0, u = 0, m = 0, flags 0, and A_y = supp(alpha) (any order).
+    is untouched); ``top_v``, ``top_i`` are scratch of at least B entries (B > 1). Start: x =
+    0, u = 0, m = 0, flags 0, and A_y = supp(alpha) (any order).
     """
     cdef Lines R, C
     init_rows_cols(&R, &C, r_layout, r_data, r_indices, r_indptr, r_count, r_length, r_step,
@@ -385,13 +424,24 @@ def dgpd(int r_layout, const double[::1] r_data, const int[::1] r_indices,
         raise ValueError(f"info needs {INFO_SIZE} entries")
     if not (l2 > 0.0 and l1 >= 0.0 and (q_fixed > 0.0 or q_per_s > 0.0) and inner >= 1):
         raise ValueError("need l2 > 0, l1 >= 0, a positive step and inner >= 1")
+    if s_rule not in (S_ACTIVE, S_MOVED) or batch < 1:
+        raise ValueError(f"need batch >= 1 and s_rule in ({S_ACTIVE}, {S_MOVED})")
+    cdef double one_v = 0.0
+    cdef int one_i = 0
+    cdef double* tv = &one_v
+    cdef int* ti = &one_i
+    if batch > 1:
+        if top_v is None or top_i is None or top_v.shape[0] < batch or top_i.shape[0] < batch:
+            raise ValueError(f"batch {batch} needs top_v and top_i of at least {batch} entries")
+        tv = &top_v[0]
+        ti = &top_i[0]
     if not (0 <= info[I_NX] <= d and 0 <= info[I_NY] <= n):
         raise ValueError("info holds inconsistent active-set sizes")
     cdef double inv_n = 1.0 / n
     cdef long long cap = ridx.shape[0]
-    cdef long long touched = 0, iters = 0, search, work, need, rl, nl, cnt
+    cdef long long touched = 0, iters = 0, search, work, need, rl, nl, cnt, moved
     cdef Py_ssize_t nx = info[I_NX], ny = info[I_NY]
-    cdef Py_ssize_t t, r, k, j, i, p, e, e0, e1, pss
+    cdef Py_ssize_t t, r, k, j, i, p, e, e0, e1, pss, ntop, found
     cdef double best, a, gk, q, mi, ai, anew, da
     cdef long long nlist_d = info[I_NLIST_D], nlist_n = info[I_NLIST_N]
     cdef bint dense = R.layout == DENSE
@@ -400,31 +450,40 @@ def dgpd(int r_layout, const double[::1] r_data, const int[::1] r_indices,
     with nogil:
         while touched < budget:
             # capacity of the active submatrix for this outer iteration (one more row, column)
-            need = min(max_row_nnz, nx + 1)
+            need = batch * min(max_row_nnz, nx + batch)
             for r in range(ny):
-                need += min(line_nnz(&R, ay[r]), nx + 1)
+                need += min(line_nnz(&R, ay[r]), nx + batch)
             if need > cap:
                 info[I_NEED] = need
                 break
             # 1. (10) with (14): u = A^T alpha over the active rows; touched columns only
             search = gather(&R, ay, ny, &alpha[0], &u[0], d, &mark_d[0], &list_d[0],
                             &nlist_d, ax, nx)
-            best = 0.0
-            j = -1
+            ntop = 0
+            moved = 0
             cnt = nlist_d
             for t in range(cnt):
                 k = t if dense else list_d[t]
+                if s_rule == S_MOVED and soft_l2(u[k] * inv_n, l1, l2) != x[k]:
+                    moved += 1
                 if in_x[k]:
                     continue
                 a = fabs(u[k])
-                if a * inv_n > l1 and better(a, k, best, j):
-                    best = a
-                    j = k
+                if a * inv_n > l1:
+                    ntop = top_insert(a, k, tv, ti, ntop, batch)
             search += cnt
-            if j >= 0:
-                ax[nx] = <int>j
+            if s_rule == S_MOVED and not dense:
+                # active columns no active row reaches: u_k = 0, so x_bar_k = 0
+                for t in range(nx):
+                    k = ax[t]
+                    if not mark_d[k] and x[k] != 0.0:
+                        moved += 1
+                search += nx
+            j = ti[0] if ntop > 0 else -1
+            for t in range(ntop):
+                ax[nx] = ti[t]
                 nx += 1
-                in_x[j] = 1
+                in_x[ti[t]] = 1
             # 2. (11), first pass
             for t in range(nx):
                 k = ax[t]
@@ -434,35 +493,37 @@ def dgpd(int r_layout, const double[::1] r_data, const int[::1] r_indices,
             # untouched row (m_k = 0) through ``order``
             search += gather(&C, ax, nx, &x[0], &m[0], n, &mark_n[0], &list_n[0],
                              &nlist_n, NULL, 0)
-            best = 0.0
-            i = -1
+            ntop = 0
             cnt = nlist_n
             for t in range(cnt):
                 k = t if dense else list_n[t]
                 if in_y[k]:
                     continue
                 gk = fabs(dual_grad(loss, m[k], alpha[k], b[k]))
-                if better(gk, k, best, i):
-                    best = gk
-                    i = k
+                if gk > 0.0:
+                    ntop = top_insert(gk, k, tv, ti, ntop, batch)
             search += cnt
             if not dense:
+                # the untouched rows best first: the first B free ones compete
+                found = 0
                 for t in range(n):
+                    if found >= batch:
+                        break
                     k = order[t]
                     search += 1
                     if in_y[k] or mark_n[k]:
                         continue
+                    found += 1
                     gk = fabs(dual_grad(loss, 0.0, alpha[k], b[k]))
-                    if better(gk, k, best, i):
-                        best = gk
-                        i = k
-                    break
+                    if gk > 0.0:
+                        ntop = top_insert(gk, k, tv, ti, ntop, batch)
+            i = ti[0] if ntop > 0 else -1
             info[I_J] = j
             info[I_I] = i
-            if i >= 0:
-                ay[ny] = <int>i
+            for t in range(ntop):
+                ay[ny] = ti[t]
                 ny += 1
-                in_y[i] = 1
+                in_y[ti[t]] = 1
             # 4. the active submatrix, rows of A_y restricted to the columns of A_x
             e = 0
             rptr[0] = 0
@@ -485,11 +546,14 @@ def dgpd(int r_layout, const double[::1] r_data, const int[::1] r_indices,
                     search += R.indptr[i + 1] - R.indptr[i]
                 rptr[r + 1] = <int>e
             info[I_SUBNNZ] = e
-            info[I_S] = nx if nx > 1 else 1
+            if s_rule == S_MOVED:
+                info[I_S] = moved if moved > 1 else 1
+            else:
+                info[I_S] = nx if nx > 1 else 1
             q = q_fixed if q_fixed > 0.0 else q_per_s * info[I_S]
             # 5., 6. inner passes: (13) on A_y, then (11) on A_x again
             for pss in range(inner):
-                if pss > 0:
+                if pss > 0 and not gauss_seidel:
                     for t in range(nx):
                         k = ax[t]
                         x[k] = soft_l2(u[k] * inv_n, l1, l2)
@@ -510,6 +574,11 @@ def dgpd(int r_layout, const double[::1] r_data, const int[::1] r_indices,
                         for e in range(e0, e1):
                             u[ridx[e]] += da * rval[e]
                         work += e1 - e0
+                        if gauss_seidel:
+                            for e in range(e0, e1):
+                                k = ridx[e]
+                                x[k] = soft_l2(u[k] * inv_n, l1, l2)
+                            work += e1 - e0
             # 7. kick out zeros (step 6): the active sets stay the supports
             t = 0
             for r in range(nx):

@@ -64,16 +64,24 @@ def _did_you_mean(word: Any, candidates: Iterable[Any]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _option(default: str, choices: tuple[str, ...], doc: str) -> Any:
-    """An option field: a name out of ``choices`` (validated), with a one-line ``doc``."""
-    return field(default=default, metadata={"choices": tuple(choices), "doc": doc})
+def _option(default: str, choices: tuple[str, ...], doc: str, *, late: bool = False) -> Any:
+    """An option field: a name out of ``choices`` (validated), with a one-line ``doc``.
+
+    ``late``: an option added after results were tagged; at its default it is left out of
+    the tag when every option after it is too (:meth:`SolverSpec.tag`), so earlier tags
+    (and the files named by them) stay valid.
+    """
+    return field(default=default,
+                 metadata={"choices": tuple(choices), "doc": doc, "late": late})
 
 
-def _int_option(default: str, choices: tuple[str, ...], doc: str) -> Any:
+def _int_option(default: str, choices: tuple[str, ...], doc: str, *,
+                late: bool = False) -> Any:
     """An option field that is a positive integer written in decimal ("423"), or a name out
     of ``choices`` ("auto"). Values stay strings, so that tags and trace columns are text."""
     return field(default=default,
-                 metadata={"choices": tuple(choices), "doc": doc, "integer": True})
+                 metadata={"choices": tuple(choices), "doc": doc, "integer": True,
+                           "late": late})
 
 
 def _is_count(value: Any) -> bool:

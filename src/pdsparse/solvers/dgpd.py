@@ -24,6 +24,14 @@ n gamma mu) s), R = max_i ||a_i||, gamma = 1 / smoothness of the house loss (1 f
 x_bar||_0) (Algorithm 1) or max(1, |A_x|) (Algorithm 2). The kernels also take an absolute
 ``eta=`` (Python only, not a registry option).
 
+**What Algorithm 2 leaves open** (options ``batch``, ``passes``, ``step``; the defaults are
+the algorithm as printed, and tags leave them out): coordinates added per search (Sec. 3:
+"the extension to a batch of coordinates is straightforward"), the inner passes' order
+(Jacobi as printed: x refreshed once per pass; Gauss-Seidel: after each dual step), and
+the s of the step (|A_x| as Algorithm 2 applies Theorem 4.2, eq. (16)'s ||x - x_bar||_0
+literally, or none: the dual coordinate's curvature q = R^2 / (n mu), :func:`curvature_q`).
+Each is transcribed in ``tests/test_dgpd.py`` and reaches the certified optimum there.
+
 The kernels are deterministic: ``seed`` is accepted for the registry's interface and unused.
 """
 
@@ -34,13 +42,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdsparse.errors import ConfigError
-from pdsparse.names import DGPD_ETAS, DGPD_INNER
+from pdsparse.names import DGPD_BATCHES, DGPD_ETAS, DGPD_INNER, DGPD_PASSES, DGPD_STEPS
 from pdsparse.problem import Problem
 from pdsparse.solvers import _dgpd
-from pdsparse.solvers.base import _Kernel, _option, _Options
+from pdsparse.solvers.base import _int_option, _Kernel, _option, _Options
 
 __all__ = ["DGPDOptions", "DGPDFullOptions", "DGPDKernel", "DGPDFullKernel", "ETA_CHOICES",
-           "INNER_CHOICES", "theorem_q_per_s", "dgpd_factory", "dgpd_full_factory"]
+           "INNER_CHOICES", "theorem_q_per_s", "curvature_q", "dgpd_factory",
+           "dgpd_full_factory"]
 
 ETA_CHOICES = DGPD_ETAS
 """Multipliers of the Theorem 4.2 step size."""
@@ -60,6 +69,20 @@ class DGPDOptions(_Options):
                          "passes of the updates (11), (13) over the active sets per search "
                          "(Sec. 5: 5)")
     eta: str = _option("theorem", ETA_CHOICES, _ETA_DOC)
+    # The choices the paper leaves open (defaults: Algorithm 2 as printed).
+    batch: str = _int_option(
+        "1", DGPD_BATCHES,
+        "coordinates each search (10), (12) adds to A_x and to A_y (printed: 1; Sec. 3: "
+        "'the extension to a batch is straightforward')", late=True)
+    passes: str = _option(
+        "jacobi", DGPD_PASSES,
+        "inner passes: jacobi (printed: x refreshed by (11) once per pass) or gauss_seidel "
+        "(x_k = x_bar_k refreshed on a row's columns after each dual step (13))", late=True)
+    step: str = _option(
+        "theorem", DGPD_STEPS,
+        "s of the dual step: theorem (Theorem 4.2 with s = |A_x|, as Algorithm 2 applies "
+        "it), eq16 (s = ||x - x_bar||_0, eq. (16) literally) or curvature (q = R^2/(n mu), "
+        "the dual coordinate's curvature; no s); eta multiplies each", late=True)
 
 
 @dataclass(frozen=True)
@@ -67,6 +90,13 @@ class DGPDFullOptions(_Options):
     """Options of DGPD Algorithm 1 (one greedy primal and one greedy dual coordinate)."""
 
     eta: str = _option("theorem", ETA_CHOICES, _ETA_DOC)
+
+
+def curvature_q(problem: Problem) -> float:
+    """q = n / eta = R^2 / (n mu), R = max_i ||a_i||: the curvature of the dual objective
+    along a coordinate of the longest row, times n (the kernels' scaling of (13)); R^2 / mu
+    in the paper's summed-loss form. With it, (13) is Prox-SDCA's step on that row."""
+    return float(np.max(problem.row_sqnorms)) / (problem.n * problem.l2)
 
 
 def theorem_q_per_s(problem: Problem) -> float:
@@ -161,6 +191,12 @@ class DGPDKernel(_DGPDBase):
         p = problem
         n, d = p.n, p.d
         self.inner = int(options.inner)
+        self.batch = int(options.batch)
+        self.gauss_seidel = options.passes == "gauss_seidel"
+        self.s_rule = _dgpd.S_MOVED if options.step == "eq16" else _dgpd.S_ACTIVE
+        if options.step == "curvature" and eta is None:
+            self.q_fixed = curvature_q(p) / ETA_MULTIPLIER[options.eta]
+        self.top_v, self.top_i = np.zeros(self.batch), np.zeros(self.batch, np.int32)
         # the rows by |b| descending, then by index: the rank of the untouched rows in (12)
         self.order = np.argsort(-np.abs(p.b), kind="stable").astype(np.int32)
         self.m, self.u = np.zeros(n), np.zeros(d)
@@ -178,7 +214,7 @@ class DGPDKernel(_DGPDBase):
             self.max_row_nnz = int(np.max(np.diff(p.csr.indptr)))
         # the active submatrix grows on demand (the kernel asks through info["need"])
         self.rptr = np.zeros(n + 1, np.int32)
-        self._grow(max(1024, 4 * self.max_row_nnz))
+        self._grow(max(1024, 4 * self.batch * self.max_row_nnz))
 
     def _grow(self, need: int) -> None:
         cap = max(int(need), 2 * getattr(self, "ridx", np.empty(0)).shape[0])
@@ -194,7 +230,8 @@ class DGPDKernel(_DGPDBase):
                                self.list_d, self.list_n, self.mark_d, self.mark_n, self.rptr,
                                self.ridx, self.rval, p.l2, p.l1, p.loss_id, self.q_per_s,
                                self.q_fixed, self.inner, self.max_row_nnz, self.info,
-                               int(budget) - touched)
+                               int(budget) - touched, self.batch, self.gauss_seidel,
+                               self.s_rule, self.top_v, self.top_i)
             iters += it
             touched += t
             if not self.info[need]:

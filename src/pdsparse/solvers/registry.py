@@ -161,9 +161,13 @@ class SolverSpec:
     def tag(self, options: Any = None) -> str:
         """Short path-safe name of the options: their values in field order joined by "-"
         ("importance", "importance-fixed"; "default" for a solver without options). Values
-        never contain "-", so distinct options of one solver never share a tag."""
+        never contain "-", so distinct options of one solver never share a tag. Trailing
+        options added late (``base._option(late=True)``) are left out at their defaults."""
         opts = self.parse_options(options)
-        return "-".join(getattr(opts, k) for k in self.choices()) or "default"
+        items = [(f, getattr(opts, f.name)) for f in fields(self.options)]
+        while items and items[-1][0].metadata.get("late") and items[-1][1] == items[-1][0].default:
+            items.pop()
+        return "-".join(value for _, value in items) or "default"
 
     def option_columns(self, options: Any = None) -> dict[str, str]:
         """The options as trace key columns: every option of the registry, ``"none"`` for
