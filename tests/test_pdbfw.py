@@ -100,8 +100,10 @@ class Adapt:
         return new, (self.k_of_s(new) if self.k_auto and new != s else k)
 
 
-def py_pdbfw_l1(p, iters, s, k, grow, k_auto, multiplier=1.0):
-    """Algorithm 1 line by line (full sorts, dense products)."""
+def py_pdbfw_l1(p, iters, s, k, grow, k_auto, multiplier=1.0, balance=False):
+    """Algorithm 1 line by line (full sorts, dense products). ``balance``: k of each
+    iteration = ceil(entries read by (9) / (nnz(A) / n)), in [1, n]; ``multiplier`` inf:
+    delta = inf, each row's exact maximum."""
     A = sp.csr_matrix(p.mat) if p.dense else p.csr
     n, d, mu, r, b = p.n, p.d, p.l2, p.radius, p.b
     L, eta = mu, 0.5  # g = mu/2 ||x||^2 is mu-smooth; eta = mu / (2 L) (Corollary 4.1.1)
@@ -116,6 +118,10 @@ def py_pdbfw_l1(p, iters, s, k, grow, k_auto, multiplier=1.0):
         exact = np.count_nonzero(project_l1_ball(v, r)) <= s
         x = (1 - eta) * x + eta * xt
         w = (1 - eta) * w + eta * (A @ xt)  # (9)
+        nnz_cols = np.diff(A.tocsc().indptr)
+        primal = int(nnz_cols[xt != 0].sum())
+        if balance:
+            k = min(n, max(1, math.ceil(primal / (A.nnz / n))))
         delta = multiplier * corollary_delta_per_k(p) / k
         yt = dual_argmax(p.loss, w, y, b, n, delta)  # (10)
         chosen = top(np.abs(yt - y), k)  # (11): I^(t)
@@ -123,7 +129,9 @@ def py_pdbfw_l1(p, iters, s, k, grow, k_auto, multiplier=1.0):
         dy[chosen] = yt[chosen] - y[chosen]
         y = y + dy
         z = z + A.T @ dy  # (12)
-        out.append(dict(x=x, y=y, w=w, z=z, s=s, k=k, exact=exact))
+        dual = int(np.diff(A.indptr)[dy != 0].sum())
+        out.append(dict(x=x, y=y, w=w, z=z, s=s, k=k, exact=exact, primal=primal,
+                        dual=dual, work=primal + dual + n + d))
         if grow:
             s, k = adapt(s, k, exact, np.count_nonzero(xt))
     return out
@@ -156,6 +164,40 @@ def test_algorithm1_matches_transcription(loss, radius, s, k):
     assert np.count_nonzero(ker.alpha) > p.n // 2
     if radius == 1.0:
         assert np.abs(ker.x).sum() == pytest.approx(1.0, rel=1e-9)
+
+
+@pytest.mark.parametrize("k,delta", [("balance", "x100"), ("n", "x100"), ("auto", "exact"),
+                                     ("balance", "exact")])
+@pytest.mark.parametrize("s", ["5", "auto"])
+def test_algorithm1_open_choices_match_transcription(s, k, delta):
+    """The k rules the paper leaves open (the sparse balance, every row) and delta = inf."""
+    p = make_problem(n=40, d=60, radius=1.0)
+    ker = PDBFWL1Kernel(p, PDBFWOptions(s=s, k=k, delta=delta))
+    mult = math.inf if delta == "exact" else 100.0
+    assert ker.q_per_k == (0.0 if delta == "exact" else pytest.approx(
+        p.n / (corollary_delta_per_k(p) * 100), rel=1e-14))
+    ref = py_pdbfw_l1(p, 50, ker.s, p.n if k == "n" else ker.k, s == "auto", k == "auto",
+                      multiplier=mult, balance=k == "balance")
+    ks = set()
+    for t, r in enumerate(ref):
+        assert ker.s == r["s"], t
+        assert k == "balance" or ker.k == r["k"], t  # the k this iteration uses
+        before = {c: ker.counter(c) for c in ("primal", "dual")}
+        iters, work = ker.run(1)
+        assert k != "balance" or ker.k == r["k"], t  # balance: set within the iteration
+        # the work: the columns of (9) and the n + d scans exactly; the rows of (12) that
+        # moved (a row whose step is 0 to rounding may count on one side only near the end)
+        assert ker.counter("primal") - before["primal"] == r["primal"], t
+        dual = ker.counter("dual") - before["dual"]
+        assert (iters, work) == (1, r["primal"] + dual + p.n + p.d), t
+        assert abs(dual - r["dual"]) <= 0.1 * max(r["dual"], 1) or t > 20, t
+        ks.add(r["k"])
+        assert_close(ker.x, r["x"], "x", t)
+        assert_close(-ker.alpha, r["y"], "y", t)
+        assert_close(-ker.u, r["z"], "z", t)
+    if k == "balance":  # k follows the primal cost, not s
+        assert len(ks) > 1 and max(ks) < p.n
+    assert np.count_nonzero(ker.alpha) > p.n // 2
 
 
 def test_algorithm1_dense_data_matches_transcription():
@@ -198,14 +240,17 @@ def test_chunked_runs_equal_one_run():
     assert (iters, touched) == (37, total)
     np.testing.assert_array_equal(one.x, many.x)
     np.testing.assert_array_equal(one.alpha, many.alpha)
-    # touched counts the entries of A read: the columns of (9) and the rows of (12)
-    assert touched == one.counter("primal") + one.counter("dual")
+    # touched counts the entries of A read (the columns of (9), the rows of (12)) and the
+    # n + d coordinates every iteration scans
+    assert one.counter("scan") == 37 * (p.n + p.d)
+    assert touched == one.counter("primal") + one.counter("dual") + one.counter("scan")
 
 
 # ---- Algorithm 2 ------------------------------------------------------------------------
 
-def py_pdbfw_trace(p, iters, s, k, multiplier, grow=False, k_auto=False):
-    """Algorithm 2 line by line, with a full SVD for (18)."""
+def py_pdbfw_trace(p, iters, s, k, multiplier, grow=False, k_auto=False, balance=False):
+    """Algorithm 2 line by line, with a full SVD for (18); ``balance``: k = ceil(n r / c)
+    for the rank r of this iteration's X~."""
     A, B = p.mat, p.b
     n, d, c, mu, theta = p.n, p.d, p.k, p.l2, p.radius
     L, eta = mu, 0.5
@@ -217,11 +262,13 @@ def py_pdbfw_trace(p, iters, s, k, multiplier, grow=False, k_auto=False):
                   lambda s: max(1, min(n, math.floor(n * s * (1 / c + 1 / d)))))
     out = []
     for _ in range(iters):
-        R = min(spectral2, row2[:k].sum())
-        delta = multiplier / (k * (1.0 / n + 45.0 * R / (2.0 * mu * n * n)))
         M = X - (Z / n + mu * X) / (L * eta)  # (18)
         U, sig, Vt = np.linalg.svd(M, full_matrices=False)
         kept = project_l1_ball(sig[:s], theta)
+        if balance:
+            k = min(n, max(1, math.ceil(n * max(np.count_nonzero(kept), 1) / c)))
+        R = min(spectral2, row2[:k].sum())
+        delta = multiplier / (k * (1.0 / n + 45.0 * R / (2.0 * mu * n * n)))
         Xt = (U[:, :s] * kept) @ Vt[:s]
         exact = np.count_nonzero(project_l1_ball(sig, theta)) <= s
         X = (1 - eta) * X + eta * Xt
@@ -256,6 +303,22 @@ def test_algorithm2_matches_transcription(s, k, radius):
     assert np.count_nonzero(np.any(ker.alpha != 0, axis=1)) >= min(p.n, ker.k + 1)
     if s == k == "auto":
         assert max(r["s"] for r in ref) > ker.s == S_START
+
+
+@pytest.mark.parametrize("k,delta", [("balance", "x100"), ("n", "x100"), ("8", "exact")])
+def test_algorithm2_open_choices_match_transcription(k, delta):
+    p = make_sensing(d=24, c=20, radius=3.0)
+    ker = PDBFWTraceKernel(p, PDBFWOptions(s="3", k=k, delta=delta), method="full")
+    mult = math.inf if delta == "exact" else 100.0
+    ref = py_pdbfw_trace(p, 30, 3, p.n if k == "n" else int(k) if k.isdigit() else 1, mult,
+                         balance=k == "balance")
+    for t, r in enumerate(ref):
+        ker.run(1)
+        assert ker.k == r["k"], t
+        for got, want, what in ((ker.X, r["X"], "X"), (-ker.alpha, r["Y"], "Y"),
+                                (-ker.U, r["Z"], "Z")):
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10,
+                                       err_msg=f"{what}, iteration {t}")
 
 
 def test_algorithm2_sparse_data_equal_dense():
@@ -400,6 +463,32 @@ def test_certified_optimum_agrees_with_two_references(loss, radius, active, delt
     gap_s = objective.duality_gap(p, xs, objective.alpha_of_w(p, xs))
     assert gap_s < 1e-6
     assert np.linalg.norm(res.w - xs) <= distance_bound(p, last.gap) + distance_bound(p, gap_s)
+
+
+@pytest.mark.parametrize("options", [{"k": "balance", "delta": "x100"}, {"k": "n"},
+                                     {"delta": "exact"}, {"k": "balance", "delta": "exact"}])
+@pytest.mark.parametrize("loss,radius", [("smooth_hinge", 1.0), ("squared", 1.0)])
+def test_open_choices_reach_the_certified_optimum(options, loss, radius):
+    p = make_problem(loss=loss, radius=radius)
+    res = solve(p, "pdbfw", tol=1e-9, options=options)
+    last = res.trace.iloc[-1]
+    assert res.status == "converged" and last.gap <= 1e-8 * abs(last.primal)
+    xs = slsqp_solution(loss, radius)
+    gap_s = objective.duality_gap(p, xs, objective.alpha_of_w(p, xs))
+    assert np.linalg.norm(res.w - xs) <= distance_bound(p, last.gap) + distance_bound(p, gap_s)
+
+
+@pytest.mark.parametrize("options", [{"k": "balance", "delta": "x1000"},
+                                     {"k": "n", "delta": "x100"},
+                                     {"delta": "exact"}])
+def test_trace_ball_open_choices_reach_the_certified_optimum(options):
+    p = make_sensing(radius=3.0)
+    res = solve(p, "pdbfw", tol=1e-9, options=options)
+    last = res.trace.iloc[-1]
+    assert res.status == "converged" and last.gap <= 1e-8 * abs(last.primal)
+    ref = reference_solution(p)
+    assert np.linalg.norm(res.w - ref.w) <= distance_bound(p, last.gap) + distance_bound(
+        p, ref.gap)
 
 
 def test_dense_data_converge():

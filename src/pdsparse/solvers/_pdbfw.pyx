@@ -57,15 +57,22 @@ s nonzeros), s doubles (up to d); if it was, the full step's support is x~'s, an
 ``CALM`` such exact steps in a row s shrinks to max(``s_floor``, 2 max nnz(x~)) over them
 when that is smaller (a window, not the last step alone: supports that alternate between
 two sizes would otherwise shrink s below the larger one, and the truncated steps keep the
-alternation going). With ``k_auto`` k follows as max(1, ceil(n s / d)) (the text after
-Corollary 4.1.1). q = n / delta = ``q_per_k`` * k (delta
-proportional to 1/k, Corollary 4.1.1), or ``q_fixed`` when > 0. The rule and its measured
-alternatives are discussed in :mod:`pdsparse.solvers.pdbfw`.
+alternation going). ``k_rule`` sets k: ``K_FIXED`` keeps the caller's; ``K_PRINTED``
+follows s as max(1, ceil(n s / d)) (the text after Corollary 4.1.1: the dual block costs
+what the primal one does when A is dense); ``K_BALANCE`` makes that balance hold on sparse
+data, k = ceil(entries of A read by (9) / (nnz(A) / n)) of the same iteration, clipped to
+[1, n] (the k average rows that cost what the primal update just did). q = n / delta =
+``q_per_k`` * k (delta proportional to 1/k, Corollary 4.1.1), or ``q_fixed`` when > 0; both
+0 is exact maximization of (10) (delta = inf: y~_i = f_i'(w_i), no proximal term). The rules
+and their measured alternatives are discussed in :mod:`pdsparse.solvers.pdbfw`.
 
-**Work.** A call runs whole iterations until ``budget`` stored entries of A have been read
-(the columns of (9), the rows of (12); an iteration that reads none counts 1) and returns
-``(iterations, touched)``. The O(n + d) scans and selections are not counted: they read no
-entry of A. All state is in caller-owned arrays, so chunked calls reproduce one long call.
+**Work.** A call runs whole iterations until ``budget`` units of work are done and returns
+``(iterations, touched)``: the stored entries of A read (the columns of (9), the rows of
+(12)) plus the n + d coordinates each iteration scans (forming v and selecting its s
+largest; the n candidates (10) and their k largest): an iteration costs at least that even
+when it reads few entries of A, and a pass count that left it out would flatter PDBFW
+(4-5x on mnist09-rb). All state is in caller-owned arrays, so chunked calls reproduce one
+long call.
 """
 
 from libc.math cimport INFINITY, ceil, fabs
@@ -87,14 +94,21 @@ cdef enum:
     I_MOVED = 8  # rows of the last I whose y moved
     I_CALM = 9  # exact steps since s last changed or was checked (s=auto)
     I_PEAK = 10  # the largest nnz(x~) over those steps
+    I_SCAN = 11  # cumulative coordinates scanned ((8) and (10)-(11): n + d per iteration)
     INFO_SIZE = 16
 
 cdef enum:
     CALM = 5  # s=auto shrinks after this many exact steps in a row
 
+# how k is set (``pdbfw_l1``'s ``k_rule``)
+cpdef enum:
+    K_FIXED = 0  # the caller's k
+    K_PRINTED = 1  # max(1, ceil(n s / d)), following s
+    K_BALANCE = 2  # ceil(entries read by (9) / (nnz(A) / n)): the sparse balance
+
 INFO = {"s": I_S, "k": I_K, "iters": I_ITERS, "exact": I_EXACT, "xnnz": I_XNNZ,
         "grown": I_GROWN, "primal": I_PRIMAL, "dual": I_DUAL, "moved": I_MOVED,
-        "calm": I_CALM, "peak": I_PEAK, "size": INFO_SIZE}
+        "calm": I_CALM, "peak": I_PEAK, "scan": I_SCAN, "size": INFO_SIZE}
 CALM_STEPS = CALM
 """Slots of ``info``, by name (for the Python side)."""
 
@@ -396,7 +410,7 @@ def pdbfw_l1(int r_layout, const double[::1] r_data, const int[::1] r_indices,
              Py_ssize_t c_step, Py_ssize_t c_inc,
              const double[::1] b, double[::1] x, double[::1] alpha, double[::1] w,
              double[::1] u, double l2, double radius, int loss, double eta, double q_per_k,
-             double q_fixed, bint adapt, long long s_floor, bint k_auto, double[::1] v,
+             double q_fixed, bint adapt, long long s_floor, int k_rule, double[::1] v,
              double[::1] buf_d, int[::1] idx_d, double[::1] xt, double[::1] cand,
              double[::1] dy, double[::1] buf_n, int[::1] idx_n, long long[::1] info,
              long long budget):
@@ -425,14 +439,20 @@ def pdbfw_l1(int r_layout, const double[::1] r_data, const int[::1] r_indices,
         raise ValueError(f"info needs {INFO_SIZE} entries")
     if loss != SMOOTH_HINGE and loss != SQUARED:
         raise ValueError("PDBFW takes the smooth hinge or the squared loss")
-    if not (l2 > 0.0 and radius > 0.0 and 0.0 < eta <= 1.0 and (q_fixed > 0.0 or q_per_k > 0.0)):
-        raise ValueError("need l2 > 0, radius > 0, 0 < eta <= 1 and a positive dual step")
+    if not (l2 > 0.0 and radius > 0.0 and 0.0 < eta <= 1.0 and q_fixed >= 0.0
+            and q_per_k >= 0.0):
+        raise ValueError("need l2 > 0, radius > 0, 0 < eta <= 1 and a dual step q >= 0")
+    if k_rule not in (K_FIXED, K_PRINTED, K_BALANCE):
+        raise ValueError(f"unknown k_rule {k_rule}")
     cdef Py_ssize_t s = info[I_S], k = info[I_K]
     if not (1 <= s <= d and 1 <= k <= n and 1 <= s_floor <= d):
         raise ValueError(f"need 1 <= s, s_floor <= {d} and 1 <= k <= {n}, got s = {s}, "
                          f"s_floor = {s_floor}, k = {k}")
     cdef double inv_n = 1.0 / n, step = l2 * eta, keep = 1.0 - eta, gj, q, a, da
     cdef long long touched = 0, iters = 0, work, xnnz, moved, s_old
+    cdef double row_nnz = (<double>R.indptr[n] if R.layout != DENSE else <double>n * d) / n
+    if row_nnz <= 0.0:
+        row_nnz = 1.0
     cdef Py_ssize_t j, i, t
     cdef bint exact = True
     with nogil:
@@ -459,6 +479,9 @@ def pdbfw_l1(int r_layout, const double[::1] r_data, const int[::1] r_indices,
                     work += line_nnz(&C, j)
                     xnnz += 1
             info[I_PRIMAL] += work
+            if k_rule == K_BALANCE:
+                k = <Py_ssize_t>ceil(work / row_nnz)
+                k = 1 if k < 1 else (n if k > n else k)
             # (10): the candidate of every row; (11): the k of largest |y~_i - y_i|
             q = q_fixed if q_fixed > 0.0 else q_per_k * k
             for i in range(n):
@@ -476,7 +499,9 @@ def pdbfw_l1(int r_layout, const double[::1] r_data, const int[::1] r_indices,
                     work += line_nnz(&R, i)
                     info[I_DUAL] += line_nnz(&R, i)
                     moved += 1
-            touched += work if work > 0 else 1
+            work += n + d
+            info[I_SCAN] += n + d
+            touched += work
             iters += 1
             info[I_ITERS] += 1
             info[I_EXACT] = exact
@@ -498,7 +523,7 @@ def pdbfw_l1(int r_layout, const double[::1] r_data, const int[::1] r_indices,
                             s = 2 * info[I_PEAK] if 2 * info[I_PEAK] > s_floor else s_floor
                         info[I_CALM] = 0
                         info[I_PEAK] = 0
-                if k_auto and s != s_old:
+                if k_rule == K_PRINTED and s != s_old:
                     k = <Py_ssize_t>ceil(<double>n * s / d)
                     k = 1 if k < 1 else (n if k > n else k)
             info[I_S] = s

@@ -77,7 +77,7 @@ import scipy.sparse as sp
 
 from pdsparse import losses, lowrank, objective
 from pdsparse.errors import ConfigError
-from pdsparse.names import PDBFW_DELTAS, PDBFW_SIZES
+from pdsparse.names import PDBFW_DELTAS, PDBFW_KS, PDBFW_SIZES
 from pdsparse.penalties import L1Ball, TraceBall
 from pdsparse.problem import Problem
 from pdsparse.solvers import _pdbfw
@@ -87,8 +87,11 @@ __all__ = ["PDBFWOptions", "PDBFWL1Kernel", "PDBFWTraceKernel", "DELTA_MULTIPLIE
            "pdbfw_factory", "corollary_q_per_k"]
 
 DELTA_MULTIPLIER = {"theorem": 1.0, "x10": 10.0, "x100": 100.0, "x1000": 1000.0, "x10000": 1e4,
-                    "x100000": 1e5}
-"""Multipliers of the Corollary 4.1.1 (Theorem 4.3) dual step delta."""
+                    "x100000": 1e5, "exact": math.inf}
+"""Multipliers of the Corollary 4.1.1 (Theorem 4.3) dual step delta; ``exact`` is delta =
+inf, the exact maximization of (10)/(14) over each row (y~_i = f_i'(w_i)), which large
+multipliers reach once the proximal term no longer binds (on duke x1000 to x100000 give
+identical runs)."""
 assert tuple(DELTA_MULTIPLIER) == PDBFW_DELTAS
 
 S_START = 8
@@ -110,13 +113,15 @@ class PDBFWOptions(_Options):
         "truncates the full projected step, down to 2 max |supp x~| after 5 exact ones) or "
         "a number (the paper: a bound on nnz(x*))")
     k: str = _int_option(
-        "auto", PDBFW_SIZES,
-        "dual rows updated per iteration (11)/(15): auto (ceil(n s / d); trace ball: "
-        "floor(n s (1/c + 1/d))) or a number")
+        "auto", PDBFW_KS,
+        "dual rows updated per iteration (11)/(15): auto (as printed: ceil(n s / d); trace "
+        "ball: floor(n s (1/c + 1/d))), balance (the rows that cost what the primal update "
+        "did: entries read by (9) / (nnz(A) / n); trace ball: ceil(n r / c)), n (every "
+        "row) or a number")
     delta: str = _option(
         "theorem", PDBFW_DELTAS,
-        "dual step delta: Corollary 4.1.1's (theorem; Theorem 4.3's bound on a trace ball) "
-        "or that step times 10, 100 or 1000")
+        "dual step delta: Corollary 4.1.1's (theorem; Theorem 4.3's bound on a trace ball), "
+        "that step times 10 ... 100000, or exact (delta = inf: each row's exact maximum)")
 
 
 def corollary_q_per_k(problem: Problem, multiplier: float = 1.0) -> float:
@@ -170,8 +175,10 @@ class PDBFWL1Kernel(_Kernel):
         self.adapt = options.s == "auto"
         self.s_floor = min(S_START, d)
         s = self.s_floor if self.adapt else _count(options.s, d)
-        self.k_auto = options.k == "auto"
-        k = max(1, min(n, math.ceil(n * s / d))) if self.k_auto else _count(options.k, n)
+        self.k_rule = {"auto": _pdbfw.K_PRINTED, "balance": _pdbfw.K_BALANCE}.get(
+            options.k, _pdbfw.K_FIXED)
+        k = {"auto": max(1, min(n, math.ceil(n * s / d))), "balance": 1, "n": n}.get(
+            options.k) or _count(options.k, n)
         self.info = np.zeros(_pdbfw.INFO["size"], dtype=np.int64)
         self.info[_pdbfw.INFO["s"]] = s
         self.info[_pdbfw.INFO["k"]] = k
@@ -212,7 +219,7 @@ class PDBFWL1Kernel(_Kernel):
         p = self.problem
         return _pdbfw.pdbfw_l1(*self.rows, *self.cols, p.b, self.x, self.alpha, self.w, self.u,
                                p.l2, p.radius, p.loss_id, self.eta, self.q_per_k, 0.0,
-                               self.adapt, self.s_floor, self.k_auto, self.v, self.buf_d,
+                               self.adapt, self.s_floor, self.k_rule, self.v, self.buf_d,
                                self.idx_d, self.xt, self.cand, self.dy, self.buf_n,
                                self.idx_n, self.info, int(budget))
 
@@ -293,8 +300,9 @@ class PDBFWTraceKernel(_Kernel):
         self.adapt = options.s == "auto"
         self.s_floor = min(S_START, self.rank_cap)
         self.s = self.s_floor if self.adapt else _count(options.s, self.rank_cap)
-        self.k_auto = options.k == "auto"
-        self.k = self._auto_k() if self.k_auto else _count(options.k, n)
+        self.k_rule = options.k
+        self.k = (self._auto_k() if options.k in ("auto", "balance")
+                  else n if options.k == "n" else _count(options.k, n))
         # R = max_{|I| <= k} sigma_max^2(A_I) (Assumption 4.2) <= min(||A||_2^2, the sum of
         # the k largest ||a_i||^2): both bounds are exact for some A, and a larger R only
         # shrinks delta (Theorem 4.3 takes delta <= its bound)
@@ -320,8 +328,13 @@ class PDBFWTraceKernel(_Kernel):
         self.last_rank = 0
         self.calm = self.peak = 0  # exact steps in a row and their largest rank (s=auto)
 
-    def _auto_k(self) -> int:
+    def _auto_k(self, rank: int | None = None) -> int:
+        """k as printed (floor(n s (1/c + 1/d)), Sec. 4.4) or, for ``k=balance``, the rows
+        whose update (16) (nnz(a_i) c each) costs what (13) did (nnz(A) r): ceil(n r / c)."""
         p = self.problem
+        if self.k_rule == "balance":
+            r = self.s if rank is None else rank
+            return max(1, min(p.n, math.ceil(p.n * max(r, 1) / p.k)))
         return max(1, min(p.n, math.floor(p.n * self.s * (1.0 / p.k + 1.0 / p.d))))
 
     def q(self) -> float:
@@ -369,6 +382,8 @@ class PDBFWTraceKernel(_Kernel):
                 AU = A @ Us  # (13): n d r, then (n, r) (r, c)
                 self.W += (eta * AU * sig) @ Vt
                 work += p.nnz * r
+            if self.k_rule == "balance":
+                self.k = self._auto_k(r)
             # (14), (15): candidates of every row, the k rows that move most
             q = self.q()
             cand = losses.dual_steps(p.loss_id, self.alpha.reshape(-1), p.b.reshape(-1),
@@ -383,7 +398,8 @@ class PDBFWTraceKernel(_Kernel):
                 self.alpha[rows] = cand[rows]
                 self.U += A[rows].T @ dA  # (16)
                 work += (p.d * rows.size if p.dense else int(rows_nnz[rows].sum())) * p.k
-            touched += max(work, 1)
+            work += (n + p.d) * p.k  # forming M (d c) and the candidates and selection (n c)
+            touched += work
             iters += 1
             self.last_rank = r
             if self.adapt:
@@ -405,7 +421,7 @@ class PDBFWTraceKernel(_Kernel):
                 if 2 * self.peak < self.s:
                     self.s = max(self.s_floor, 2 * self.peak)
                 self.calm = self.peak = 0
-        if self.k_auto and self.s != s:
+        if self.k_rule == "auto" and self.s != s:
             self.k = self._auto_k()
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
