@@ -21,6 +21,7 @@ from pdsparse.solvers import (
     option_names,
     solve,
 )
+from pdsparse.solvers.dgpd import DGPDOptions
 
 
 def all_options(spec):
@@ -90,9 +91,10 @@ def test_tags_and_columns_of_the_defaults():
     assert SOLVERS["primal_rcd"].option_columns() == {**none, "sampling": "importance"}
     assert SOLVERS["dual_rcd"].option_columns() == {**none, "sampling": "importance",
                                                     "dual_step": "fixed"}
-    assert SOLVERS["dgpd"].option_columns() == {**none, "inner": "5", "eta": "theorem",
-                                                "batch": "1", "passes": "jacobi",
-                                                "step": "theorem"}
+    assert SOLVERS["dgpd"].option_columns() == {**none, "inner": "5", "eta": "theorem"}
+    assert SOLVERS["dgpd"].option_columns({"passes": "gauss_seidel"}) == {
+        **none, "inner": "5", "eta": "theorem", "passes": "gauss_seidel"}
+    assert SOLVERS["dgpd"].parse_options({"inner": "5", "batch": "none"}) == DGPDOptions()
     assert SOLVERS["dgpd"].tag() == "5-theorem"  # late options at their defaults: old tags
     assert option_names()[:4] == ("sampling", "dual_step", "inner", "eta")
     assert SOLVERS["spdc"].tag() == "default"

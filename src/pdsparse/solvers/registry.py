@@ -133,9 +133,12 @@ class SolverSpec:
         if isinstance(options, _Options):
             raise ConfigError(f"{self.name}: got the options of {options.solver}: {options}")
         allowed = self.choices()
+        late = {f.name for f in fields(self.options) if f.metadata.get("late")}
         kw: dict[str, Any] = {}
         for key, value in _option_items(options):
             k = key.strip().replace("-", "_")
+            if k in late and (value is None or str(value).strip() == NONE):
+                continue  # a late option's column at its default (``option_columns``)
             if k not in allowed:
                 owners = [s.name for s in SOLVERS.values() if k in s.choices()]
                 if owners and (value is None or str(value).strip() == NONE):
@@ -171,9 +174,13 @@ class SolverSpec:
 
     def option_columns(self, options: Any = None) -> dict[str, str]:
         """The options as trace key columns: every option of the registry, ``"none"`` for
-        those this solver does not have (so that all traces share the columns)."""
+        those this solver does not have (so that all traces share the columns) and for a
+        late option at its default (traces and labels of the printed setting stay as they
+        were before the option existed)."""
         opts = self.parse_options(options)
-        return {k: getattr(opts, k, NONE) for k in option_names()}
+        quiet = {f.name for f in fields(self.options)
+                 if f.metadata.get("late") and getattr(opts, f.name) == f.default}
+        return {k: NONE if k in quiet else getattr(opts, k, NONE) for k in option_names()}
 
 
 class _OneVsRest:
