@@ -194,6 +194,12 @@ TINY_DGPD = {
         "recipe": {"normalization": "none", "features": "rb", "n_grids": 10, "sigma": 5.0,
                    "test_rows": 50, "subsample": 200},
         "paper": "Mnist-RB"}},
+    # the sensitivity study: DGPD's step multiplier and batch, at 1 s per configuration
+    "sensitivity": {"dataset": "tiny-rb", "max_seconds": 1, "targets": [1e-3],
+                    "grid": [{"method": "dgpd", "inner": "5", "eta": ["x10", "x100"],
+                              "batch": ["1", "4"]},
+                             {"method": "dual_rcd", "sampling": "uniform",
+                              "dual_step": "newton"}]},
 }
 
 
@@ -251,8 +257,13 @@ def test_tiny_workflow_end_to_end(tmp_path):
         "results/figures/pdbfw/figure3.png",
         "results/tables/pdbfw/table2.md",
         "results/tables/pdbfw/speedup.md",
+        "results/tables/dgpd/sensitivity.md",
+        "results/figures/dgpd/sensitivity_figure.png",
     ]:
         assert (wd / rel).is_file(), rel
+    sens = pd.read_csv(wd / "results/tables/dgpd/sensitivity.csv")
+    assert len(sens) == 5 and sens["printed"].sum() == 2
+    assert set(sens.loc[sens["printed"], "tag"]) == {"5-x10", "uniform-newton"}
     table2 = pd.read_csv(wd / "results/tables/dgpd/table2.csv")
     assert table2["dataset"].tolist() == ["tiny-rb"] and table2["classes"].iloc[0] == 10
     assert table2["train"].iloc[0] == 200 and table2["test_accuracy"].iloc[0] > 0.5

@@ -4,7 +4,8 @@ A :class:`Builder` is what makes one kind of output: its own arguments (an argpa
 of its own, so that ``pdsparse output dgpd table2 --help`` shows them) and the call that
 writes the two files (PNG + PDF for a figure, CSV + Markdown for a table). The generic
 builders serve every paper (``curves``: a curve figure from its spec, ``speedup``: times to
-targets); a paper adds its own in its folder (``pdsparse.papers.<paper>.BUILDERS``, by
+targets, ``sensitivity`` and ``sensitivity_figure``: each method at its printed and its best
+setting); a paper adds its own in its folder (``pdsparse.papers.<paper>.BUILDERS``, by
 name, resolved only when used so that a plan stays import-light). A plan's
 :class:`~pdsparse.papers.plan.Output` names the builder and its arguments, so the command
 line (:mod:`pdsparse.cli`) and the workflow's rules never grow with a paper.
@@ -42,6 +43,8 @@ class Builder:
 GENERIC: Mapping[str, str] = {
     "curves": "pdsparse.figures:CURVES_OUTPUT",
     "speedup": "pdsparse.speedup:SPEEDUP_OUTPUT",
+    "sensitivity": "pdsparse.sensitivity:SENSITIVITY_OUTPUT",
+    "sensitivity_figure": "pdsparse.sensitivity:SENSITIVITY_FIGURE",
 }
 """Builders every paper has, as ``module:attribute`` (loaded when used)."""
 

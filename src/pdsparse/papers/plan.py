@@ -314,3 +314,67 @@ class Plan:
 
     def existing_stale(self) -> list[str]:
         return [p for p in self.stale if os.path.exists(p)]
+
+
+SENSITIVITY = "sensitivity"
+"""The experiment (and output) name of a paper's sensitivity study."""
+
+
+def _grid(entry: Mapping, where: str) -> list[dict[str, str]]:
+    """``{method: m, opt: [v1, v2], other: v}`` as every combination of the listed values."""
+    import itertools
+
+    method = entry.get("method")
+    keys = [k for k in entry if k != "method"]
+    values = [v if isinstance(v, list) else [v] for v in (entry[k] for k in keys)]
+    if any(not v for v in values):
+        raise ConfigError(f"{where}: an option with an empty list of values")
+    return [{"method": method, **{k: str(v) for k, v in zip(keys, combo, strict=True)}}
+            for combo in itertools.product(*values)]
+
+
+def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapping[str, Mapping],
+                    title: str) -> None:
+    """Plan ``<paper>.sensitivity``: one run group per configuration of its ``grid`` (each
+    method over the listed values of its options) on ``problem``, in the experiment
+    ``sensitivity``, with the table and figure of :mod:`pdsparse.sensitivity`. ``printed``
+    maps each method to the options the paper prints (the config's ``printed`` entry of a
+    method replaces them); a method's printed setting must be one of its grid's."""
+    import shlex
+
+    sens = cfg[SENSITIVITY]
+    where = f"{out.paper}.{SENSITIVITY}"
+    seeds = tuple(int(s) for s in cfg["seeds"])
+    tags: dict[str, list[str]] = {}
+    for i, entry in enumerate(sens["grid"]):
+        for solver in _grid(entry, f"{where}.grid[{i}]"):
+            options, tag = solver_options(solver, f"{where}.grid[{i}]")
+            tags.setdefault(solver["method"], []).append(tag)
+            out.add_run(RunGroup(
+                out.paper, SENSITIVITY, problem, solver["method"], options, tag, seeds,
+                float(sens.get("max_epochs") or cfg["max_epochs"]),
+                float(sens.get("max_seconds") or cfg["max_seconds"]), float(cfg["tol"]),
+                float(cfg["eval_first"]), int(cfg["eval_per_decade"]),
+            ))
+    given = {**printed, **dict(sens.get("printed") or {})}
+    marks = []
+    for method in tags:
+        if method not in given:
+            raise ConfigError(f"{where}.printed: no printed setting of {method!r} (give its "
+                              f"options, e.g. printed: {{{method}: {{...}}}})")
+        _, tag = solver_options({"method": method, **{k: str(v) for k, v in
+                                                      given[method].items()}},
+                                f"{where}.printed.{method}")
+        if tag not in tags[method]:
+            raise ConfigError(f"{where}: the printed setting of {method} ({tag}) is not in "
+                              f"its grid ({', '.join(tags[method])}): add its values")
+        marks.append(f"{method}={tag}")
+    agg = aggregate_path(out.paper, SENSITIVITY)
+    args = (f"--aggregate {shlex.quote(agg)}",
+            "--targets " + " ".join(repr(float(t)) for t in sens["targets"]),
+            "--printed " + " ".join(map(shlex.quote, marks)),
+            f"--title {shlex.quote(title)}")
+    # outputs are looked up by (paper, name): the figure has a name of its own
+    for kind, name in (("table", SENSITIVITY), ("figure", f"{SENSITIVITY}_figure")):
+        out.outputs.append(Output(out.paper, name, kind, (name, *args), (agg,),
+                                  f"{out.paper}/{SENSITIVITY}.rst"))

@@ -26,6 +26,7 @@ from pdsparse.papers.plan import (
     Plan,
     ProblemSpec,
     RunGroup,
+    add_sensitivity,
     aggregate_path,
     data_entries,
     solver_options,
@@ -85,12 +86,34 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
                     float(entry.get("max_seconds") or cfg["max_seconds"]), float(cfg["tol"]),
                     float(cfg["eval_first"]), int(cfg["eval_per_decade"]),
                 ))
+    if cfg.get("sensitivity"):
+        _sensitivity(out, cfg, kept, grid)
     if not kept:
         out.stale += [f"results/figures/{PAPER}/figure{k}.png" for k in range(1, 7)]
         return out
     processed = str(config.get("data", {}).get("processed_dir", "data/processed"))
     _outputs(out, cfg, grid, kept, cells, processed)
     return out
+
+
+def _sensitivity(out: Plan, cfg: Mapping, kept, grid) -> None:
+    """``dgpd.sensitivity`` on its data set at its ``cell`` (default: Table 2's point)."""
+    sens = cfg["sensitivity"]
+    name = sens["dataset"]
+    where = f"{PAPER}.sensitivity"
+    if name not in cfg["datasets"]:
+        raise ConfigError(f"{where}.dataset: {name!r} is not a data set of {PAPER}.datasets "
+                          f"({', '.join(cfg['datasets'])})")
+    cell = sens.get("cell") or [cfg["table2"]["lam"], cfg["table2"]["mu"]]
+    lam, mu = float(cell[0]), float(cell[1])
+    if name not in kept:
+        out.skipped.append(("sensitivity study", name))
+        return
+    printed: dict[str, dict] = {}
+    for solver in cfg["solvers"]:
+        printed.setdefault(solver["method"], {k: v for k, v in solver.items() if k != "method"})
+    add_sensitivity(out, cfg, _problem(cfg, kept[name][0], lam, mu), printed,
+                    f"DGPD over its open choices: {name}, λ = {lam:g}, μ = {mu:g}")
 
 
 def _cells(entry: Mapping, grid: list[tuple[float, float]], where: str

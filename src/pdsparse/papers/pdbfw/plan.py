@@ -26,6 +26,7 @@ from pdsparse.papers.plan import (
     Plan,
     ProblemSpec,
     RunGroup,
+    add_sensitivity,
     aggregate_path,
     data_entries,
     solver_options,
@@ -73,6 +74,8 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
             problem = _problem(cfg, spec, entry, m)
             _add_runs(out, cfg, cfg["solvers"], _experiment(m), problem, entry, name)
 
+    if cfg.get("sensitivity"):
+        _sensitivity(out, cfg, kept)
     trace = cfg.get("trace")
     if trace:
         _trace_runs(out, cfg, trace)
@@ -108,6 +111,26 @@ def _add_runs(out: Plan, cfg: Mapping, solvers, experiment: str, problem: Proble
             float(max_seconds or entry.get("max_seconds") or cfg["max_seconds"]),
             float(cfg["tol"]), float(cfg["eval_first"]), int(cfg["eval_per_decade"]),
         ))
+
+
+def _sensitivity(out: Plan, cfg: Mapping, kept) -> None:
+    """``pdbfw.sensitivity`` on its data set at ``pdbfw.mu`` and the data set's radius."""
+    sens = cfg["sensitivity"]
+    name = sens["dataset"]
+    if name not in cfg["datasets"]:
+        raise ConfigError(f"{PAPER}.sensitivity.dataset: {name!r} is not a data set of "
+                          f"{PAPER}.datasets ({', '.join(cfg['datasets'])})")
+    if name not in kept:
+        out.skipped.append(("sensitivity study", name))
+        return
+    spec, entry = kept[name]
+    printed: dict[str, dict] = {}
+    for solver in cfg["solvers"]:
+        printed.setdefault(solver["method"], {k: v for k, v in solver.items() if k != "method"})
+    problem = _problem(cfg, spec, entry, str(cfg["mu"]))
+    add_sensitivity(out, cfg, problem, printed,
+                    f"PDBFW and its baselines over their open choices: {name}, "
+                    f"r = {entry.get('radius', cfg['radius'])}, μ = {cfg['mu']}")
 
 
 def _problem(cfg: Mapping, spec: DataSpec, entry: Mapping, mu: str) -> ProblemSpec:

@@ -1,0 +1,278 @@
+"""Each method over the parameters a paper leaves open: the setting the paper prints, the best
+one, and how much the ranking of the methods moves between the two.
+
+A paper's speed claim compares methods at settings it chose (DGPD's step multiplier and one
+coordinate per search, PDBFW's k = ceil(n s / d) and its dual step). A verdict that one
+method is slower than another is only as good as those settings: the sensitivity study runs
+every method over a grid of its free parameters on one data set at the paper's setting
+(``<paper>.sensitivity`` in the config; :func:`pdsparse.papers.plan.add_sensitivity` plans
+it) and reports, from the aggregate of those runs,
+
+* every configuration's CPU time to each target with its setup (what a user pays), the
+  kernel's time alone, and the passes over the data (``epoch``: entries of A read / nnz(A),
+  every scan counted);
+* per method, the configuration the paper prints and the best one (the least CPU time with
+  setup to the tightest target any of its configurations reached, then to the looser ones);
+* the methods ranked at their printed settings and at their best, per target.
+
+A time to a target a configuration never reached is unknown: it is shown as a lower bound
+(">= its longest run") and ranks after every configuration that did reach the target.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from pdsparse.errors import DataError
+from pdsparse.io import read_parquet
+from pdsparse.output import Builder, pairs, positive_float, require_file, write_table
+from pdsparse.speedup import config_label, time_to_target
+
+__all__ = ["sensitivity_table", "best_and_printed", "rankings", "write_sensitivity",
+           "draw_sensitivity"]
+
+PathLike = str | os.PathLike
+
+MEASURES = (("time", "cpu_s"), ("kernel", "time_s"), ("passes", "epoch"))
+"""(column prefix, trace column) of what is read at a target: CPU seconds with setup, the
+kernel's CPU seconds, passes over the data."""
+
+
+def _tag(row: Mapping, names: Sequence[str]) -> str:
+    from pdsparse.solvers import get_solver
+
+    spec = get_solver(str(row["solver"]))
+    return spec.tag(spec.parse_options({k: str(row[k]) for k in names if k in row}))
+
+
+def _frame(aggregates: Sequence[PathLike]) -> pd.DataFrame:
+    from pdsparse.solvers import option_names
+
+    frames = [read_parquet(p, "aggregate") for p in aggregates]
+    if not frames:
+        raise DataError("sensitivity: no aggregate given")
+    df = pd.concat(frames, ignore_index=True)
+    if df["problem"].nunique() != 1:
+        raise DataError(f"sensitivity: one problem expected, the aggregates hold "
+                        f"{sorted(df['problem'].unique())}")
+    configs = df[["solver", *[k for k in option_names() if k in df.columns]]]
+    configs = configs.drop_duplicates()
+    labels = {tuple(r.values()): (config_label(r, option_names()), _tag(r, option_names()))
+              for r in configs.to_dict("records")}
+    keys = list(configs.columns)
+    pairs_ = [labels[k] for k in df[keys].itertuples(index=False, name=None)]
+    df["config"] = [c for c, _ in pairs_]
+    df["tag"] = [t for _, t in pairs_]
+    df["cpu_s"] = df["time_s"] + (df["setup_s"] if "setup_s" in df.columns else 0.0)
+    return df
+
+
+def sensitivity_table(df: pd.DataFrame, targets: Sequence[float],
+                      printed: Mapping[str, str]) -> pd.DataFrame:
+    """One row per configuration: ``method``, ``config`` (its label), ``tag``, ``printed``
+    (the paper's setting: ``printed[method]`` is its options tag), ``setup_s``, and per target t ``time_<t>``,
+    ``kernel_<t>``, ``passes_<t>`` (medians over seeds; NaN when not reached) with the lower
+    bounds ``time_min_<t>`` etc. (the longest run), and ``final`` (the last relative
+    suboptimality, median over seeds)."""
+    need = {"solver", "config", "tag", "seed", "cpu_s", "time_s", "epoch", "rel_subopt"}
+    missing = sorted(need - set(df.columns))
+    if missing:
+        raise DataError(f"sensitivity: the aggregate lacks column(s) {missing}")
+    out = df[["solver", "config", "tag"]].drop_duplicates().rename(columns={"solver": "method"})
+    out["printed"] = [printed.get(m) == t for m, t in zip(out["method"], out["tag"],
+                                                          strict=True)]
+    firsts = df.groupby(["config", "seed"]).first()
+    setup = (firsts["cpu_s"] - firsts["time_s"]).groupby(level="config").median()
+    out = out.merge(setup.rename("setup_s").reset_index(), on="config", how="left")
+    last = df.sort_values("cpu_s").groupby(["config", "seed"])["rel_subopt"].last()
+    out = out.merge(last.groupby(level="config").median().rename("final").reset_index(),
+                    on="config", how="left")
+    for t in targets:
+        for prefix, x in MEASURES:
+            tt = time_to_target(df, t, y="rel_subopt", x=x, by=("config",))
+            tt = tt.rename(columns={"time": f"{prefix}_{t:g}", "x_max": f"{prefix}_min_{t:g}"})
+            out = out.merge(tt[["config", f"{prefix}_{t:g}", f"{prefix}_min_{t:g}"]],
+                            on="config", how="left")
+    return out.sort_values(["method", "config"], kind="stable").reset_index(drop=True)
+
+
+def _score(row: Mapping, targets: Sequence[float]) -> tuple:
+    """Sort key of a configuration: CPU time with setup to the tightest target first (not
+    reached: after every one that did, by its final relative suboptimality), then the
+    looser targets."""
+    key = []
+    for t in sorted(targets):
+        v = row[f"time_{t:g}"]
+        key.append(math.inf if v is None or math.isnan(v) else float(v))
+    return (*key, float(row["final"]))
+
+
+def best_and_printed(table: pd.DataFrame, targets: Sequence[float]) -> pd.DataFrame:
+    """Per method: its printed configuration and its best one (rows of ``table``), as
+    ``setting`` = "printed" / "best" (the same row twice when the printed one is best)."""
+    rows = []
+    for method, group in table.groupby("method", sort=True):
+        recs = group.to_dict("records")
+        best = min(recs, key=lambda r: _score(r, targets))
+        printed = [r for r in recs if r["printed"]]
+        for setting, rec in (("printed", printed[0] if printed else None), ("best", best)):
+            if rec is not None:
+                rows.append({"setting": setting, **rec})
+    return pd.DataFrame(rows)
+
+
+def rankings(summary: pd.DataFrame, targets: Sequence[float]) -> pd.DataFrame:
+    """Per target and setting (printed / best): the methods in order of CPU time with setup
+    (unreached after reached, by their lower bounds)."""
+    rows = []
+    for t in targets:
+        for setting in ("printed", "best"):
+            part = summary[summary["setting"] == setting]
+            order = sorted(part.to_dict("records"), key=lambda r: (
+                math.isnan(r[f"time_{t:g}"]),
+                r[f"time_{t:g}"] if not math.isnan(r[f"time_{t:g}"]) else r[f"time_min_{t:g}"]))
+            rows.append({"target": t, "setting": setting,
+                         "ranking": " < ".join(r["method"] for r in order)})
+    return pd.DataFrame(rows)
+
+
+def _cell(row: Mapping, prefix: str, t: float, unit: str) -> str:
+    v, lo = row[f"{prefix}_{t:g}"], row[f"{prefix}_min_{t:g}"]
+    if v is not None and not math.isnan(v):
+        return f"{v:.3g}{unit}"
+    return f"≥ {lo:.3g}{unit}" if lo is not None and not math.isnan(lo) else "—"
+
+
+def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
+                      printed: Mapping[str, str], out_csv: PathLike, out_md: PathLike,
+                      title: str = "", caption: str = "") -> pd.DataFrame:
+    """The grid table (CSV: every configuration) and the Markdown: per method its printed
+    and best setting, the rankings at each, then every configuration."""
+    df = _frame(aggregates)
+    table = sensitivity_table(df, targets, printed)
+    unknown = sorted(set(printed) - set(table["method"]))
+    if unknown:
+        raise DataError(f"sensitivity: no run of the printed method(s) {unknown}")
+    for method, tag in printed.items():
+        if not table[(table["method"] == method) & table["printed"]].shape[0]:
+            raise DataError(f"sensitivity: {method}: no run of its printed setting {tag} "
+                            f"(runs: {', '.join(table[table['method'] == method]['tag'])})")
+    summary = best_and_printed(table, targets)
+    ranks = rankings(summary, targets)
+    head = ["method", "setting", "configuration", "setup"] + \
+        [f"to {t:g}: CPU s (kernel s, passes)" for t in targets]
+
+    def line(r: Mapping, setting: str) -> str:
+        cells = [str(r["method"]), setting, str(r["config"]), f"{r['setup_s']:.3g} s"]
+        cells += [f"{_cell(r, 'time', t, ' s')} ({_cell(r, 'kernel', t, ' s')}, "
+                  f"{_cell(r, 'passes', t, '')})" for t in targets]
+        return "| " + " | ".join(cells) + " |"
+
+    lines = [f"# {title}" if title else "# Sensitivity", ""]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for method, group in summary.groupby("method", sort=False):
+        if group["config"].nunique() == 1 and len(group) == 2:
+            lines.append(line(group.iloc[0], "printed = best"))
+            continue
+        for _, r in group.iterrows():
+            lines.append(line(r, r["setting"]))
+    lines += ["", "| target | methods at their printed settings | at their best settings |",
+              "|---|---|---|"]
+    for t in targets:
+        part = ranks[ranks["target"] == t].set_index("setting")["ranking"]
+        lines.append(f"| {t:g} | {part.get('printed', '—')} | {part.get('best', '—')} |")
+    moved = [f"{t:g}" for t in targets
+             if len(set(ranks[ranks["target"] == t]["ranking"])) > 1]
+    lines += ["", ("The ranking moves at target(s) " + ", ".join(moved) + ": a verdict at the "
+                   "printed settings does not hold at the best ones.") if moved else
+              "The ranking is the same at the printed and at the best settings."]
+    lines += ["", "Every configuration:", "", "| " + " | ".join(head) + " |",
+              "|" + "---|" * len(head)]
+    for _, r in table.iterrows():
+        lines.append(line(r, "printed" if r["printed"] else ""))
+    lines += ["", "CPU seconds (the process's CPU time, whatever the load) with the run's "
+              "setup, medians over seeds; in brackets the kernel's time and the passes over "
+              "the data (entries read / nnz(A), every scan counted). \"≥\": not reached, "
+              "the run's length. The best setting of a method: the least CPU time to the "
+              "tightest target it reached, then to the looser ones."]
+    if caption:
+        lines += ["", caption.strip()]
+    table = table.merge(summary.groupby("config")["setting"].agg(",".join).rename("role")
+                        .reset_index(), on="config", how="left")
+    write_table(table, "\n".join(lines) + "\n", out_csv, out_md)
+    return table
+
+
+def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
+                     printed: Mapping[str, str], out_png: PathLike, out_pdf: PathLike,
+                     title: str = "") -> None:
+    """Relative suboptimality against CPU time with setup: each method at its printed
+    setting (dashed) and at its best (solid), the targets as dotted lines."""
+    from matplotlib import rcParams
+
+    from pdsparse.figures import new_figure, save_figure
+
+    df = _frame(aggregates)
+    summary = best_and_printed(sensitivity_table(df, targets, printed), targets)
+    fig = new_figure((6.4, 4.2))
+    ax = fig.add_subplot()
+    colors = rcParams["axes.prop_cycle"].by_key()["color"]
+    floor = max(min(targets) / 100, 1e-14)
+    for i, (method, group) in enumerate(summary.groupby("method", sort=True)):
+        for _, r in group.iterrows():
+            if r["setting"] == "printed" and len(group) == 2 and \
+                    group["config"].nunique() == 1:
+                continue  # the printed setting is the best: one solid curve
+            run = df[(df["config"] == r["config"]) & (df["seed"] == df["seed"].min())]
+            run = run.sort_values("cpu_s")
+            ax.plot(run["cpu_s"], np.maximum(run["rel_subopt"], floor),
+                    color=colors[i % len(colors)],
+                    linestyle="--" if r["setting"] == "printed" else "-",
+                    label=f"{r['config']} ({r['setting']})")
+    for t in targets:
+        ax.axhline(t, color="0.6", linestyle=":", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xscale("log")
+    ax.set_xlabel("CPU time with setup (s)")
+    ax.set_ylabel("relative suboptimality (P − P*) / |P*|")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="best")
+    fig.set_layout_engine("constrained")
+    save_figure(fig, out_png, out_pdf)
+
+
+# --------------------------------------------------- pdsparse output PAPER sensitivity[_figure]
+
+def _arguments(p) -> None:
+    p.add_argument("--aggregate", nargs="+", required=True, help="aggregate .parquet files")
+    p.add_argument("--targets", type=positive_float, nargs="+", default=[1e-3, 1e-6],
+                   help="relative suboptimality targets (P - P*)/|P*|")
+    p.add_argument("--printed", nargs="*", metavar="METHOD=TAG",
+                   help="the paper's setting of each method, as its options tag")
+    p.add_argument("--title", default="", help="heading / figure title")
+
+
+def _table(args, outs) -> None:
+    for path in args.aggregate:
+        require_file(path, "aggregate")
+    write_sensitivity(args.aggregate, args.targets, pairs(args.printed, "--printed"), *outs,
+                      title=args.title)
+
+
+def _figure(args, outs) -> None:
+    for path in args.aggregate:
+        require_file(path, "aggregate")
+    draw_sensitivity(args.aggregate, args.targets, pairs(args.printed, "--printed"), *outs,
+                     title=args.title)
+
+
+SENSITIVITY_OUTPUT = Builder("table", "each method over its free parameters: the printed and "
+                             "the best setting, and the rankings at each", _arguments, _table)
+SENSITIVITY_FIGURE = Builder("figure", "each method at its printed and at its best setting",
+                             _arguments, _figure)

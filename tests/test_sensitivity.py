@@ -1,0 +1,150 @@
+"""The sensitivity study (pdsparse.sensitivity and papers.plan.add_sensitivity): each method at
+its printed and its best setting, the rankings at each, and its plan."""
+
+import copy
+import math
+
+import pandas as pd
+import pytest
+import yaml
+
+from pdsparse.errors import ConfigError, DataError
+from pdsparse.sensitivity import (
+    best_and_printed,
+    draw_sensitivity,
+    rankings,
+    sensitivity_table,
+    write_sensitivity,
+)
+from pdsparse.solvers import option_names
+
+
+def _runs(solver, rate, setup=0.0, seeds=(0, 1), steps=10, **opts):
+    """rel_subopt = 10^(-rate k) at kernel time k (seed 1: 10 % slower), k passes."""
+    cols = dict.fromkeys(option_names(), "none")
+    cols.update(opts)
+    rows = []
+    for seed in seeds:
+        for k in range(steps + 1):
+            rows.append({"problem": "p", "solver": solver, "seed": seed, **cols,
+                         "time_s": k * (1 + seed / 10), "setup_s": setup, "epoch": float(k),
+                         "rel_subopt": 10.0 ** (-rate * k)})
+    return pd.DataFrame(rows)
+
+
+def grid_frame():
+    """dgpd: printed (x10) slow, x100 fast; dual_rcd one setting; primal_rcd never reaches
+    1e-6. At the printed settings dual_rcd beats dgpd; at the best ones dgpd wins."""
+    df = pd.concat([
+        _runs("dgpd", 0.5, inner="5", eta="x10"),
+        _runs("dgpd", 2.0, inner="5", eta="x100"),
+        _runs("dual_rcd", 1.0, setup=0.5, sampling="uniform", dual_step="newton"),
+        _runs("primal_rcd", 0.3, sampling="uniform"),
+    ], ignore_index=True)
+    df["cpu_s"] = df["time_s"] + df["setup_s"]
+    from pdsparse.speedup import config_label
+
+    df["config"] = [config_label(r, option_names()) for r in df.to_dict("records")]
+    df["tag"] = [{"x10": "5-x10", "x100": "5-x100"}.get(e, s + ("-newton" if v == "newton" else ""))
+                 for e, s, v in zip(df["eta"], df["sampling"], df["dual_step"], strict=True)]
+    return df
+
+
+PRINTED = {"dgpd": "5-x10", "dual_rcd": "uniform-newton", "primal_rcd": "uniform"}
+
+
+def test_times_passes_and_lower_bounds():
+    table = sensitivity_table(grid_frame(), [1e-3, 1e-6], PRINTED).set_index("config")
+    fast = table.loc["dgpd (5, x100)"]
+    # 1e-6 at k = 3: kernel 3 and 3.3 -> median 3.15; passes 3
+    assert fast["time_1e-06"] == pytest.approx(3.15) and fast["passes_1e-06"] == 3
+    assert not fast["printed"] and table.loc["dgpd (5, x10)", "printed"]
+    dual = table.loc["dual_rcd (uniform, newton)"]
+    assert dual["time_1e-06"] == pytest.approx(6.3 + 0.5)  # with its setup
+    assert dual["kernel_1e-06"] == pytest.approx(6.3)
+    never = table.loc["primal_rcd (uniform)"]
+    assert math.isnan(never["time_1e-06"]) and never["time_min_1e-06"] == pytest.approx(10.5)
+    assert never["final"] == pytest.approx(1e-3)
+
+
+def test_best_settings_and_the_ranking_that_moves():
+    table = sensitivity_table(grid_frame(), [1e-3, 1e-6], PRINTED)
+    summary = best_and_printed(table, [1e-3, 1e-6])
+    best = summary[summary.setting == "best"].set_index("method")["config"]
+    assert best["dgpd"] == "dgpd (5, x100)"
+    ranks = rankings(summary, [1e-6]).set_index("setting")["ranking"]
+    assert ranks["printed"] == "dual_rcd < dgpd < primal_rcd"
+    assert ranks["best"] == "dgpd < dual_rcd < primal_rcd"
+
+
+def test_write_and_draw(tmp_path):
+    path = tmp_path / "sensitivity.parquet"
+    grid_frame().drop(columns=["cpu_s", "config", "tag"]).to_parquet(path)
+    out = write_sensitivity([path], [1e-3, 1e-6], PRINTED, tmp_path / "s.csv",
+                            tmp_path / "s.md", title="toy")
+    md = (tmp_path / "s.md").read_text()
+    assert "| dgpd | best | dgpd (5, x100) |" in md
+    assert "| dgpd | printed | dgpd (5, x10) |" in md
+    assert md.count("| primal_rcd | printed = best | primal_rcd (uniform) |") == 1
+    assert "The ranking moves at target(s) 0.001, 1e-06" in md
+    assert "≥ 10.5 s" in md  # primal_rcd never reached 1e-6
+    assert set(out.loc[out.config == "dgpd (5, x100)", "role"]) == {"best"}
+    draw_sensitivity([path], [1e-3, 1e-6], PRINTED, tmp_path / "s.png", tmp_path / "s.pdf")
+    assert (tmp_path / "s.png").stat().st_size > 1000 and (tmp_path / "s.pdf").exists()
+    with pytest.raises(DataError, match="printed method"):
+        write_sensitivity([path], [1e-3], {**PRINTED, "spdc": "default"}, tmp_path / "x.csv",
+                          tmp_path / "x.md")
+    with pytest.raises(DataError, match="dgpd: no run of its printed setting 5-x1000"):
+        write_sensitivity([path], [1e-3], {**PRINTED, "dgpd": "5-x1000"}, tmp_path / "x.csv",
+                          tmp_path / "x.md")
+
+
+# ---- the plan ---------------------------------------------------------------------------------
+
+def config_with(sens):
+    cfg = yaml.safe_load(open("config/config.yaml"))
+    cfg["dgpd"]["sensitivity"] = sens
+    return cfg
+
+
+SENS = {"dataset": "digits-rb", "cell": [0.1, 0.01], "max_seconds": 3,
+        "targets": [1e-3], "printed": {"dgpd": {"inner": "5", "eta": "x10"}},
+        "grid": [{"method": "dgpd", "inner": "5", "eta": ["x10", "x100"],
+                  "batch": ["1", "8"]},
+                 {"method": "dual_rcd", "sampling": "uniform", "dual_step": "newton"}]}
+
+
+def _plan(cfg):
+    from pdsparse.config import validate_config
+    from pdsparse.data.registry import load_registry
+    from pdsparse.papers.dgpd.plan import plan
+
+    cfg = validate_config(cfg, "workflow/schemas/config.schema.yaml")
+    return plan(cfg, load_registry(cfg["data"]["registry"]), lambda name: True)
+
+
+def test_plan_runs_every_combination_and_marks_the_printed_setting():
+    out = _plan(config_with(copy.deepcopy(SENS)))
+    runs = out.runs_of("sensitivity")
+    assert sorted(r.options_tag for r in runs) == ["5-x10", "5-x10-8", "5-x100", "5-x100-8",
+                                                   "uniform-newton"]
+    assert {r.max_seconds for r in runs} == {3.0}
+    table = [o for o in out.outputs if o.name == "sensitivity"][0]
+    assert "--printed dgpd=5-x10 dual_rcd=uniform-newton" in " ".join(table.command)
+    assert {o.name for o in out.outputs} >= {"sensitivity", "sensitivity_figure"}
+
+
+def test_plan_errors_name_the_setting():
+    bad = copy.deepcopy(SENS)
+    bad["printed"] = {"dgpd": {"inner": "5", "eta": "x1000"}}
+    with pytest.raises(ConfigError, match=r"dgpd.sensitivity: the printed setting of dgpd "
+                                          r"\(5-x1000\) is not in its grid"):
+        _plan(config_with(bad))
+    bad = copy.deepcopy(SENS)
+    bad["dataset"] = "digitz-rb"
+    with pytest.raises(ConfigError, match="dgpd.sensitivity.dataset: 'digitz-rb'"):
+        _plan(config_with(bad))
+    bad = copy.deepcopy(SENS)
+    bad["grid"][0]["passes"] = ["jacobi", "gauss_seidl"]
+    with pytest.raises(ConfigError, match=r"dgpd.sensitivity.grid\[0\].*gauss_seidl"):
+        _plan(config_with(bad))
