@@ -75,8 +75,8 @@ def _frame(aggregates: Sequence[PathLike]) -> pd.DataFrame:
 def sensitivity_table(df: pd.DataFrame, targets: Sequence[float],
                       printed: Mapping[str, str]) -> pd.DataFrame:
     """One row per configuration: ``method``, ``config`` (its label), ``tag``, ``printed``
-    (the paper's setting: ``printed[method]`` is its options tag), ``setup_s``, and per target t ``time_<t>``,
-    ``kernel_<t>``, ``passes_<t>`` (medians over seeds; NaN when not reached) with the lower
+    (the paper's setting: ``printed[method]`` is its options tag), ``setup_s``, and per
+    target t ``time_<t>``, ``kernel_<t>``, ``passes_<t>`` (medians over seeds; NaN when not reached) with the lower
     bounds ``time_min_<t>`` etc. (the longest run), and ``final`` (the last relative
     suboptimality, median over seeds)."""
     need = {"solver", "config", "tag", "seed", "cpu_s", "time_s", "epoch", "rel_subopt"}
@@ -116,7 +116,7 @@ def best_and_printed(table: pd.DataFrame, targets: Sequence[float]) -> pd.DataFr
     """Per method: its printed configuration and its best one (rows of ``table``), as
     ``setting`` = "printed" / "best" (the same row twice when the printed one is best)."""
     rows = []
-    for method, group in table.groupby("method", sort=True):
+    for _, group in table.groupby("method", sort=True):
         recs = group.to_dict("records")
         best = min(recs, key=lambda r: _score(r, targets))
         printed = [r for r in recs if r["printed"]]
@@ -175,7 +175,7 @@ def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
 
     lines = [f"# {title}" if title else "# Sensitivity", ""]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for method, group in summary.groupby("method", sort=False):
+    for _, group in summary.groupby("method", sort=False):
         if group["config"].nunique() == 1 and len(group) == 2:
             lines.append(line(group.iloc[0], "printed = best"))
             continue
@@ -223,7 +223,7 @@ def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
     ax = fig.add_subplot()
     colors = rcParams["axes.prop_cycle"].by_key()["color"]
     floor = max(min(targets) / 100, 1e-14)
-    for i, (method, group) in enumerate(summary.groupby("method", sort=True)):
+    for i, (_, group) in enumerate(summary.groupby("method", sort=True)):
         for _, r in group.iterrows():
             if r["setting"] == "printed" and len(group) == 2 and \
                     group["config"].nunique() == 1:
