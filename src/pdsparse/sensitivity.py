@@ -76,9 +76,9 @@ def sensitivity_table(df: pd.DataFrame, targets: Sequence[float],
                       printed: Mapping[str, str]) -> pd.DataFrame:
     """One row per configuration: ``method``, ``config`` (its label), ``tag``, ``printed``
     (the paper's setting: ``printed[method]`` is its options tag), ``setup_s``, and per
-    target t ``time_<t>``, ``kernel_<t>``, ``passes_<t>`` (medians over seeds; NaN when not reached) with the lower
-    bounds ``time_min_<t>`` etc. (the longest run), and ``final`` (the last relative
-    suboptimality, median over seeds)."""
+    target t ``time_<t>``, ``kernel_<t>``, ``passes_<t>`` (medians over seeds; NaN when not
+    reached) with the lower bounds ``time_min_<t>`` etc. (the longest run), and ``final``
+    (the last relative suboptimality, median over seeds)."""
     need = {"solver", "config", "tag", "seed", "cpu_s", "time_s", "epoch", "rel_subopt"}
     missing = sorted(need - set(df.columns))
     if missing:
