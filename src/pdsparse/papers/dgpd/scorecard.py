@@ -25,6 +25,7 @@ from pdsparse.scorecard.core import (
     _statuses,
     _table2_row,
     _x,
+    sensitivity_row,
 )
 
 
@@ -73,6 +74,7 @@ def rows(ctx: _Context) -> list[Row]:
                         f"at least {need:g}×" if grade == "yes" else
                         f"DGPD fastest somewhere, by less than {need:g}×" if grade == "partly"
                         else "DGPD is never the fastest"))
+    rows.append(sensitivity_row(ctx, "dgpd", cfg, base, dv.CLAIMS[0], 30))
     return rows
 
 

@@ -26,6 +26,7 @@ from pdsparse.scorecard.core import (
     _statuses,
     _table2_row,
     _x,
+    sensitivity_row,
 )
 
 PDBFW_DUKE = "duke breast-cancer"
@@ -145,6 +146,7 @@ def _pdbfw_figure1(ctx: _Context, cfg: Mapping, pv, status: Mapping[str, str]) -
                         _data_note(cfg, [r.data for r in races], status), pv.CLAIMS[0],
                         f"holds on {_count(holds)} data sets (duke aside)", _grade(holds),
                         f"≥ {need:g}× over every baseline on {_count(holds)} sets"))
+    rows.append(sensitivity_row(ctx, P, cfg, base, pv.CLAIMS[0], 10))
     return rows
 
 
