@@ -284,6 +284,63 @@ def test_acc_pg_matches_transcription(momentum):
         assert_close(k.iterates()[0], x, "acc_pg x")
 
 
+def f_value(p, x):
+    z = p.mat @ x
+    if p.loss == "squared":
+        vals = 0.5 * (z - p.b) ** 2
+    else:  # smooth hinge: 1/2 - m for m < 0, (1 - m)^2 / 2 on [0, 1], 0 above
+        m = p.b * z
+        vals = np.where(m < 0, 0.5 - m, np.where(m < 1, 0.5 * (1 - m) ** 2, 0.0))
+    return vals.mean() + 0.5 * p.l2 * x @ x
+
+
+@pytest.mark.parametrize("momentum", ["nesterov", "fista"])
+@pytest.mark.parametrize("loss", ["smooth_hinge", "squared"])
+def test_acc_pg_backtracking_matches_transcription(momentum, loss):
+    """Beck & Teboulle's backtracking: L from beta max ||a_i||^2 / n + mu, doubled until
+    f(x) <= f(y) + <g, x - y> + L/2 ||x - y||^2; the momentum follows L."""
+    p = problem(loss=loss)
+    k = SOLVERS["acc_pg"].make_kernel(p, {"momentum": momentum, "lipschitz": "backtracking"})
+    mu, r = p.l2, p.radius
+    L = float(np.max(np.asarray(p.mat.multiply(p.mat).sum(axis=1)).ravel())) / p.n + mu
+    assert k.lip == pytest.approx(L, rel=1e-14)
+    x = y = np.zeros(p.d)
+    t, doublings = 1.0, 0
+    for it in range(15):
+        g = full_grad(p, y)
+        while True:
+            x_new = project_l1_ball(y - g / L, r)
+            dx = x_new - y
+            fy = f_value(p, y)
+            if f_value(p, x_new) <= fy + g @ dx + 0.5 * L * (dx @ dx) * (1 + 1e-12) + \
+                    1e-15 * abs(fy):
+                break
+            L, doublings = 2 * L, doublings + 1
+        if momentum == "fista":
+            t_new = (1 + math.sqrt(1 + 4 * t * t)) / 2
+            q, t = (t - 1) / t_new, t_new
+        else:
+            q = (math.sqrt(L) - math.sqrt(mu)) / (math.sqrt(L) + math.sqrt(mu))
+        y, x = x_new + q * (x_new - x), x_new
+        k.run(1)
+        assert_close(k.iterates()[0], x, f"acc_pg x, iteration {it}")
+        assert k.lip == pytest.approx(L, rel=1e-14) and k.backtracks == doublings
+    if momentum == "nesterov":  # the cheap start was below L: the test did backtrack
+        assert doublings >= 1
+    assert L <= 2 * lipschitz(p)  # and never overshoots twice the true constant
+
+
+def test_acc_pg_power_estimate():
+    p = problem()
+    k = SOLVERS["acc_pg"].make_kernel(p, {"lipschitz": "power"})
+    sigma2 = np.linalg.norm(p.mat.toarray(), 2) ** 2
+    from pdsparse.solvers.ball import POWER_SAFETY, power_norm_sq
+
+    est = power_norm_sq(p)
+    assert est <= sigma2 * (1 + 1e-12) and est >= 0.9 * sigma2
+    assert k.lip == pytest.approx(POWER_SAFETY * est / p.n + p.l2, rel=1e-14)
+
+
 @pytest.mark.parametrize("step", ["line_search", "open_loop"])
 @pytest.mark.parametrize("loss", ["smooth_hinge", "squared"])
 def test_fw_matches_transcription(step, loss):
@@ -420,6 +477,10 @@ def relgap(p, x):
 
 
 @pytest.mark.parametrize("name, opts", [("acc_pg", {}), ("acc_pg", {"momentum": "fista"}),
+                                        ("acc_pg", {"lipschitz": "power"}),
+                                        ("acc_pg", {"lipschitz": "backtracking"}),
+                                        ("acc_pg", {"lipschitz": "backtracking",
+                                                    "momentum": "fista"}),
                                         ("svrg", {}), ("svrg", {"step": "x10"}),
                                         ("storc", {}), ("fw", {})])
 @pytest.mark.parametrize("r", [0.5, 1000.0])

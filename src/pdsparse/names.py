@@ -28,6 +28,7 @@ PDBFW_KS = ("auto", "balance", "n")
 SAMPLINGS = ("uniform", "importance", "permutation")
 DUAL_STEPS = ("fixed", "newton", "printed")
 BALL_MOMENTA = ("nesterov", "fista")
+ACC_PG_LIPSCHITZ = ("exact", "power", "backtracking")
 FW_STEPS = ("line_search", "open_loop")
 BALL_STEPS = ("theory", "x2", "x5", "x10")
 BALL_INNER = ("2n",)
@@ -46,7 +47,7 @@ SOLVER_OPTIONS = {
     "dgpd": {"inner": DGPD_INNER, "eta": DGPD_ETAS, "batch": DGPD_BATCHES,
              "passes": DGPD_PASSES, "step": DGPD_STEPS},
     "dgpd_full": {"eta": DGPD_ETAS},
-    "acc_pg": {"momentum": BALL_MOMENTA},
+    "acc_pg": {"momentum": BALL_MOMENTA, "lipschitz": ACC_PG_LIPSCHITZ},
     "fw": {"step": FW_STEPS},
     "svrg": {"step": BALL_STEPS, "inner": BALL_INNER, "snapshot": BALL_SNAPSHOTS},
     "scgs": {"batch": BALL_BATCHES, "batch_cap": BALL_BATCH_CAPS},

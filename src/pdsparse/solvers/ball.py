@@ -53,6 +53,7 @@ from scipy.sparse.linalg import svds
 from pdsparse import losses, objective
 from pdsparse.errors import ConfigError
 from pdsparse.names import (
+    ACC_PG_LIPSCHITZ,
     BALL_BATCH_CAPS,
     BALL_BATCHES,
     BALL_INNER,
@@ -90,6 +91,13 @@ class AccPGOptions(_Options):
         "nesterov (default: the constant momentum (sqrt(L) - sqrt(mu)) / (sqrt(L) + "
         "sqrt(mu)) of Nesterov's scheme for mu-strongly convex f, Nesterov 2004 Sec. 2.2, "
         "linear rate) or fista (Beck & Teboulle 2009, t_{k+1} = (1 + sqrt(1 + 4 t_k^2)) / 2)")
+    lipschitz: str = _option(
+        "exact", ACC_PG_LIPSCHITZ,
+        "L of the 1/L step: exact (||A||_2 by ARPACK or a small Gram matrix, the setup the "
+        "speedup tables count), power (POWER_ITERS power iterations, times POWER_SAFETY) or "
+        "backtracking (from the cheap lower bound beta max_i ||a_i||^2 / n + mu, doubled "
+        "whenever the sufficient-decrease test fails; Beck & Teboulle 2009, Sec. 4)",
+        late=True)
 
 
 @dataclass(frozen=True)
@@ -181,6 +189,31 @@ def spectral_norm_sq(problem: Problem) -> float:
         value = float(s[0]) ** 2
     _NORM_CACHE[problem] = (key, value)
     return value
+
+
+POWER_ITERS = 10
+"""Power iterations on A^T A of ``lipschitz=power`` (from a fixed start: deterministic)."""
+POWER_SAFETY = 1.1
+"""``lipschitz=power`` takes L from the power estimate of ||A||_2^2 times this factor: the
+estimate is a lower bound, and a step above 1/L can make the accelerated method diverge."""
+
+
+def power_norm_sq(problem: Problem, iters: int = POWER_ITERS) -> float:
+    """A lower bound of ||A||_2^2: ``iters`` power iterations on A^T A (2 passes each) from
+    the all-ones vector, the Rayleigh quotient ||A v||^2 / ||v||^2 at the last iterate."""
+    A = problem.mat
+    v = np.full(problem.d, 1.0 / math.sqrt(problem.d))
+    value = 0.0
+    for _ in range(max(1, int(iters))):
+        av = np.asarray(A @ v, dtype=np.float64).reshape(-1)
+        value = float(av @ av)
+        w = np.asarray(A.T @ av, dtype=np.float64).reshape(-1)
+        norm = float(np.linalg.norm(w))
+        if norm == 0.0:
+            return value
+        v = w / norm
+    av = np.asarray(A @ v, dtype=np.float64).reshape(-1)
+    return max(value, float(av @ av))
 
 
 def smoothness(problem: Problem) -> float:
@@ -390,25 +423,55 @@ class AccPGKernel(_BallKernel):
                  w0: np.ndarray | None = None):
         super().__init__(problem, seed, w0)
         options = options or AccPGOptions()
-        self.lip = smoothness(problem)
+        self.backtrack = options.lipschitz == "backtracking"
+        p = problem
+        if options.lipschitz == "exact":
+            self.lip = smoothness(p)
+        elif options.lipschitz == "power":
+            self.lip = POWER_SAFETY * p.smoothness * power_norm_sq(p) / p.n + p.l2
+        else:  # ||A||_2^2 >= max_i ||a_i||^2: a lower bound of L to start from
+            self.lip = p.smoothness * float(np.max(p.row_sqnorms)) / p.n + p.l2
         self.fista = options.momentum == "fista"
-        if not self.fista:
-            if not self.mu > 0:
-                raise ConfigError("acc_pg: momentum=nesterov needs mu > 0 (the l2 of the "
-                                  "L1Ball penalty); use momentum=fista for mu = 0")
-            sl, sm = math.sqrt(self.lip), math.sqrt(self.mu)
-            self.q = (sl - sm) / (sl + sm)
+        if not self.fista and not self.mu > 0:
+            raise ConfigError("acc_pg: momentum=nesterov needs mu > 0 (the l2 of the "
+                              "L1Ball penalty); use momentum=fista for mu = 0")
+        self._set_momentum()
+        self.backtracks = 0
         self.t = 1.0
         self.zx = np.asarray(problem.mat @ self.x, dtype=np.float64)
         self.y, self.zy = self.x.copy(), self.zx.copy()
 
+    def _set_momentum(self) -> None:
+        if not self.fista:
+            sl, sm = math.sqrt(self.lip), math.sqrt(self.mu)
+            self.q = (sl - sm) / (sl + sm)
+
+    def _f(self, x: np.ndarray, z: np.ndarray) -> float:
+        """f(x) = 1/n sum phi(z) + mu/2 ||x||^2 at z = A x (O(n + d))."""
+        p = self.problem
+        return float(losses.values(p.loss_id, z, p.b).mean()) + 0.5 * self.mu * float(x @ x)
+
     def run(self, budget: int) -> tuple[int, int]:
-        p, lip = self.problem, self.lip
+        p = self.problem
         iters = touched = 0
         while touched < budget:
             g = self._loss_gradient(self.zy) + self.mu * self.y
-            x, _ = _ball.project_l1(self.y - g / lip, self.r)
-            zx = np.asarray(p.mat @ x, dtype=np.float64)
+            fy = self._f(self.y, self.zy) if self.backtrack else 0.0
+            while True:
+                x, _ = _ball.project_l1(self.y - g / self.lip, self.r)
+                zx = np.asarray(p.mat @ x, dtype=np.float64)
+                if not self.backtrack:
+                    break
+                dx = x - self.y
+                touched += p.n + p.d
+                if self._f(x, zx) <= fy + float(g @ dx) + 0.5 * self.lip * float(dx @ dx) \
+                        * (1.0 + 1e-12) + 1e-15 * abs(fy):
+                    break
+                # sufficient decrease failed: L was too small; the trial cost a pass
+                self.lip *= 2.0
+                self._set_momentum()
+                self.backtracks += 1
+                touched += self.nnz + p.d
             if self.fista:
                 t_next = (1.0 + math.sqrt(1.0 + 4.0 * self.t * self.t)) / 2.0
                 q = (self.t - 1.0) / t_next
