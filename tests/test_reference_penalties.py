@@ -232,3 +232,23 @@ def test_reference_record_reports_the_ball_at_the_optimum():
     assert rec["active"] and 1 <= rec["solution_nnz"] <= 5
     net = Problem(A, b, "smooth_hinge", penalty=ElasticNet(0.25))
     assert "active" not in reference_record(net, reference_solution(net), "t", "t")
+
+
+def test_reference_record_counts_the_optimum_supports():
+    """x*'s nonzeros and those of the paired dual alpha(x*) = -phi'(A x*) (0 where the smooth
+    hinge's margin reaches 1): DGPD's Table 2 is compared with both."""
+    from pdsparse.objective import alpha_of_w
+    from pdsparse.penalties import ElasticNet
+    from pdsparse.problem import Problem
+    from pdsparse.reference import reference_record, reference_solution
+
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((60, 30))
+    b = np.sign(A[:, 0] + 0.3 * rng.standard_normal(60))
+    p = Problem(A, b, "smooth_hinge", penalty=ElasticNet(0.05, 0.02))
+    ref = reference_solution(p)
+    rec = reference_record(p, ref, "t", "t")
+    margins = b * (A @ ref.w)
+    assert rec["optimum_nnz_dual"] == int(np.sum(margins < 1)) < 60  # some margins reach 1
+    assert rec["optimum_nnz_primal"] == int(np.count_nonzero(ref.w)) < 30  # l1 zeroes some
+    assert rec["optimum_nnz_dual"] == np.count_nonzero(alpha_of_w(p, ref.w))

@@ -54,6 +54,23 @@ def test_table2_ours_beside_the_paper(tmp_path):
                  {"toy-rb": "Mnist-RB"}, caption="Stand-in.")
     text = out_md.read_text()
     assert "toy-rb (ours)" in text and "Mnist-RB (paper)" in text and "Stand-in." in text
+    assert math.isnan(row.opt_nz_primal)  # no reference given
+
+
+def test_table2_shows_the_optimum_supports_beside_the_iterates(tmp_path):
+    data, _ = _data(tmp_path, name="toy")
+    run = _trace(tmp_path)
+    ref = tmp_path / "ref.parquet"
+    pd.DataFrame([{"problem": "toy__smooth_hinge__l2-0.1", "optimum_nnz_primal": 7,
+                   "optimum_nnz_dual": 13}]).to_parquet(ref)
+    old = tmp_path / "old.parquet"  # a reference file from before the supports were recorded
+    pd.DataFrame([{"problem": "other", "p_star": 1.0}]).to_parquet(old)
+    out_md = tmp_path / "t.md"
+    table = write_table2([run], {"toy": data}, tmp_path / "t.csv", out_md,
+                         references=[ref, old])
+    row = table.iloc[0]
+    assert (row.nz_primal, row.nz_dual, row.opt_nz_primal, row.opt_nz_dual) == (11, 5, 7, 13)
+    assert "| 7, 13 |" in out_md.read_text()
 
 
 def test_table2_without_runs_or_paper_row(tmp_path):

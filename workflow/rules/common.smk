@@ -21,6 +21,7 @@ except ImportError:  # package not installed: use the source tree next to this w
 from pdsparse import scorecard as _scorecard
 from pdsparse.errors import ConfigError
 from pdsparse.io import atomic_path
+from pdsparse.papers.plan import reference_path
 from pdsparse.solvers import SOLVERS
 from snakemake.exceptions import WorkflowError
 
@@ -195,7 +196,7 @@ def processed_file(data):
 
 
 def reference_file(tag):
-    return f"results/reference/{tag}.parquet"
+    return reference_path(tag)
 
 
 def all_targets():

@@ -38,6 +38,7 @@ __all__ = [
     "StatsSpec",
     "aggregate_path",
     "data_entries",
+    "reference_path",
     "run_path",
     "solver_options",
 ]
@@ -228,6 +229,11 @@ def data_entries(out: Plan, section: Mapping, config: Mapping, registry: Mapping
 
 def run_path(paper: str, experiment: str, problem: str, solver: str, options: str) -> str:
     return f"results/runs/{paper}/{experiment}/{problem}/{solver}/{options}.parquet"
+
+
+def reference_path(problem: str) -> str:
+    """The reference file (certified optimum) of a problem tag."""
+    return f"results/reference/{problem}.parquet"
 
 
 def aggregate_path(paper: str, experiment: str) -> str:

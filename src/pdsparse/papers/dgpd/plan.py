@@ -29,6 +29,7 @@ from pdsparse.papers.plan import (
     add_sensitivity,
     aggregate_path,
     data_entries,
+    reference_path,
     solver_options,
 )
 
@@ -191,12 +192,14 @@ def _outputs(out: Plan, cfg: Mapping, grid, kept, cells, processed: str) -> None
         data = [f"{name}={path}" for name, path in files.items()]
         papers = [f"{name}={entry['paper']}" for name, (_, entry) in kept.items()
                   if entry.get("paper")]
+        refs = list(dict.fromkeys(reference_path(r.problem.tag) for r in runs))
         command = ["table2", "--runs " + " ".join(_q(r.path) for r in runs),
-                   "--data " + " ".join(map(_q, data))]
+                   "--data " + " ".join(map(_q, data)),
+                   "--references " + " ".join(map(_q, refs))]
         if papers:
             command.append("--paper-rows " + " ".join(map(_q, papers)))
         out.outputs.append(Output(PAPER, "table2", "table", tuple(command),
-                                  (*(r.path for r in runs), *files.values()),
+                                  (*(r.path for r in runs), *files.values(), *refs),
                                   "dgpd/table2.rst"))
 
 

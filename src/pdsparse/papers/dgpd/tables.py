@@ -32,7 +32,9 @@ PathLike = str | os.PathLike
 
 TABLE2_CSV_COLUMNS = ["dataset", "paper_row", "problem", *TABLE2_COLUMNS, "test_accuracy",
                       "status", *(f"paper_{c}" for c in TABLE2_COLUMNS), "solved_classes",
-                      "positive_class"]
+                      "positive_class", "opt_nz_primal", "opt_nz_dual"]
+"""``nz_primal`` / ``nz_dual``: DGPD's iterates at the end of its run; ``opt_nz_*``: the
+certified optimum's supports (x* and alpha(x*), from the reference file; NaN without one)."""
 
 _LABELS = {"features": "#features", "nnz_per_sample": "#nonzero/sample", "train": "#train",
            "test": "#test", "classes": "#classes", "nz_primal": "#nz-primal",
@@ -72,11 +74,21 @@ def data_key(problem_tag: str) -> str:
 
 
 def build_table2(runs: Sequence[PathLike], data: Mapping[str, PathLike],
-                 paper_rows: Mapping[str, str] | None = None) -> pd.DataFrame:
+                 paper_rows: Mapping[str, str] | None = None,
+                 references: Sequence[PathLike] = ()) -> pd.DataFrame:
     """One row per data set (display name -> prepared file in ``data``); ``runs`` are the
     DGPD traces at Table 2's setting, matched to the data sets by their problem's data key
-    (two recipes of one source, digits-rb and digits-rf, are two data sets)."""
+    (two recipes of one source, digits-rb and digits-rf, are two data sets); ``references``
+    the reference files of their problems (the optimum's supports; files written before
+    the supports were recorded give NaN)."""
     paper_rows = dict(paper_rows or {})
+    optimum = {}
+    for path in references:
+        ref = read_parquet(path, "reference file")
+        if {"optimum_nnz_primal", "optimum_nnz_dual"} <= set(ref.columns):
+            r = ref.iloc[0]
+            optimum[str(r["problem"])] = (float(r["optimum_nnz_primal"]),
+                                          float(r["optimum_nnz_dual"]))
     traces = {}
     for path in runs:
         df = read_parquet(path, "trace")
@@ -89,7 +101,8 @@ def build_table2(runs: Sequence[PathLike], data: Mapping[str, PathLike],
         row = {"dataset": name, "paper_row": paper_rows.get(name, ""), "features": d,
                "nnz_per_sample": nnz / n, "train": n, "test": _test_rows(meta),
                "classes": _classes(meta), "problem": "", "nz_primal": math.nan,
-               "nz_dual": math.nan, "test_accuracy": math.nan, "status": ""}
+               "nz_dual": math.nan, "test_accuracy": math.nan, "status": "",
+               "opt_nz_primal": math.nan, "opt_nz_dual": math.nan}
         row["solved_classes"], row["positive_class"] = _solved(meta)
         found = traces.get(Path(path).stem, [])
         if found:
@@ -98,6 +111,8 @@ def build_table2(runs: Sequence[PathLike], data: Mapping[str, PathLike],
             row["nz_primal"] = float(lasts["nnz_primal"].median())
             row["nz_dual"] = float(lasts["nnz_dual"].median())
             row["status"] = ",".join(sorted(set(map(str, lasts["status"]))))
+            row["opt_nz_primal"], row["opt_nz_dual"] = optimum.get(row["problem"],
+                                                                   (math.nan, math.nan))
             acc = [r.get("test_accuracy") for _, m in found for r in m.get("runs", [])]
             acc = [a for a in acc if a is not None and not math.isnan(a)]
             row["test_accuracy"] = float(np.median(acc)) if acc else math.nan
@@ -117,7 +132,8 @@ def _fmt(value, col: str) -> str:
 
 
 def render_table2(table: pd.DataFrame, caption: str = "") -> str:
-    head = ["data set", *(_LABELS[c] for c in TABLE2_COLUMNS), "test accuracy"]
+    head = ["data set", *(_LABELS[c] for c in TABLE2_COLUMNS), "test accuracy",
+            "#nz at x*, y*"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     one_class = False
     for _, r in table.iterrows():
@@ -127,15 +143,20 @@ def render_table2(table: pd.DataFrame, caption: str = "") -> str:
         if isinstance(positive, str | int | float) and str(positive) not in ("", "nan"):
             label = f"{r['dataset']} (ours; class {positive} vs rest*)"
             one_class = True
+        opt = (f"{_fmt(r['opt_nz_primal'], 'nz')}, {_fmt(r['opt_nz_dual'], 'nz')}"
+               if not math.isnan(r["opt_nz_primal"]) else "—")
         lines.append("| " + " | ".join([label, *ours,
-                                         _fmt(r["test_accuracy"], "test_accuracy")]) + " |")
+                                         _fmt(r["test_accuracy"], "test_accuracy"), opt]) + " |")
         if r["paper_row"]:
             printed = [_fmt(r[f"paper_{c}"], c) for c in TABLE2_COLUMNS]
-            lines.append("| " + " | ".join([f"{r['paper_row']} (paper)", *printed, "—"]) + " |")
+            lines.append("| " + " | ".join([f"{r['paper_row']} (paper)", *printed, "—", "—"])
+                         + " |")
     text = "\n".join(lines) + "\n"
     setting = (f"\n#nz-primal and #nz-dual: DGPD's final iterate at λ = {TABLE2_SETTING['lam']}, "
                f"μ = {TABLE2_SETTING['mu']}, summed over the one-vs-rest classes (median over "
-               "seeds).\n")
+               "seeds). #nz at x*, y*: the certified optimum's supports (x* and its dual "
+               "alpha(x*) = -phi'(A x*), from the reference solution), to tell the two readings "
+               "of the paper's counts apart.\n")
     if one_class:
         setting += ("\n*One class against the rest only (the others are not run): #nz-primal "
                     "and #nz-dual are that class's, the test accuracy is the binary one; "
@@ -145,8 +166,8 @@ def render_table2(table: pd.DataFrame, caption: str = "") -> str:
 
 def write_table2(runs: Sequence[PathLike], data: Mapping[str, PathLike], out_csv: PathLike,
                  out_md: PathLike, paper_rows: Mapping[str, str] | None = None,
-                 caption: str = "") -> pd.DataFrame:
-    table = build_table2(runs, data, paper_rows)
+                 caption: str = "", references: Sequence[PathLike] = ()) -> pd.DataFrame:
+    table = build_table2(runs, data, paper_rows, references)
     write_table(table, render_table2(table, caption), out_csv, out_md)
     return table
 
@@ -162,14 +183,16 @@ def _table2_arguments(p) -> None:
     p.add_argument("--paper-rows", nargs="*", metavar="NAME=ROW",
                    help="display name = the paper's Table 2 row it is compared with")
     p.add_argument("--caption", help="caption text under the Markdown table")
+    p.add_argument("--references", nargs="*", default=[],
+                   help="reference files of the runs' problems (the optimum's supports)")
 
 
 def _table2_build(args, outs) -> None:
     data = pairs(args.data, "--data")
-    for path in [*args.runs, *data.values()]:
+    for path in [*args.runs, *data.values(), *args.references]:
         require_file(path, "input")
     write_table2(args.runs, data, *outs, paper_rows=pairs(args.paper_rows, "--paper-rows"),
-                 caption=args.caption or "")
+                 caption=args.caption or "", references=args.references)
 
 
 TABLE2_OUTPUT = Builder("table", "DGPD Table 2: data statistics and DGPD's nonzeros beside the "
