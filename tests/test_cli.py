@@ -652,3 +652,22 @@ def test_reference_of_another_problem_tag_says_how_to_match_it(pipeline, capsys,
     assert code == 2 and not out.exists()
     assert "is for problem 'tiny__logistic__l2-1_n'" in err
     assert "pass --problem tiny__logistic__l2-1_n" in err
+
+
+@pytest.mark.parametrize("where", ["build_parser", "func"])
+def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys, where):
+    """Ctrl-C while the arguments are parsed (imports happen there) or while the command
+    runs: exit status 130 and one line on stderr, no traceback."""
+    from pdsparse import cli
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    if where == "build_parser":
+        monkeypatch.setattr(cli, "build_parser", interrupt)
+    else:  # a command whose work is interrupted
+        monkeypatch.setattr(cli, "_main", interrupt)
+    assert cli.main(["fetch", "--help"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip().endswith("interrupted") and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err

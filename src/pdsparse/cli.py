@@ -791,7 +791,16 @@ def _as_list(value) -> list:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``pdsparse`` console script; returns the exit status."""
+    """Entry point of the ``pdsparse`` console script; returns the exit status (130 and one
+    line on Ctrl-C, wherever it lands: parsing the arguments imports modules too)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("pdsparse: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     command = args.command
