@@ -101,7 +101,7 @@ def test_dual_verdict_json_matches_the_library(tmp_path, capsys):
 
 def test_primal_verdict_text(tmp_path, capsys):
     path = write(tmp_path, "primal.txt", primal_favoured())
-    code, out, err = run_main(["advise", path], capsys)
+    code, out, err = run_main(["advise", path, "--quiet"], capsys)
     assert code == 0, err
     exp = expected_stats(path)
     ratio = exp["T_P_importance"] / exp["T_D_importance"]
@@ -196,7 +196,7 @@ def test_race_on_multiclass_needs_positive_class(tmp_path, capsys):
     code, out, err = run_main(["advise", path], capsys)  # the prediction needs no labels
     assert code == 0, err
     assert "3 classes" in out and "--positive-class" in out
-    code, out, err = run_main(["advise", path, "--race", "0.02"], capsys)
+    code, out, err = run_main(["advise", path, "--race", "0.02", "--quiet"], capsys)
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("pdsparse advise: error: ")
@@ -243,7 +243,7 @@ def test_judge_first_to_1e6_then_lower_gap_at_equal_time():
 
 
 def one_line_error(argv, capsys) -> str:
-    code, out, err = run_main(["advise", *argv], capsys)
+    code, out, err = run_main(["advise", "--quiet", *argv], capsys)
     assert code == 2
     assert out == ""
     lines = err.strip().splitlines()
@@ -285,3 +285,27 @@ def test_format_advice_is_the_cli_text(tmp_path, capsys):
     assert isinstance(adv, Advice)
     code, out, _ = run_main(["advise", path], capsys)
     assert out.rstrip("\n") == format_advice(adv)
+
+
+def test_progress_on_stderr_and_quiet(tmp_path, capsys):
+    """Long steps say what they do on stderr; --quiet silences them; an error still ends on
+    its one line."""
+    path = write(tmp_path, "two.txt", "+1 1:1 2:2\n-1 2:1\n+1 1:3\n-1 1:1 2:1\n")
+    code, out, err = run_main(["advise", str(path), "--race", "0.05"], capsys)
+    assert code == 0 and "verdict" in out
+    lines = err.strip().splitlines()
+    assert lines[0] == f"pdsparse advise: reading {path}"
+    assert any("statistics" in line for line in lines)
+    assert any(line.startswith("pdsparse advise: race: ") for line in lines)
+    code, out, err = run_main(["advise", str(path), "--quiet"], capsys)
+    assert code == 0 and err == ""
+    code, out, err = run_main(["advise", str(tmp_path / "nope.txt")], capsys)
+    assert code == 2 and err.strip().splitlines()[-1].startswith("pdsparse advise: error: ")
+
+
+def test_one_class_file_is_warned_about(tmp_path, capsys):
+    path = write(tmp_path, "one.txt", "1 1:1 2:3\n1 2:1\n1 1:2\n")
+    code, out, _ = run_main(["advise", str(path), "--quiet"], capsys)
+    assert code == 0 and "warning: the file has one class only (label 1)" in out
+    code, out, _ = run_main(["advise", str(path), "--quiet", "--json"], capsys)
+    assert "one class only" in json.loads(out)["warnings"][0]

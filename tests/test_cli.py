@@ -552,7 +552,8 @@ def test_every_command_says_what_it_wrote(tmp_path, capsys):
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["output", "dgpd", "figure3", "--out", "a", "b"],
-     "dgpd has no output builder 'figure3'; choose one of ['curves', 'speedup', 'table2']"),
+     "dgpd has no output builder 'figure3'; choose one of ['curves', 'sensitivity', "
+     "'sensitivity_figure', 'speedup', 'table2']"),
     (["output", "faceoff", "figure3", "--n", "10"], "the following arguments are required: --out"),
     (["output", "faceoff", "figure3", "--typo", "1", "--out", "a", "b"], "unrecognized arguments"),
 ])

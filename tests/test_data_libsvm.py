@@ -80,10 +80,20 @@ def test_missing_corrupt_and_empty(tmp_path):
 
 
 def test_non_finite_value(tmp_path):
+    """The file's line is named (a comment and a blank line before it count), not the
+    example's number."""
     path = tmp_path / "nan.txt"
-    path.write_bytes(b"1 1:1\n1 2:nan\n")
-    with pytest.raises(DataError, match=r"nan.txt: non-finite feature value in example 2"):
+    path.write_bytes(b"# a header\n1 1:1\n\n1 2:nan\n")
+    with pytest.raises(DataError, match=r"nan.txt, line 4: value 'nan' in '2:nan' is not finite"):
         read_libsvm(path)
+    path.write_bytes(b"1 1:1\ninf 2:1\n")
+    with pytest.raises(DataError, match=r"nan.txt, line 2: label 'inf' is not finite"):
+        read_libsvm(path)
+
+
+def test_a_directory_is_named_as_such(tmp_path):
+    with pytest.raises(DataError, match=r"is a directory, not a LIBSVM file"):
+        read_libsvm(tmp_path)
 
 
 def test_find_bad_line_none_for_valid(tmp_path):

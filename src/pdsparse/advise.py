@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -111,6 +112,8 @@ class Advice:
     passes over the data, the unit T_P and T_D count); None without a race."""
     seconds: dict = field(default_factory=dict)
     """Wall time of the steps (read, stats, race)."""
+    warnings: list = field(default_factory=list)
+    """What the reader should know before trusting the answer (a one-class file, ...)."""
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (non-finite numbers become None)."""
@@ -260,6 +263,7 @@ def advise(
     race_seconds: float | None = None,
     positive_class: float | int | str | None = None,
     seed: int = 0,
+    progress: Callable[[str], None] | None = None,
 ) -> Advice:
     """Predict whether primal or dual RCD needs fewer operations on a LIBSVM file.
 
@@ -293,6 +297,9 @@ def advise(
         One-vs-rest label for multiclass files (needed by a race with a +-1 loss).
     seed : int
         Seed of the race's coordinate sampling.
+    progress : callable, optional
+        Called with one line before each long step (reading, statistics, the race): the
+        command line prints them on stderr (``--quiet`` silences them).
 
     Returns
     -------
@@ -327,12 +334,16 @@ def advise(
             f"{path}: this is a .npz (a processed pdsparse data set?), not LIBSVM text; "
             f"for a processed data set use 'pdsparse stats --data {path}'"
         )
+    say = progress or (lambda line: None)
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
+    say(f"reading {path}")
     A_raw, y = read_libsvm(path)
     seconds["read"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
+    say(f"read {A_raw.shape[0]} x {A_raw.shape[1]}, {A_raw.nnz} nonzeros in "
+        f"{seconds['read']:.1f} s; statistics (C_P, C_D, T_P, T_D)")
     A, norm_info = normalize(A_raw, normalization)
     del A_raw
     n = int(A.shape[0])
@@ -350,6 +361,11 @@ def advise(
     speedup = max(T_P, T_D) / min(T_P, T_D) if min(T_P, T_D) > 0 else math.nan
 
     classes, labels = _label_summary(y)
+    warnings = []
+    if classes.size < 2:
+        warnings.append(f"the file has one class only (label {_shown_labels(classes)}): a "
+                        "classifier on it is trivial, and neither the prediction nor a race "
+                        "says anything about data with two classes")
     b = y
     if race_seconds is not None or positive_class is not None:
         if positive_class is None and info.binary_labels and classes.size > 2:
@@ -385,9 +401,11 @@ def advise(
         speedup=speedup,
         verdict=_verdict(ratio, winner, speedup, sampling),
         seconds=seconds,
+        warnings=warnings,
     )
     if race_seconds is None:
         return adv
+    say(f"race: primal RCD and dual RCD, {float(race_seconds):g} CPU s each")
 
     from pdsparse.problem import Problem
 
@@ -458,6 +476,7 @@ def format_advice(adv: Advice) -> str:
         label = f"T {sampling} ({where})"
         lines.append(f"  {label:28}{_g(tp):>12}{_g(td):>12}{_g(tp / td if td else math.nan, 3):>9}")
     lines += ["", adv.verdict]
+    lines += [f"warning: {w}" for w in adv.warnings]
     race = adv.race
     if race is None:
         return "\n".join(lines)

@@ -275,6 +275,15 @@ def cmd_stats(args: argparse.Namespace) -> None:
         _write_parquet(pd.DataFrame([row]), args.out, _provenance(args))
 
 
+def _progress(command: str):
+    """A progress printer: ``pdsparse COMMAND: LINE`` on stderr, flushed at once."""
+
+    def say(line: str) -> None:
+        print(f"pdsparse {command}: {line}", file=sys.stderr, flush=True)
+
+    return say
+
+
 def cmd_advise(args: argparse.Namespace) -> None:
     from pdsparse.advise import advise, format_advice
 
@@ -287,6 +296,7 @@ def cmd_advise(args: argparse.Namespace) -> None:
         race_seconds=args.race,
         positive_class=None if args.positive_class is None else _scalar(args.positive_class),
         seed=args.seed,
+        progress=None if args.quiet else _progress("advise"),
     )
     if args.json:
         print(json.dumps(adv.to_dict(), allow_nan=False))
@@ -639,6 +649,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="smoothness in eqs. (12)-(15) (default: the loss's, logistic 1/4)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress lines on stderr (reading, statistics, the race)")
     p.add_argument(
         "--race",
         type=_positive_float,

@@ -38,16 +38,19 @@ def _open_binary(path: Path):
     return open(path, "rb")
 
 
-def _check_line(raw: bytes, n_features: int | None) -> str | None:
-    """Return why one LIBSVM line is invalid, or None if it is fine (or blank/comment)."""
+def _check_line(raw: bytes, n_features: int | None, finite: bool = False) -> str | None:
+    """Return why one LIBSVM line is invalid, or None if it is fine (or blank/comment);
+    ``finite``: NaN and infinite values are invalid too."""
     text = raw.split(b"#", 1)[0].decode("utf-8", errors="replace")
     tokens = text.split()
     if not tokens:
         return None
     try:
-        float(tokens[0])
+        label = float(tokens[0])
     except ValueError:
         return f"label {tokens[0]!r} is not a number"
+    if finite and not math.isfinite(label):
+        return f"label {tokens[0]!r} is not finite"
     prev = 0
     for tok in tokens[1:]:
         if tok.startswith("qid:"):
@@ -60,9 +63,11 @@ def _check_line(raw: bytes, n_features: int | None) -> str | None:
         except ValueError:
             return f"feature index {idx_s!r} in {tok!r} is not an integer"
         try:
-            float(val_s)
+            value = float(val_s)
         except ValueError:
             return f"value {val_s!r} in {tok!r} is not a number"
+        if finite and not math.isfinite(value):
+            return f"value {val_s!r} in {tok!r} is not finite"
         if idx < 1:
             return f"feature index {idx} < 1 (LIBSVM indices are 1-based)"
         if idx <= prev:
@@ -74,7 +79,7 @@ def _check_line(raw: bytes, n_features: int | None) -> str | None:
 
 
 def find_bad_line(
-    path: str | os.PathLike, n_features: int | None = None
+    path: str | os.PathLike, n_features: int | None = None, finite: bool = False
 ) -> tuple[int, str, str] | None:
     """Locate the first line of a LIBSVM file that does not parse (slow, pure Python).
 
@@ -89,7 +94,7 @@ def find_bad_line(
     path = Path(path)
     with _open_binary(path) as fh:
         for lineno, raw in enumerate(fh, start=1):
-            reason = _check_line(raw, n_features)
+            reason = _check_line(raw, n_features, finite)
             if reason is not None:
                 shown = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                 if len(shown) > 120:
@@ -134,6 +139,8 @@ def read_libsvm(
         and reason), an index beyond ``n_features``, non-finite values, or no examples.
     """
     path = Path(path)
+    if path.is_dir():
+        raise DataError(f"{path}: is a directory, not a LIBSVM file")
     if not path.is_file():
         raise DataError(f"{path}: LIBSVM file not found")
     try:
@@ -159,14 +166,19 @@ def read_libsvm(
     if A.nnz < 2**31 - 1 and A.shape[1] < 2**31 - 1:
         A.indices = A.indices.astype(np.int32, copy=False)
         A.indptr = A.indptr.astype(np.int32, copy=False)
-    if not np.isfinite(A.data).all():
-        row = int(np.searchsorted(A.indptr, np.flatnonzero(~np.isfinite(A.data))[0], "right"))
-        raise DataError(f"{path}: non-finite feature value in example {row} (1-based)")
     y = np.asarray(y, dtype=np.float64)
-    if not np.isfinite(y).all():
-        row = int(np.flatnonzero(~np.isfinite(y))[0]) + 1
-        raise DataError(f"{path}: non-finite label in example {row} (1-based)")
+    if not (np.isfinite(A.data).all() and np.isfinite(y).all()):
+        _raise_bad_line(path, n_features, "non-finite value")
     return A, y
+
+
+def _raise_bad_line(path: Path, n_features: int | None, what: str) -> None:
+    """A DataError naming the file's line (blank and comment lines counted) with ``what``."""
+    bad = find_bad_line(path, n_features, finite=True)
+    if bad is None:
+        raise DataError(f"{path}: {what}")
+    lineno, reason, shown = bad
+    raise DataError(f"{path}, line {lineno}: {reason}: {shown!r}")
 
 
 def _label_str(value: float) -> str:
