@@ -257,18 +257,17 @@ def style_tuple(style):
     return (style["color"], str(style["linestyle"]), style["marker"], style["markerfacecolor"])
 
 
-def test_every_registry_configuration_has_its_own_style():
+def test_every_registry_configuration_has_its_label_and_palette():
     configs = registry_configs()
     assert len(configs) >= 12  # primal RCD: 3 samplings; dual RCD: 3 samplings x 3 steps
     styles = [figures.curve_style(names, key) for names, key in configs]
-    assert len({style_tuple(s) for s in styles}) == len(configs)
-    assert len({s["marker"] for s in styles}) == len(configs)  # markers alone tell them apart
     labels = [figures.curve_label(names, key) for names, key in configs]
     assert len(set(labels)) == len(configs)
     registry = figures.solver_registry()
     for (_, key), style, label in zip(configs, styles, labels, strict=True):
         info = registry[key[0]]
         assert style["color"] in figures.PALETTES[info.family], (key, style)
+        assert style["marker"] in figures.MARKER_POOL
         assert label.startswith(info.label)
         assert all(v in label for v in key[1:])
     # The same configuration keeps its style under the Face-Off key (solver, sampling,
@@ -276,6 +275,25 @@ def test_every_registry_configuration_has_its_own_style():
     assert figures.curve_style(
         ("solver", "dual_step", "sampling"), ("dual_rcd", "newton", "uniform")
     ) == (plotting.config_style(("dual_rcd", "uniform", "newton")))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_figure_has_distinct_nameable_markers_no_more_than_its_curves(seed):
+    """Issue 20: markers a reader can tell apart and name (no letters), distinct within a
+    figure, and no more shapes than curves: any set of up to 14 registry configurations
+    (the registry has far more: DGPD's and PDBFW's open choices) of one key."""
+    names = ("solver", "inner", "eta", "batch", "passes", "step")
+    keys = [("dgpd", "5", eta, batch, passes, step) for eta in ("x10", "x100")
+            for batch in ("1", "8", "64") for passes in ("jacobi", "gauss_seidel")
+            for step in ("theorem", "curvature")]
+    rng = np.random.default_rng(seed)
+    chosen = [keys[i] for i in rng.choice(len(keys), size=int(rng.integers(2, 15)),
+                                          replace=False)]
+    styles = figures.figure_styles(names, chosen)
+    markers = [st["marker"] for st in styles.values()]
+    assert len(set(markers)) == len(chosen)
+    assert set(markers) <= set(figures.MARKER_NAMES) and not any("$" in m for m in markers)
+    assert len({style_tuple(st) for st in styles.values()}) == len(chosen)
 
 
 def test_face_off_look_is_kept():

@@ -151,13 +151,16 @@ MARKERS: dict[tuple[str, str, str], str] = {
     ("dual_rcd", "importance", "newton"): "P",
     ("dual_rcd", "uniform", "newton"): "X",
 }
-#: Markers of further configurations, in registry order, then for any curve of a figure
-#: whose marker is taken.
-MARKER_POOL = ("<", ">", "h", "p", "*", "H", "8", "o", "s", "^", "v", "D", "d", "P", "X",
-               "1", "2", "3", "4", "+", "x", "|", "_",
-               *(f"${c}$" for c in "abcefgkmnqrtuwyzhjlopsvABCEFGKMNQRTUWYZ"))
-"""Markers in registry order: filled ones first, then thin ones and letters, so that every
-configuration of the registry (61 with DGPD's and PDBFW's options) has a marker of its own."""
+#: Markers of the other curves of a figure, handed out in curve order: shapes a reader can
+#: tell apart and name (no letters, no thin strokes that vanish at the report's size).
+MARKER_NAMES = {"o": "circle", "s": "square", "^": "triangle up", "v": "triangle down",
+                "D": "diamond", "P": "plus", "X": "cross", "<": "triangle left",
+                ">": "triangle right", "p": "pentagon", "h": "hexagon", "*": "star",
+                "8": "octagon", "d": "thin diamond"}
+MARKER_POOL = tuple(MARKER_NAMES)
+"""The 14 marker shapes. A figure's curves get distinct markers from them (the Face-Off
+configurations keep theirs, :data:`MARKERS`), so a figure never shows more marker shapes than
+it has curves; past 14 curves they repeat, told apart by colour and line style."""
 MARKER_SIZE = 4.5
 #: Markers are spaced this fraction of the axes diagonal apart along each line; curve ``k``
 #: of ``K`` in a panel starts ``(k + 1/2) / K`` of a spacing further, so curves lying on top
@@ -550,11 +553,6 @@ def _style_tables() -> tuple[dict, dict]:
             free = [c for c in palette if c not in used]
             colors[(solver, shade)] = free[0] if free else palette[len(used) % len(palette)]
         colors.setdefault((solver, ()), colors[(solver, shade)])
-        if (solver, options) not in markers:
-            free = [m for m in MARKER_POOL if m not in markers.values()]
-            markers[(solver, options)] = (
-                free[0] if free else MARKER_POOL[len(markers) % len(MARKER_POOL)]
-            )
     return colors, markers
 
 
@@ -582,9 +580,9 @@ def curve_style(names: Sequence[str], key: Sequence[str]) -> dict[str, Any]:
     Colour by family and shade options (Face-Off: primal blue; dual red / orange / purple for
     the fixed / Newton / printed step), line style by sampling (solid importance, dashed
     uniform, dotted permutation), open markers for uniform sampling, and a marker per
-    configuration (:data:`MARKERS`, then :data:`MARKER_POOL` in registry order). The same
-    configuration gets the same style everywhere; :func:`figure_styles` makes the styles of
-    one figure distinct.
+    Face-Off configuration (:data:`MARKERS`; others a shape of :data:`MARKER_POOL` that
+    :func:`figure_styles` replaces by the figure's next free one). Colours and line styles
+    are the same everywhere; :func:`figure_styles` makes the styles of one figure distinct.
     """
     opts = _as_dict(names, key)
     solver = opts.get("solver", "")
@@ -645,14 +643,16 @@ def figure_styles(
                 if styles[k]["markerfacecolor"] != "white":
                     styles[k]["markerfacecolor"] = free[0]
                 owner[free[0]] = solver
-    taken: set[str] = set()
+    # markers: the Face-Off ones where pinned, the others the figure's next free shape in
+    # curve order (so a figure shows no more shapes than curves, and no letters)
     pinned = {styles[k]["marker"] for k in keys if known[k][1] is not None}
-    for k in sorted(keys, key=lambda k: known[k][1] is None):  # registry markers first
-        marker = styles[k]["marker"]
-        if marker in taken or (known[k][1] is None and marker in pinned):
-            free = [m for m in MARKER_POOL if m not in taken and m not in pinned]
-            styles[k] = dict(styles[k], marker=free[0] if free else marker)
-        taken.add(styles[k]["marker"])
+    free = [m for m in MARKER_POOL if m not in pinned]
+    n_free = 0
+    for k in keys:
+        if known[k][1] is None:
+            pool = free or list(MARKER_POOL)
+            styles[k] = dict(styles[k], marker=pool[n_free % len(pool)])
+            n_free += 1
     return styles
 
 
