@@ -404,14 +404,16 @@ def test_outer_labels_and_per_panel_x(tmp_path, captured):
     figures.draw_curve_figure(spec, {"agg": path}, tmp_path / "f.png", tmp_path / "f.pdf")
     (fig,) = captured
     a, b, c, d = fig.axes
-    # x differs between the rows: every panel says which; y label on the left column only.
+    # x differs between the rows: every panel says which; the y label once for the figure
+    # (issue 20: one per row, the long labels of stacked rows overlapped)
     assert [ax.get_xlabel() for ax in (a, b, c, d)] == [
         "CPU time (s)",
         "CPU time (s)",
         "iterations",
         "iterations",
     ]
-    assert [bool(ax.get_ylabel()) for ax in (a, b, c, d)] == [True, False, True, False]
+    assert [ax.get_ylabel() for ax in (a, b, c, d)] == ["", "", "", ""]
+    assert fig._supylabel is not None and fig._supylabel.get_text() == figures.Y_AXES[spec.y]
     assert d.get_xscale() == "log" and c.get_xscale() == "linear"
     legend_title = fig.legends[0].get_title().get_text()
     assert "iterations/times reached by every seed" in legend_title

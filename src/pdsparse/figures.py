@@ -1085,12 +1085,18 @@ def draw_curve_figure(
         ax.set_title(panel.title)
         drawn[(i, j)] = (ax, curves, x)
         status[panel.title] = "plotted"
+    left = [ax for (i, j), (ax, _, _) in drawn.items()
+            if not any((i, k) in drawn for k in range(j))]
     for (i, j), (ax, _, x) in drawn.items():
         below = [drawn[(k, j)][2] for k in range(i + 1, nrows) if (k, j) in drawn]
         if not spec.outer_labels or not below or below[0] != x:
             ax.set_xlabel(X_AXES[x])
-        if not spec.outer_labels or not any((i, k) in drawn for k in range(j)):
+        if not spec.outer_labels:
             ax.set_ylabel(Y_AXES[spec.y])
+    if spec.outer_labels and len(left) > 1:  # one label for the rows: per row they overlap
+        fig.supylabel(Y_AXES[spec.y])
+    elif spec.outer_labels and left:
+        left[0].set_ylabel(Y_AXES[spec.y])
     for ax, curves, _ in drawn.values():  # after all panels: a shared y-range is final only now
         note_coinciding(ax, curves, styles)
     if spec.suptitle:
