@@ -638,3 +638,16 @@ def test_a_curve_stopped_by_its_budget_says_so(tmp_path, captured):
     assert len(bars) == 1
     assert figures.BUDGET_NOTE in captured[-1].legends[0].get_title().get_text()
     assert figures.BUDGET_NOTE not in figures.band_note([c for c in curves if not c.capped])
+
+
+def test_a_time_axis_left_open_is_logarithmic_where_curves_span_decades():
+    """Issue 20: PDBFW and Acc PG sat in the first pixels of a linear time axis."""
+    def curve(end):
+        x = np.linspace(end / 10, end, 5)
+        return figures.Curve(("a",), x, np.ones(5), np.ones(5), np.ones(5), 1, ("solver",))
+
+    assert figures.auto_log_x([curve(0.1), curve(5.0)], "time_s")
+    assert not figures.auto_log_x([curve(1.0), curve(5.0)], "time_s")
+    assert not figures.auto_log_x([curve(0.1), curve(5.0)], "iteration")
+    spec = figures.CurveFigure("f", (figures.Panel("p", "e"),), ncols=1)
+    assert spec.logx is None and figures.CurveFigure.from_json(spec.to_json()).logx is None

@@ -321,7 +321,9 @@ class CurveFigure:
     sharey
         One y-range for all panels (tick labels on the left column only).
     logx
-        Logarithmic x axis (points at ``x <= 0`` are left out).
+        Logarithmic x axis (points at ``x <= 0`` are left out); None: a time axis is
+        logarithmic where the panel's curves end over a decade of time or more
+        (:func:`auto_log_x`), any other axis linear.
     suptitle
         Figure title (none if empty).
     outer_labels
@@ -340,7 +342,7 @@ class CurveFigure:
     y: str = "subopt"
     curve_keys: tuple[str, ...] = DEFAULT_CURVE_KEYS
     sharey: bool = False
-    logx: bool = False
+    logx: bool | None = None
     suptitle: str = ""
     outer_labels: bool = False
     figsize: tuple[float, float] | None = None
@@ -865,6 +867,21 @@ def coinciding_groups(curves: Sequence[Curve], tol_decades: float) -> list[list[
 # --------------------------------------------------------------------------- drawing
 
 
+AUTO_LOG_RATIO = 10.0
+"""A time axis left to the data (``logx`` None on the panel and the figure) is logarithmic
+when the panel's curves end over more than this factor of time: on a linear axis the fast
+ones would sit in its first pixels (issue 20: PDBFW and Acc PG on digits09-rb)."""
+TIME_AXES = ("time_s", "wall_s", "cpu_s")
+
+
+def auto_log_x(curves: Sequence[Curve], x: str) -> bool:
+    """Whether a time panel's curves span decades: the latest end over the earliest."""
+    if x not in TIME_AXES:
+        return False
+    ends = [float(c.x[-1]) for c in curves if c.x.size and c.x[-1] > 0]
+    return len(ends) > 1 and max(ends) >= AUTO_LOG_RATIO * min(ends)
+
+
 def draw_curves(
     ax,
     curves: Sequence[Curve],
@@ -1080,7 +1097,10 @@ def draw_curve_figure(
             status[panel.title] = "skipped"
             continue
         x = panel.x or spec.x
-        logx = spec.logx if panel.logx is None else bool(panel.logx)
+        if panel.logx is not None:
+            logx = bool(panel.logx)
+        else:
+            logx = spec.logx if spec.logx is not None else auto_log_x(curves, x)
         draw_curves(ax, curves, styles, handles, logx=logx)
         ax.set_title(panel.title)
         drawn[(i, j)] = (ax, curves, x)

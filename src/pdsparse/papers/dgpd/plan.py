@@ -160,7 +160,7 @@ def _outputs(out: Plan, cfg: Mapping, grid, kept, cells, processed: str) -> None
                 title = f"{name} ({'time' if row == 'time_s' else 'iterations'})"
                 panels.append(Panel(title, experiment,
                                     {"problem": _problem(cfg, spec, lam, mu).tag},
-                                    x=row, logx=row == "time_s" and name in logx))
+                                    x=row, logx=(row == "time_s" and name in logx) or None))
         figure = CurveFigure(
             f"figure{number}", tuple(panels), ncols=len(names), x="time_s",
             y="rel_objective", curve_keys=("solver", *_option_keys(cfg)),

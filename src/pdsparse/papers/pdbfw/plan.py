@@ -150,7 +150,7 @@ def _l1_outputs(out: Plan, cfg: Mapping, kept, mus, processed: str) -> None:
     main = _experiment(mu)
     panels = tuple(
         Panel(name, main, {"problem": _problem(cfg, kept[name][0], kept[name][1], mu).tag},
-              x="time_s", logx=name in logx)
+              x="time_s", logx=(name in logx) or None)
         for name in names)
     ncols = min(3, len(names))
     _figure(out, "figure1", CurveFigure(
@@ -165,7 +165,7 @@ def _l1_outputs(out: Plan, cfg: Mapping, kept, mus, processed: str) -> None:
         panels = tuple(
             Panel(f"{name}, μ = {m}", _experiment(m),
                   {"problem": _problem(cfg, kept[name][0], kept[name][1], m).tag},
-                  x="time_s", logx=name in logx)
+                  x="time_s", logx=(name in logx) or None)
             for name in fig3 for m in columns)
         _figure(out, "figure3", CurveFigure(
             "figure3", panels, ncols=len(columns), x="time_s", y="rel_objective",
