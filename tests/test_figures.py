@@ -556,7 +556,8 @@ def test_figure2_statuses_as_before(tmp_path, name, captured):
     xlabels = [[bool(ax.get_xlabel()) for ax in row] for row in axes]
     assert xlabels == drawn
     ylabels = [[bool(ax.get_ylabel()) for ax in row] for row in axes]
-    assert ylabels == [[False, True, False, False], [False, False, True, False], [False] * 4]
+    # the rows share their y quantity: one label for the figure (issue 20)
+    assert ylabels == [[False] * 4] * 3 and fig._supylabel.get_text()
 
 
 def test_figure1_spec_is_data():
