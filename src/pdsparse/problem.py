@@ -8,10 +8,12 @@ W (d, k), a loss from :mod:`pdsparse.losses` and a penalty g from :mod:`pdsparse
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -165,6 +167,39 @@ class Problem:
         if meta.get("task") == "multiclass" and get_loss(loss).binary_labels:
             b, _ = one_vs_rest(ds.b)
         return cls(ds.A, b, loss=loss, penalty=pen, name=ds.name, key=key)
+
+    @classmethod
+    def from_libsvm(cls, path: str | os.PathLike, loss: str = "logistic",
+                    l2: float | str = _UNSET, l1: float | str = _UNSET,
+                    penalty: Mapping | Penalty | None = None,
+                    positive_class: float | int | str | None = None,
+                    normalization: str = "none") -> Problem:
+        """A problem from one's own LIBSVM file (plain, ``.bz2`` or ``.gz``) in one call: no
+        registry entry, no workflow.
+
+        Labels: two classes become -1/+1 (the smaller label -1); with ``positive_class``
+        that class is +1 and every other -1; a multiclass file without it is solved
+        one-vs-rest (a label matrix, one column per class) by a loss that needs +-1 labels,
+        as is (the squared loss) otherwise. ``normalization``: "none", "unit_rows" or
+        "avg_example_norm" (:func:`pdsparse.data.normalize.normalize`). The penalty as in
+        :meth:`from_dataset` (``l2`` default "1/n", resolved with the file's n). Errors name
+        the file and line (:func:`pdsparse.data.libsvm.read_libsvm`).
+        """
+        from pdsparse.data.libsvm import binarize_labels, read_libsvm
+        from pdsparse.data.normalize import normalize
+        from pdsparse.data.store import Dataset
+
+        A, y = read_libsvm(path)
+        A, _ = normalize(A, normalization)
+        classes = np.unique(y)
+        binary = get_loss(loss).binary_labels
+        if positive_class is not None or (binary and classes.size <= 2):
+            b, task = binarize_labels(y, positive_class), "binary"
+        else:
+            b, task = y, "multiclass" if classes.size > 2 else "binary"
+        name = Path(path).name
+        ds = Dataset(name=name, A=A, b=b, meta={"task": task})
+        return cls.from_dataset(ds, loss, l2, l1, penalty, recipe=normalization)
 
     def column(self, c: int) -> Problem:
         """The vector problem of label column ``c`` (one class of one-vs-rest), sharing this
