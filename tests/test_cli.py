@@ -672,3 +672,19 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys, where):
     err = capsys.readouterr().err
     assert err.strip().endswith("interrupted") and len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+def test_prepare_ones_own_file_without_a_registry_entry(tmp_path, capsys, monkeypatch):
+    """Issue 20: ``pdsparse prepare --raw FILE`` for a name the registry lacks (and with no
+    registry file at all): prepared as it is, said on stderr."""
+    from pdsparse import cli
+    from pdsparse.data.store import load_dataset
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "own.txt").write_text("1 1:0.5 3:1\n2 2:1\n3 1:1 2:0.3\n1 3:0.2\n")
+    assert cli.main(["prepare", "--dataset", "own", "--raw", "own.txt", "--normalization",
+                     "unit_rows", "--out", "own.npz"]) == 0
+    err = capsys.readouterr().err
+    assert "'own' is not in the registry" in err and "3 labels: multiclass" in err
+    ds = load_dataset(tmp_path / "own.npz")
+    assert ds.A.shape == (4, 3) and ds.meta["task"] == "multiclass"

@@ -364,3 +364,29 @@ def test_mirror_bz2_copy_of_an_uncompressed_set_corrupt(tmp_path, no_network):
     with pytest.raises(DataError, match="cannot decompress"):
         fetch(spec, tmp_path / "raw", mirror=m, progress=False)
     assert_empty(tmp_path / "raw")
+
+
+def test_a_local_file_is_copied_from_its_path_without_download(tmp_path, no_network):
+    """Issue 20: the registry's ``path:`` entry, no URL, downloads disabled."""
+    from pdsparse.config import data_availability
+    from pdsparse.data.registry import parse_registry
+
+    own = tmp_path / "own" / "mine.txt"
+    own.parent.mkdir()
+    own.write_bytes(TEXT)
+    spec = parse_registry({"datasets": {"mine": {"path": str(own), "task": "binary",
+                                                 "n": 200, "sha256_text": sha(TEXT)}}})["mine"]
+    raw = tmp_path / "raw"
+    assert data_availability(spec, raw, None, False) == "path"
+    got = fetch(spec, raw, mirror=None, download=False)
+    assert got.read_bytes() == TEXT and no_network == []
+    bad = parse_registry({"datasets": {"mine": {"path": str(own), "task": "binary",
+                                                "sha256_text": sha(b"other")}}})["mine"]
+    with pytest.raises(DataError, match="mine"):
+        fetch(bad, tmp_path / "raw2", mirror=None, download=False, force=True)
+    gone = parse_registry({"datasets": {"gone": {"path": str(tmp_path / "gone.txt"),
+                                                 "task": "binary"}}})["gone"]
+    assert data_availability(gone, raw, None, True) is None
+    with pytest.raises(DataError, match=r"'gone': its path .*gone.txt does not exist"):
+        fetch(gone, raw, mirror=None, download=True)
+    assert_empty(tmp_path / "raw3")

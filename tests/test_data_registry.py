@@ -193,3 +193,23 @@ def test_project_registry_has_the_dgpd_sets():
     assert sum(reg["sector.scale"].label_counts.values()) == 6412
     assert sum(reg["sector.t.scale"].label_counts.values()) == 3207
     assert "uncertain" in reg["rcv1.multiclass"].description
+
+
+def test_a_local_file_entry_needs_only_its_path_and_task(tmp_path):
+    """Issue 20: one's own file in the registry without a made-up URL."""
+    from pdsparse.data.registry import parse_registry
+
+    own = tmp_path / "mine.txt"
+    spec = parse_registry({"datasets": {"mine": {"path": str(own), "task": "binary"}}})["mine"]
+    assert (spec.filename, spec.compression, spec.path) == ("mine.txt", "none", str(own))
+    assert spec.url == own.absolute().as_uri()
+    packed = parse_registry({"datasets": {"m": {"path": "d/m.bz2", "task": "multiclass",
+                                                "n": 10}}})["m"]
+    assert packed.compression == "bz2" and packed.n == 10
+    for entry, needle in (({"path": "a.txt"}, "missing required key.*task"),
+                          ({"path": "a.txt", "task": "binary", "url": "https://x/a"},
+                           "either 'url'.*or 'path'"),
+                          ({"path": "a.gz", "task": "binary"}, "a .gz file"),
+                          ({"task": "binary"}, r"or 'path' and 'task'")):
+        with pytest.raises(ConfigError, match=needle):
+            parse_registry({"datasets": {"x": entry}})

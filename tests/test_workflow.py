@@ -428,3 +428,32 @@ def test_failing_job_shows_its_error_in_the_console(tmp_path):
     assert "pdsparse fetch: error: data set 'leu'" in res.output
     log = (wd / "logs" / "fetch" / "leu.bz2.log").read_text()
     assert log.endswith("\n")
+
+
+def test_readme_own_file_example_plans_and_prepares_it(tmp_path):
+    """The README's "your own data" example: a registry entry with only ``path`` and ``task``
+    and a DGPD data set naming it; planned (not skipped) without a mirror or a download, and
+    its fetch and prepare jobs run."""
+    wd = workdir(tmp_path)
+    rng = __import__("numpy").random.default_rng(0)
+    lines = []
+    for i in range(300):
+        feats = " ".join(f"{j + 1}:{rng.uniform(0.1, 1):.3f}" for j in range(8) if (i + j) % 3)
+        lines.append(f"{i % 3 + 1} {feats}\n")
+    (tmp_path / "mine.txt").write_text("".join(lines))
+    registry = yaml.safe_load((wd / "config" / "datasets.yaml").read_text())
+    registry["datasets"]["mine"] = {"path": str(tmp_path / "mine.txt"), "task": "multiclass"}
+    write_yaml(wd / "config" / "datasets.yaml", registry)
+    write_yaml(wd / "my.yaml", {"dgpd": {"datasets": {"mine": {
+        "source": {"registry": "mine"},
+        "recipe": {"normalization": "unit_rows", "test_rows": 100}}}}})
+    my = str(wd / "my.yaml")
+    res = smk(wd, "-n", "--configfile", my)
+    assert res.returncode == 0, res.output[-3000:]
+    assert "data/raw/mine.txt" in res.output
+    assert ": mine\n" not in res.output  # not among the items skipped for lack of data
+    target = "data/processed/mine__unit_rows-te100-ss0.npz"
+    assert target in res.output, res.output[-3000:]
+    res = smk(wd, "--cores", "1", target, "--configfile", my)
+    assert res.returncode == 0, res.output[-3000:]
+    assert (wd / target).is_file() and (wd / "data/raw/mine.txt").is_file()

@@ -172,6 +172,25 @@ def _registry_spec(registry: str | Path, name: str):
     return specs[name]
 
 
+def _raw_spec(registry: str | Path, name: str, raw: Path):
+    """The registry entry of ``name``, or, for one's own file that has none, an entry made
+    from the file itself (its name, compression, and task from its labels; no checksum,
+    shape or label counts to check), said on stderr."""
+    from pdsparse.data.libsvm import scan_labels
+    from pdsparse.data.registry import load_registry, parse_registry
+
+    specs = load_registry(registry) if Path(registry).is_file() else {}
+    if name in specs:
+        return specs[name]
+    labels = scan_labels(raw)
+    task = "binary" if len(labels) <= 2 else "multiclass"
+    print(f"pdsparse prepare: {name!r} is not in the registry {registry}: preparing {raw} as it is "
+          f"({len(labels)} labels: {task}; no checksum, shape or label counts to check)",
+          file=sys.stderr)
+    return parse_registry({"datasets": {name: {"path": str(raw), "task": task}}},
+                          f"--raw {raw}")[name]
+
+
 def cmd_fetch(args: argparse.Namespace) -> None:
     from pdsparse.data.fetch import download_allowed, fetch, raw_path, resolve_mirror
 
@@ -236,13 +255,13 @@ def cmd_prepare(args: argparse.Namespace) -> None:
                                recipe if not recipe.legacy or recipe.positive_class
                                else args.normalization, args.out)
     elif recipe.legacy:  # the Face-Off path, exactly as before
-        spec = _registry_spec(args.registry, args.dataset)
         raw = _require_file(args.raw, "raw file")
+        spec = _raw_spec(args.registry, args.dataset, raw)
         positive = None if args.positive_class is None else _scalar(args.positive_class)
         ds = prepare(raw, spec, args.normalization, args.out, positive_class=positive)
     else:
-        spec = _registry_spec(args.registry, args.dataset)
         raw = _require_file(args.raw, "raw file")
+        spec = _raw_spec(args.registry, args.dataset, raw)
         test = None
         if args.test_file is not None:
             test = (_require_file(args.test_raw, "test raw file"),
@@ -541,7 +560,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--registry", default="config/datasets.yaml", help="data-set registry YAML")
     p.add_argument("--dataset", required=True, help="data-set name, e.g. leu")
-    p.add_argument("--raw", help="raw file from 'pdsparse fetch' (a registry data set)")
+    p.add_argument("--raw", help="a LIBSVM file: from 'pdsparse fetch' (a registry data set), "
+                   "or one's own (a --dataset name not in the registry: no checks)")
     p.add_argument("--generator", choices=(*choices["synthetic_kinds"], *BUNDLED_KINDS),
                    help="synthetic generator, or a bundled data set (digits: scikit-learn's "
                    "8x8 digits, 1,797 x 64, 10 classes)")

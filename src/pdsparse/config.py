@@ -270,9 +270,13 @@ def _raw_filename(spec: Any) -> str:
 def data_availability(
     spec: Any, raw_dir: str | os.PathLike, mirror: Path | None, download: bool
 ) -> str | None:
-    """Where a real data set would come from: "raw", "mirror", "download", or None."""
+    """Where a real data set would come from: "raw", "path" (one's own file, the entry's
+    ``path:``), "mirror", "download", or None."""
     if (Path(raw_dir) / _raw_filename(spec)).is_file():
         return "raw"
+    local = getattr(spec, "path", None)
+    if local is not None:
+        return "path" if Path(local).is_file() else None
     names = getattr(spec, "mirror_filenames", None) or (spec.filename,)
     if mirror is not None and any((Path(mirror) / name).is_file() for name in names):
         return "mirror"

@@ -421,7 +421,13 @@ def fetch(
 
     why = ""
     source: Path | None = None
-    if mirror is not None:
+    if spec.path is not None:  # one's own file: copied from its path, never downloaded
+        source = Path(spec.path)
+        if not source.is_file():
+            raise DataError(f"data set {spec.name!r}: its path {spec.path} "
+                            f"{'is a directory' if source.is_dir() else 'does not exist'} "
+                            "(the registry entry's 'path:')")
+    elif mirror is not None:
         mirror_dir = Path(mirror)
         source = next((mirror_dir / name for name in spec.mirror_filenames
                        if (mirror_dir / name).is_file()), None)
@@ -445,13 +451,15 @@ def fetch(
 
     with atomic_path(target) as tmp:
         if source is not None:
+            what = "file" if spec.path is not None else "mirror file"
             try:
                 _copy_from_mirror(source, tmp, spec, progress)
             except OSError as exc:
                 raise DataError(
-                    f"dataset {spec.name!r}: cannot copy mirror file {source}: {exc}"
+                    f"dataset {spec.name!r}: cannot copy {what} {source}: {exc}"
                 ) from exc
-            verify_file(tmp, spec, origin="mirror", describe=f"mirror copy of {source}")
+            verify_file(tmp, spec, origin="download" if spec.path is not None else "mirror",
+                        describe=f"copy of {source}")
         else:
             _download(spec, tmp, timeout, progress, why)
             verify_file(tmp, spec, origin="download", describe=f"download of {spec.url}")

@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 from pdsparse.errors import DataError
 
-__all__ = ["read_libsvm", "binarize_labels", "label_counts", "find_bad_line"]
+__all__ = ["read_libsvm", "binarize_labels", "label_counts", "find_bad_line", "scan_labels"]
 
 
 def _open_binary(path: Path):
@@ -76,6 +76,18 @@ def _check_line(raw: bytes, n_features: int | None, finite: bool = False) -> str
             return f"feature index {idx} exceeds n_features={n_features}"
         prev = idx
     return None
+
+
+def scan_labels(path: str | os.PathLike) -> set[str]:
+    """The distinct labels of a LIBSVM file (the first token of each example line), read
+    line by line without parsing the features."""
+    labels: set[str] = set()
+    with _open_binary(Path(path)) as fh:
+        for raw in fh:
+            tokens = raw.split(b"#", 1)[0].split(maxsplit=1)
+            if tokens:
+                labels.add(tokens[0].decode("utf-8", errors="replace"))
+    return labels
 
 
 def find_bad_line(

@@ -32,7 +32,10 @@ _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
 _URL_PREFIXES = ("https://", "http://", "file://")
 _TOP_KEYS = {"version", "datasets"}
 _REQUIRED = ("url", "filename", "compression", "task")
+_LOCAL_REQUIRED = ("path", "task")
+"""A local file's entry: its path and its task; filename and compression follow the path."""
 _OPTIONAL = (
+    "path",
     "n",
     "d",
     "nnz",
@@ -78,6 +81,11 @@ class DatasetSpec:
         Free text.
     papers : list[str]
         Short ids of the papers that use the data set (``faceoff``, ``dgpd``, ``pdbfw``).
+    path : str or None
+        One's own file on this machine (absolute, or relative to the working directory): the
+        fetch copies it from there, with no URL and no download; ``url`` is then
+        ``file://`` + its absolute path, ``filename`` its name and ``compression`` ``bz2`` for
+        a ``.bz2`` file, else ``none``.
     """
 
     name: str
@@ -94,6 +102,7 @@ class DatasetSpec:
     label_counts: dict[float, int] | None = None
     description: str = ""
     papers: list[str] = field(default_factory=list)
+    path: str | None = None
 
     @property
     def raw_filename(self) -> str:
@@ -176,9 +185,24 @@ def _parse_entry(name: Any, entry: Any, source: str) -> DatasetSpec:
     if unknown:
         valid = ", ".join(_REQUIRED + _OPTIONAL)
         raise _fail(where, f"unknown key(s) {', '.join(unknown)} (valid keys: {valid})")
-    missing = [k for k in _REQUIRED if k not in entry]
+    local = entry.get("path")
+    if local is not None:
+        if "url" in entry:
+            raise _fail(where, "give either 'url' (a download) or 'path' (a file on this "
+                        "machine), not both")
+        local = _str(local, where, "path")
+        entry = dict(entry)
+        name_of = Path(local).name  # type: ignore[arg-type]
+        if name_of.endswith(".gz"):
+            raise _fail(where, f"path {local!r}: a .gz file; give it plain or as .bz2")
+        entry.setdefault("filename", name_of)
+        entry.setdefault("compression", "bz2" if name_of.endswith(".bz2") else "none")
+        entry["url"] = Path(local).absolute().as_uri()  # type: ignore[arg-type]
+    missing = [k for k in (_LOCAL_REQUIRED if local is not None else _REQUIRED)
+               if k not in entry]
     if missing:
-        raise _fail(where, f"missing required key(s) {', '.join(missing)}")
+        hint = "" if local is not None else " (or 'path' and 'task' for a file on this machine)"
+        raise _fail(where, f"missing required key(s) {', '.join(missing)}{hint}")
 
     url = _str(entry["url"], where, "url")
     if not url.startswith(_URL_PREFIXES):  # type: ignore[union-attr]
@@ -225,6 +249,7 @@ def _parse_entry(name: Any, entry: Any, source: str) -> DatasetSpec:
         mirror_sha256_text=_sha(entry.get("mirror_sha256_text"), where, "mirror_sha256_text"),
         label_counts=_label_counts(entry.get("label_counts"), where),
         description=description,
+        path=local,
         papers=list(papers),
     )
 
