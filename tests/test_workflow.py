@@ -356,6 +356,10 @@ def test_reruns_never_lose_verified_data_nor_keep_stale_items(tmp_path):
         assert not (wd / "results" / rel).exists(), rel
         assert (wd / "results" / "stale" / rel).is_file(), rel
     assert "set aside" in res.stderr
+    # the message names the data this config lacks (issue 20: it said "their data is not
+    # available" also when the data was on disk and only absent from the config)
+    assert "this run's config names data not available here (tinyreal)" in res.stderr
+    assert "counts only when given again" in res.stderr
     # the skipped items are summarized again at the very end of the run
     tail = res.stderr.strip().splitlines()[-4:]
     assert any("skipped 2 paper item(s)" in ln and "Figure 1d (tinyreal)" in ln for ln in tail)

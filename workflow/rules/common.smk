@@ -162,10 +162,24 @@ def set_aside_stale_outputs():
         os.replace(path, dest)
         moved.append(f"  {path} -> {dest}")
     if moved:
-        _warn(
-            "pdsparse: outputs of skipped paper items were set aside (their data is not "
-            "available, so they are no longer current):\n" + "\n".join(moved)
-        )
+        _warn(stale_message(moved))
+
+
+def stale_message(moved):
+    """Why outputs were set aside: the data sets *this* run's config names that are not
+    available (a set given with --config in an earlier run is not part of this one)."""
+    skipped = [s for plan in PLANS.values() for s in plan.skipped]
+    names = sorted({name for _, name in skipped})
+    why = (
+        f"this run's config names data not available here ({', '.join(names)})"
+        if names
+        else "this run's config does not plan them"
+    )
+    return (
+        f"pdsparse: outputs no longer planned were set aside, not deleted: {why}; data a "
+        "previous run was given with --config or --configfile counts only when given "
+        "again:\n" + "\n".join(moved)
+    )
 
 
 def skipped_summary():
