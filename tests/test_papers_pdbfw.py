@@ -133,3 +133,13 @@ def test_every_output_command_parses():
         args = parser("pdbfw", name, builder).parse_args(top.args)
         if out.kind == "figure":
             assert len(args.aggregate) == len(out.inputs)
+
+
+def test_figure1_says_why_a_solver_shows_two_settings():
+    """Issue 20: "PDBFW, x100" and "PDBFW, x10000" in one legend; the figure says why."""
+    from pdsparse.papers.pdbfw.plan import _override_note
+
+    cfg = {"datasets": {"a": {}, "b": {"options": {"pdbfw": {"delta": "x10000"}}}}}
+    note = _override_note(cfg, ["a", "b"])
+    assert "pdbfw delta x10000 on b" in note and "datasets.<name>.options" in note
+    assert _override_note(cfg, ["a"]) == ""

@@ -333,6 +333,9 @@ class CurveFigure:
         Inches; default from the grid size.
     legend_ncols
         Columns of the figure legend.
+    note
+        A line the plan adds to the legend's notes (why two curves of one solver carry
+        different settings, say).
     """
 
     name: str
@@ -347,6 +350,7 @@ class CurveFigure:
     outer_labels: bool = False
     figsize: tuple[float, float] | None = None
     legend_ncols: int = 3
+    note: str = ""
 
     def __post_init__(self) -> None:
         panels = tuple(
@@ -393,6 +397,7 @@ class CurveFigure:
             "outer_labels": self.outer_labels,
             "figsize": None if self.figsize is None else list(self.figsize),
             "legend_ncols": self.legend_ncols,
+            "note": self.note,
         }
 
     @classmethod
@@ -1128,7 +1133,7 @@ def draw_curve_figure(
         band_note(
             [c for _, cs, _ in drawn.values() for c in cs],
             sorted({x for _, _, x in drawn.values()}, key=list(X_AXES).index),
-        ),
+        ) + (f"\n{spec.note}" if spec.note else ""),
     )
     save_figure(fig, out_png, out_pdf)
     return status

@@ -133,6 +133,20 @@ def _sensitivity(out: Plan, cfg: Mapping, kept) -> None:
                     f"r = {entry.get('radius', cfg['radius'])}, μ = {cfg['mu']}")
 
 
+def _override_note(cfg: Mapping, names) -> str:
+    """The legend line that says why one solver shows two settings: a data set's
+    ``options`` override (``options: {pdbfw: {delta: x10000}}``), named per data set."""
+    parts = []
+    for name in names:
+        for solver, opts in (cfg["datasets"][name].get("options") or {}).items():
+            given = ", ".join(f"{k} {v}" for k, v in opts.items())
+            parts.append(f"{solver} {given} on {name}")
+    if not parts:
+        return ""
+    return ("settings per data set (the config's datasets.<name>.options; elsewhere the "
+            "solvers' own): " + "; ".join(parts))
+
+
 def _problem(cfg: Mapping, spec: DataSpec, entry: Mapping, mu: str) -> ProblemSpec:
     """The l1-ball problem at ``mu``: P(x) = 1/n sum_i h(b_i a_i^T x) + mu/2 ||x||^2 on
     ||x||_1 <= r, r the data set's ``radius`` or ``pdbfw.radius``."""
@@ -153,10 +167,11 @@ def _l1_outputs(out: Plan, cfg: Mapping, kept, mus, processed: str) -> None:
               x="time_s", logx=(name in logx) or None)
         for name in names)
     ncols = min(3, len(names))
+    note = _override_note(cfg, names)
     _figure(out, "figure1", CurveFigure(
         "figure1", panels, ncols=ncols, x="time_s", y="rel_objective", curve_keys=keys,
         suptitle=f"l1 ball, μ = {mu} (smooth hinge)", outer_labels=True, legend_ncols=6,
-        figsize=_figsize(len(panels), ncols)),
+        figsize=_figsize(len(panels), ncols), note=note),
         [main], "pdbfw/figure1.rst")
 
     fig3 = [n for n in (cfg.get("figure3") or {}).get("datasets", []) if n in kept]
@@ -170,7 +185,8 @@ def _l1_outputs(out: Plan, cfg: Mapping, kept, mus, processed: str) -> None:
         _figure(out, "figure3", CurveFigure(
             "figure3", panels, ncols=len(columns), x="time_s", y="rel_objective",
             curve_keys=keys, suptitle="l1 ball, μ varied (smooth hinge)", outer_labels=True,
-            legend_ncols=6, figsize=_figsize(len(panels), len(columns))),
+            legend_ncols=6, figsize=_figsize(len(panels), len(columns)),
+            note=_override_note(cfg, fig3)),
             [_experiment(m) for m in columns], "pdbfw/figure3.rst")
 
     # Table 2: data statistics and the sparsity of x*, beside the paper's rows
