@@ -66,8 +66,15 @@ onstart:
     set_aside_stale_outputs()
 
 
+# A report built with other data settings than the run: say so once, before Snakemake's
+# warning per file.
+if report_mismatch_message():
+    _warn(report_mismatch_message())
+
+
 # The skipped-items warning is printed first and scrolls away: repeat it in one line.
 onsuccess:
+    record_planned()
     _warn(skipped_summary())
 
 

@@ -279,6 +279,18 @@ def test_tiny_workflow_end_to_end(tmp_path):
     res = smk(wd, "-n")
     assert res.returncode == 0
     assert "Nothing to be done" in res.output
+    # a report with other data settings than the run: said in one line (issue 20)
+    assert (wd / "results" / ".planned.json").is_file()
+    more = write_yaml(wd / "more.yaml", {"pdbfw": {"sensitivity": {
+        "dataset": "tiny09-rb", "max_seconds": 1, "targets": [1e-3],
+        "grid": [{"method": "pdbfw", "delta": "x1000"}, {"method": "acc_pg"}]}}})
+    res = smk(wd, "-n", "--report", str(wd / "r.html"), "--configfile", str(more))
+    line = [ln for ln in res.output.splitlines() if ln.startswith("pdsparse: this report plans")]
+    assert len(line) == 1, res.output[-2000:]
+    # the PDBFW sensitivity table, figure (2 files each) and aggregate
+    assert "plans 5 output(s) the last run did not make and leaves out 0" in line[0]
+    res = smk(wd, "-n", "--report", str(wd / "r.html"))
+    assert "pdsparse: this report plans" not in res.output
 
 
 # ------------------------------------------------------------------ real data over reruns

@@ -219,6 +219,37 @@ def all_targets():
     return [t for plan in PLANS.values() for t in plan.targets()]
 
 
+PLANNED = "results/.planned.json"
+"""The targets of the last successful run: a report built with other data settings plans
+other items, and Snakemake then warns about each one's metadata (issue 20)."""
+
+
+def record_planned():
+    with atomic_path(PLANNED) as tmp:
+        tmp.write_text(json.dumps(sorted(set(all_targets()))))
+
+
+def report_mismatch_message(argv=None):
+    """One line when ``snakemake --report`` plans other items than the last run made, else
+    "" (also without a record of the run, or when not building a report)."""
+    argv = sys.argv if argv is None else argv
+    if not any(a == "--report" or a.startswith("--report=") for a in argv):
+        return ""
+    try:
+        made = set(json.loads(Path(PLANNED).read_text()))
+    except (OSError, ValueError):
+        return ""
+    now = set(all_targets())
+    if now == made:
+        return ""
+    return (
+        f"pdsparse: this report plans {len(now - made)} output(s) the last run did not make "
+        f"and leaves out {len(made - now)} it made: its data settings differ from the run's "
+        "(build it with the run's, e.g. the same PDSPARSE_DATA_MIRROR); Snakemake's 'Missing "
+        "metadata' warnings that follow come from that"
+    )
+
+
 def _q(value):
     return shlex.quote(str(value))
 
