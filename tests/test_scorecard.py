@@ -187,3 +187,18 @@ def test_a_race_is_judged_in_cpu_time_with_setup(tmp_path):
     # FW never gets there: a lower bound, and the reason is its budget, not a divergence
     assert race.margins["fw"][1] == ">=" and "fw (kernel alone ≥ 1.17×; not reached within " \
         "its budget)" in race.text()
+
+
+def test_a_long_explanation_shared_by_rows_is_said_once():
+    """Issue 20: "not run: X is not available offline (...); to get it: ..." on 11 rows."""
+    from pdsparse.scorecard.core import Row
+    from pdsparse.scorecard.render import to_html, to_markdown
+
+    why = ("not run: rcv1 is not available offline (rcv1.bz2 is neither in data/raw/ nor in "
+           "the mirror); to get it: put it in the mirror")
+    rows = [Row("pdbfw", "figure1", f"Figure 1: item {k}", why, "p", "—", "—")
+            for k in range(3)] + [Row("pdbfw", "table2", "Table 2", "yes", "p", "o", "yes")]
+    md = to_markdown(rows)
+    assert md.count(why) == 1 and md.count("| not run [1] |") == 3 and "1. " + why in md
+    page = to_html(rows)
+    assert page.count("rcv1 is not available offline") == 1 and "not run [1]" in page

@@ -413,13 +413,14 @@ def sensitivity_row(ctx: _Context, paper: str, cfg: Mapping, base: str, claim: s
     the printed one and said to hold elsewhere, never as agreement."""
     item = f"Speed claim at the printed and at the best settings ({base} vs its baselines)"
     where = f"results/tables/{paper}/sensitivity.md"
+    outputs = "sensitivity sensitivity_figure"
     if not cfg.get("sensitivity"):
-        return _not_run(paper, "sensitivity", item,
-                        f"not run: no {paper}.sensitivity in this config (`--configfile "
-                        "config/sensitivity.yaml`, with the mirror)", claim)
+        return _not_run(paper, outputs, item,
+                        f"not run: no {paper}.sensitivity in this config (`snakemake --cores "
+                        "2 --configfile config/sensitivity.yaml`, with the mirror)", claim)
     table = ctx.read_csv("tables", paper, "sensitivity.csv")
     if table is None:
-        return _not_run(paper, "sensitivity", item, _missing(where), claim)
+        return _not_run(paper, outputs, item, _missing(where), claim)
     from pdsparse.sensitivity import best_and_printed
 
     targets = sorted(float(t) for t in cfg["sensitivity"]["targets"])
@@ -450,10 +451,13 @@ def sensitivity_row(ctx: _Context, paper: str, cfg: Mapping, base: str, claim: s
         elif ratio_b > 1:
             notes.append(f"at the best settings {base} is ahead of {rival_b} by {_x(ratio_b)}"
                          f", short of {need:g}×")
+        elif math.isnan(ratio_b):
+            notes.append(f"at the best settings neither {base} nor {rival_b or 'a baseline'} "
+                         "reached the targets within the budget")
         else:
             notes.append(f"{rival_b} stays ahead at the best settings of both "
                          f"({_x(1 / ratio_b) if ratio_b > 0 else '—'} faster)")
     notes.append(f"evidence: {where}")
-    return Row(paper, "sensitivity", item, f"the sensitivity study on "
+    return Row(paper, outputs, item, f"the sensitivity study on "
                f"{cfg['sensitivity']['dataset']}", claim, "; ".join(parts), grade,
                "; ".join(notes))

@@ -28,6 +28,31 @@ def summary(rows: Sequence[Row]) -> str:
             f"{counts['no']} do not, {counts[NOT_RUN]} not run or without a printed value")
 
 
+NOTE_MIN_CHARS = 60
+"""A "reproduced" text at least this long that several rows share (the how-to-get-it of a
+data set that is not available) is printed once, under the table, and the rows point to it."""
+
+
+def _factor_notes(rows: Sequence[Row]) -> tuple[list[str], list[str]]:
+    """(each row's "reproduced" cell, the notes under the table): repeated long texts become
+    "[n]" references, said once (issue 20: one explanation repeated on 11 rows)."""
+    from collections import Counter
+
+    counts = Counter(r.reproduced for r in rows)
+    notes: list[str] = []
+    cells = []
+    for r in rows:
+        text = r.reproduced
+        if counts[text] > 1 and len(text) >= NOTE_MIN_CHARS:
+            if text not in notes:
+                notes.append(text)
+            head = text.split(":", 1)[0] if text.startswith("not run") else "see"
+            cells.append(f"{head} [{notes.index(text) + 1}]")
+        else:
+            cells.append(text)
+    return cells, notes
+
+
 def _md_cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -50,10 +75,14 @@ def to_markdown(rows: Sequence[Row]) -> str:
         "| paper | item | reproduced | paper value | our value | agreement |",
         "|---|---|---|---|---|---|",
     ]
-    for r in rows:
-        cells = [PAPER_TITLES.get(r.paper, r.paper), r.item, r.reproduced, r.paper_value,
+    reproduced, notes = _factor_notes(rows)
+    for r, rep in zip(rows, reproduced, strict=True):
+        cells = [PAPER_TITLES.get(r.paper, r.paper), r.item, rep, r.paper_value,
                  r.our_value, f"**{r.agreement}**" + (f": {r.reason}" if r.reason else "")]
         lines.append("| " + " | ".join(map(_md_cell, cells)) + " |")
+    if notes:
+        lines += ["", "Notes:", ""] + [f"{i}. {_md_cell(t)}" for i, t in
+                                       enumerate(notes, start=1)]
     return "\n".join(lines) + "\n"
 
 
@@ -63,12 +92,13 @@ def to_html(rows: Sequence[Row]) -> str:
     head = "".join(f"<th>{h}</th>" for h in ("paper", "item", "reproduced", "paper value",
                                               "our value", "agreement"))
     body = []
-    for r in rows:
+    reproduced, notes = _factor_notes(rows)
+    for r, rep in zip(rows, reproduced, strict=True):
         colour = _COLOURS.get(r.agreement, "#fff")
         verdict = f"<b>{esc(r.agreement)}</b>" + (f": {esc(r.reason)}" if r.reason else "")
         body.append(
             f'<tr data-paper="{esc(r.paper)}"><td>{esc(PAPER_TITLES.get(r.paper, r.paper))}'
-            f"</td><td>{esc(r.item)}</td><td>{esc(r.reproduced)}</td>"
+            f"</td><td>{esc(r.item)}</td><td>{esc(rep)}</td>"
             f"<td>{esc(r.paper_value)}</td><td>{esc(r.our_value)}</td>"
             f'<td style="background:{colour}">{verdict}</td></tr>')
     legend = "".join(f"<li>{esc(t)}</li>" for t in TOLERANCES.values())
@@ -76,7 +106,9 @@ def to_html(rows: Sequence[Row]) -> str:
             f"<code>pdsparse scorecard</code> from the results and the papers' printed values. "
             f"<b>{esc(summary(rows))}.</b></p>\n<p>Tolerances:</p><ul>{legend}</ul>\n"
             f'<table id="scorecard"><thead><tr>{head}</tr></thead>\n<tbody>\n'
-            + "\n".join(body) + "\n</tbody></table>")
+            + "\n".join(body) + "\n</tbody></table>"
+            + ("\n<p>Notes:</p><ol>" + "".join(f"<li>{esc(t)}</li>" for t in notes) + "</ol>"
+               if notes else ""))
     from pdsparse.report import html_page
 
     # one screen wide (the report shows it in a frame): long cells wrap, URLs too
@@ -134,6 +166,8 @@ def item_title(paper: str, name: str) -> str:
         return title + (subtitle(name) if subtitle else "")
     if name == "speedup":
         return "Speedup table"
+    if name in ("sensitivity", "sensitivity_figure"):  # one item: the table and its figure
+        return "Sensitivity study"
     return name.replace("_", " ").capitalize()
 
 
