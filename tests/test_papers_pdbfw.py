@@ -141,5 +141,6 @@ def test_figure1_says_why_a_solver_shows_two_settings():
 
     cfg = {"datasets": {"a": {}, "b": {"options": {"pdbfw": {"delta": "x10000"}}}}}
     note = _override_note(cfg, ["a", "b"])
-    assert "pdbfw delta x10000 on b" in note and "datasets.<name>.options" in note
+    assert "pdbfw delta x10000 on b" in note and "datasets.NAME.options" in note
+    assert "'" not in note and '"' not in note  # it travels in a shell-quoted JSON spec
     assert _override_note(cfg, ["a"]) == ""

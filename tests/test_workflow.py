@@ -280,7 +280,7 @@ def test_tiny_workflow_end_to_end(tmp_path):
     assert res.returncode == 0
     assert "Nothing to be done" in res.output
     # a report with other data settings than the run: said in one line (issue 20)
-    assert (wd / "results" / ".planned.json").is_file()
+    assert (wd / ".snakemake" / "pdsparse-planned.json").is_file()
     more = write_yaml(wd / "more.yaml", {"pdbfw": {"sensitivity": {
         "dataset": "tiny09-rb", "max_seconds": 1, "targets": [1e-3],
         "grid": [{"method": "pdbfw", "delta": "x1000"}, {"method": "acc_pg"}]}}})

@@ -219,12 +219,13 @@ def all_targets():
     return [t for plan in PLANS.values() for t in plan.targets()]
 
 
-PLANNED = "results/.planned.json"
+PLANNED = ".snakemake/pdsparse-planned.json"
 """The targets of the last successful run: a report built with other data settings plans
 other items, and Snakemake then warns about each one's metadata (issue 20)."""
 
 
 def record_planned():
+    Path(PLANNED).parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(PLANNED) as tmp:
         tmp.write_text(json.dumps(sorted(set(all_targets()))))
 

@@ -143,8 +143,8 @@ def _override_note(cfg: Mapping, names) -> str:
             parts.append(f"{solver} {given} on {name}")
     if not parts:
         return ""
-    return ("settings per data set (the config's datasets.<name>.options; elsewhere the "
-            "solvers' own): " + "; ".join(parts))
+    return ("settings per data set (config: datasets.NAME.options; other data sets run "
+            "the solvers as listed): " + "; ".join(parts))
 
 
 def _problem(cfg: Mapping, spec: DataSpec, entry: Mapping, mu: str) -> ProblemSpec:
