@@ -652,3 +652,18 @@ def test_a_time_axis_left_open_is_logarithmic_where_curves_span_decades():
     assert not figures.auto_log_x([curve(0.1), curve(5.0)], "iteration")
     spec = figures.CurveFigure("f", (figures.Panel("p", "e"),), ncols=1)
     assert spec.logx is None and figures.CurveFigure.from_json(spec.to_json()).logx is None
+
+
+def test_a_plan_note_is_wrapped_into_the_legend_title(tmp_path, captured):
+    """Issue 20: a figure says why one solver shows two settings; the note is wrapped, or the
+    legend grows wider than the figure and is clipped."""
+    path = tmp_path / "agg.parquet"
+    aggregate().to_parquet(path)
+    note = "settings per data set: " + "; ".join(f"pdbfw delta x{10 ** k} on set{k}"
+                                                  for k in range(2, 9))
+    spec = spec_of(Panel("t1", "agg"), x="time_s", note=note)
+    figures.draw_curve_figure(spec, {"agg": path}, tmp_path / "f.png", tmp_path / "f.pdf")
+    (fig,) = captured
+    title = fig.legends[0].get_title().get_text()
+    assert "pdbfw delta x100000000 on set8" in title.replace("\n", " ")
+    assert max(len(line) for line in title.splitlines()) <= figures.NOTE_WIDTH

@@ -33,6 +33,7 @@ import itertools
 import json
 import math
 import os
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -176,6 +177,9 @@ DIVERGED_LABEL = " (diverged: × where it leaves the chart)"
 #: The legend title's line, once per figure, when a run stopped at its time budget
 #: (``status == "max_time"``): its curve ends at a bar, where the budget did, not where it
 #: converged (no label suffix: a legend of long labels runs off the figure).
+NOTE_WIDTH = 90
+"""A plan's legend note is wrapped at this many characters (the legend is as wide as its
+widest line, and the figure clips what is wider)."""
 BUDGET_NOTE = "| at a curve's end: its run stopped at its time budget, not converged"
 #: A diverged curve is drawn until its median rises this many decades above its start, and
 #: clipped there (its next values, up to 1e300 before inf, would squash every other curve).
@@ -1133,7 +1137,7 @@ def draw_curve_figure(
         band_note(
             [c for _, cs, _ in drawn.values() for c in cs],
             sorted({x for _, _, x in drawn.values()}, key=list(X_AXES).index),
-        ) + (f"\n{spec.note}" if spec.note else ""),
+        ) + ("\n" + "\n".join(textwrap.wrap(spec.note, NOTE_WIDTH)) if spec.note else ""),
     )
     save_figure(fig, out_png, out_pdf)
     return status
