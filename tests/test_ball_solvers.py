@@ -656,3 +656,17 @@ def test_spectral_norm_is_exact_on_every_branch(n, d, density, dense):
     _NORM_CACHE.clear()
     expected = np.linalg.norm(A.toarray(), 2) ** 2
     assert spectral_norm_sq(p) == pytest.approx(expected, rel=1e-10)
+
+
+def test_smooth_value_is_p_inside_the_ball_and_finite_outside():
+    """Backtracking needs f at the extrapolated y, which may leave the ball."""
+    p = problem(loss="squared")
+    rng = np.random.default_rng(0)
+    inside = project_l1_ball(rng.standard_normal(p.d), p.radius)
+    assert objective.smooth_value(p, inside) == pytest.approx(objective.primal(p, inside),
+                                                              rel=1e-14)
+    outside = 10 * inside
+    assert math.isinf(objective.primal(p, outside))
+    assert objective.smooth_value(p, outside) == pytest.approx(f_value(p, outside), rel=1e-13)
+    assert objective.smooth_value(p, outside, p.mat @ outside) == objective.smooth_value(p,
+                                                                                        outside)

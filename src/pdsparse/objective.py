@@ -65,6 +65,18 @@ def primal(problem: Problem, w: np.ndarray) -> float:
     return float(val)
 
 
+def smooth_value(problem: Problem, w: np.ndarray, z: np.ndarray | None = None) -> float:
+    """f(w) = 1/n sum_i phi_i(a_i^T w) + l2/2 ||w||^2, the smooth part of P (a ball's
+    indicator and an l1 term left out: finite at any w, e.g. an extrapolated point outside
+    the ball); ``z``: the margins A w when the caller maintains them."""
+    w = _check(problem, w, problem.var_shape, "primal variable")
+    if z is None:
+        z = problem.mat @ w
+    val = losses.values(problem.loss_id, _flat(z), _flat(problem.b)).sum() / problem.n
+    flat = w.reshape(-1)
+    return float(val + 0.5 * problem.l2 * float(flat @ flat))
+
+
 def w_of_alpha(problem: Problem, alpha: np.ndarray) -> np.ndarray:
     """The primal point paired with ``alpha``: grad g^*(A^T alpha / n) (elastic net:
     soft(A^T alpha / n, l1) / l2; a ball with l2 = 0: a vertex)."""

@@ -446,17 +446,13 @@ class AccPGKernel(_BallKernel):
             sl, sm = math.sqrt(self.lip), math.sqrt(self.mu)
             self.q = (sl - sm) / (sl + sm)
 
-    def _f(self, x: np.ndarray, z: np.ndarray) -> float:
-        """f(x) = 1/n sum phi(z) + mu/2 ||x||^2 at z = A x (O(n + d))."""
-        p = self.problem
-        return float(losses.values(p.loss_id, z, p.b).mean()) + 0.5 * self.mu * float(x @ x)
-
     def run(self, budget: int) -> tuple[int, int]:
         p = self.problem
         iters = touched = 0
         while touched < budget:
             g = self._loss_gradient(self.zy) + self.mu * self.y
-            fy = self._f(self.y, self.zy) if self.backtrack else 0.0
+            # P's smooth part: y is extrapolated and may lie outside the ball
+            fy = objective.smooth_value(p, self.y, self.zy) if self.backtrack else 0.0
             while True:
                 x, _ = _ball.project_l1(self.y - g / self.lip, self.r)
                 zx = np.asarray(p.mat @ x, dtype=np.float64)
@@ -464,8 +460,8 @@ class AccPGKernel(_BallKernel):
                     break
                 dx = x - self.y
                 touched += p.n + p.d
-                if self._f(x, zx) <= fy + float(g @ dx) + 0.5 * self.lip * float(dx @ dx) \
-                        * (1.0 + 1e-12) + 1e-15 * abs(fy):
+                model = fy + float(g @ dx) + 0.5 * self.lip * float(dx @ dx) * (1.0 + 1e-12)
+                if objective.smooth_value(p, x, zx) <= model + 1e-15 * abs(fy):
                     break
                 # sufficient decrease failed: L was too small; the trial cost a pass
                 self.lip *= 2.0
