@@ -29,9 +29,8 @@ import numpy as np
 import pandas as pd
 
 from pdsparse.errors import DataError
-from pdsparse.io import read_parquet
 from pdsparse.output import Builder, pairs, positive_float, require_file, write_table
-from pdsparse.speedup import config_label, time_to_target
+from pdsparse.speedup import config_label, read_aggregates, time_to_target, with_setup
 
 __all__ = ["sensitivity_table", "best_and_printed", "rankings", "write_sensitivity",
            "draw_sensitivity"]
@@ -53,10 +52,7 @@ def _tag(row: Mapping, names: Sequence[str]) -> str:
 def _frame(aggregates: Sequence[PathLike]) -> pd.DataFrame:
     from pdsparse.solvers import option_names
 
-    frames = [read_parquet(p, "aggregate") for p in aggregates]
-    if not frames:
-        raise DataError("sensitivity: no aggregate given")
-    df = pd.concat(frames, ignore_index=True)
+    df = with_setup(read_aggregates(aggregates, "sensitivity"))
     if df["problem"].nunique() != 1:
         raise DataError(f"sensitivity: one problem expected, the aggregates hold "
                         f"{sorted(df['problem'].unique())}")
@@ -68,7 +64,6 @@ def _frame(aggregates: Sequence[PathLike]) -> pd.DataFrame:
     pairs_ = [labels[k] for k in df[keys].itertuples(index=False, name=None)]
     df["config"] = [c for c, _ in pairs_]
     df["tag"] = [t for _, t in pairs_]
-    df["cpu_s"] = df["time_s"] + (df["setup_s"] if "setup_s" in df.columns else 0.0)
     return df
 
 
@@ -86,8 +81,7 @@ def sensitivity_table(df: pd.DataFrame, targets: Sequence[float],
     out = df[["solver", "config", "tag"]].drop_duplicates().rename(columns={"solver": "method"})
     out["printed"] = [printed.get(m) == t for m, t in zip(out["method"], out["tag"],
                                                           strict=True)]
-    firsts = df.groupby(["config", "seed"]).first()
-    setup = (firsts["cpu_s"] - firsts["time_s"]).groupby(level="config").median()
+    setup = df.groupby(["config", "seed"])["setup_s"].first().groupby(level="config").median()
     out = out.merge(setup.rename("setup_s").reset_index(), on="config", how="left")
     last = df.sort_values("cpu_s").groupby(["config", "seed"])["rel_subopt"].last()
     out = out.merge(last.groupby(level="config").median().rename("final").reset_index(),

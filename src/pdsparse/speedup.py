@@ -19,7 +19,8 @@ from pdsparse.errors import DataError
 from pdsparse.io import read_parquet
 from pdsparse.output import Builder, pairs, positive_float, require_file, write_table
 
-__all__ = ["config_label", "speedup_table", "time_to_target", "write_speedup_table"]
+__all__ = ["config_label", "read_aggregates", "speedup_table", "time_to_target",
+           "with_setup", "write_speedup_table"]
 
 PathLike = str | os.PathLike
 NONE = "none"
@@ -30,6 +31,25 @@ def config_label(row: Mapping, option_names: Sequence[str]) -> str:
     opts = [str(row[k]) for k in option_names
             if k in row and str(row[k]) not in ("", NONE, "nan")]
     return f"{row['solver']} ({', '.join(opts)})" if opts else str(row["solver"])
+
+
+def read_aggregates(paths: Sequence[PathLike], who: str) -> pd.DataFrame:
+    """The aggregates ``paths`` as one frame (``who`` names the caller in the error)."""
+    frames = [read_parquet(p, "aggregate") for p in paths]
+    if not frames:
+        raise DataError(f"{who}: no aggregate given")
+    return pd.concat(frames, ignore_index=True)
+
+
+def with_setup(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with ``cpu_s`` = the kernel's CPU time plus the run's setup (what a user pays;
+    an aggregate from before ``setup_s`` was recorded has kernel time only), and ``setup_s``
+    per row (0 there)."""
+    df = df.copy()
+    if "setup_s" not in df.columns:
+        df["setup_s"] = 0.0
+    df["cpu_s"] = df["time_s"] + df["setup_s"]
+    return df
 
 
 def time_to_target(df: pd.DataFrame, target: float, y: str = "rel_subopt",
@@ -75,14 +95,11 @@ def speedup_table(df: pd.DataFrame, base: str, targets: Iterable[float],
     (``x_max``): the speedup is then a lower bound, flagged in ``bound_<t>`` as ``">="``;
     when the base did not reach it, no speedup is given.
     """
-    df = df.copy()
+    df = with_setup(df)
     df["config"] = [config_label(r, option_names) for r in df.to_dict("records")]
-    setup = df["setup_s"] if "setup_s" in df.columns else 0.0
-    df["cpu_s"] = df["time_s"] + setup
     keys = [*by, "problem"]
     out = df[[*keys, "solver", "config"]].drop_duplicates().reset_index(drop=True)
-    setups = (df.groupby(["problem", "config", "seed"])["cpu_s"].first()
-              - df.groupby(["problem", "config", "seed"])["time_s"].first())
+    setups = df.groupby(["problem", "config", "seed"])["setup_s"].first()
     out = out.merge(setups.groupby(level=["problem", "config"]).median().rename("setup_s")
                     .reset_index(), on=["problem", "config"], how="left")
     for t in targets:
@@ -147,10 +164,7 @@ def write_speedup_table(aggregates: Sequence[PathLike], base: str, targets: Sequ
     """
     from pdsparse.solvers import option_names
 
-    frames = [read_parquet(p, "aggregate") for p in aggregates]
-    if not frames:
-        raise DataError("speedup: no aggregate given")
-    df = pd.concat(frames, ignore_index=True)
+    df = read_aggregates(aggregates, "speedup")
     names = dict(names or {})
     heads = df["problem"].astype(str).str.split("__", n=1).str[0]
     df["data"] = [names.get(h, h) for h in heads]
