@@ -428,18 +428,22 @@ def sensitivity_row(ctx: _Context, paper: str, cfg: Mapping, base: str, claim: s
     parts, verdict, notes = [], {}, []
     for setting in ("printed", "best"):
         rows = summary[summary["setting"] == setting].to_dict("records")
-        for t in targets:  # the tightest target the base reached at this setting
-            mine = [r for r in rows if r["method"] == base]
-            if mine and not _sens_time(mine[0], "time", t)[1]:
-                break
-        ratio, bound, rival = _sens_ratio(rows, base, t, "time")
-        passes, pbound, _ = _sens_ratio(rows, base, t, "passes")
-        verdict[setting] = (ratio, bound, rival)
         mine = [r for r in rows if r["method"] == base]
         label = mine[0]["config"] if mine else base
-        parts.append(f"{setting} ({label}): {_x(ratio, bound if bound == '>=' else '')}"
-                     f"{' at most' if bound == '<=' else ''} vs {rival} to {t:g} in CPU s with"
-                     f" setup, {_x(passes, pbound if pbound == '>=' else '')} in passes")
+        # every target the base reached at this setting (else the loosest, as a bound); the
+        # verdict takes the largest ratio: the claim's most favourable reading
+        reached = [t for t in targets if mine and not _sens_time(mine[0], "time", t)[1]]
+        found = []
+        for t in reached or targets[-1:]:
+            ratio, bound, rival = _sens_ratio(rows, base, t, "time")
+            passes, pbound, _ = _sens_ratio(rows, base, t, "passes")
+            found.append((ratio, bound, rival, t))
+            parts.append(f"{setting} ({label}), to {t:g}: "
+                         f"{_x(ratio, bound if bound == '>=' else '')}"
+                         f"{' at most' if bound == '<=' else ''} vs {rival} in CPU s with setup"
+                         f", {_x(passes, pbound if pbound == '>=' else '')} in passes")
+        known = [f for f in found if not math.isnan(f[0])]
+        verdict[setting] = max(known, key=lambda f: f[0])[:3] if known else found[0][:3]
     ratio_p, _, rival_p = verdict["printed"]
     ratio_b, _, rival_b = verdict["best"]
     need = claimed / CLAIM_FACTOR
