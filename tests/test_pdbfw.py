@@ -100,10 +100,10 @@ class Adapt:
         return new, (self.k_of_s(new) if self.k_auto and new != s else k)
 
 
-def py_pdbfw_l1(p, iters, s, k, grow, k_auto, multiplier=1.0, balance=False):
+def py_pdbfw_l1(p, iters, s, k, grow, k_auto, multiplier=1.0, balance=False, theta=0.0):
     """Algorithm 1 line by line (full sorts, dense products). ``balance``: k of each
     iteration = ceil(entries read by (9) / (nnz(A) / n)), in [1, n]; ``multiplier`` inf:
-    delta = inf, each row's exact maximum."""
+    delta = inf, each row's exact maximum; ``theta``: (10) at A (x + theta (x - x_prev))."""
     A = sp.csr_matrix(p.mat) if p.dense else p.csr
     n, d, mu, r, b = p.n, p.d, p.l2, p.radius, p.b
     L, eta = mu, 0.5  # g = mu/2 ||x||^2 is mu-smooth; eta = mu / (2 L) (Corollary 4.1.1)
@@ -116,6 +116,7 @@ def py_pdbfw_l1(p, iters, s, k, grow, k_auto, multiplier=1.0, balance=False):
         xt = np.zeros(d)
         xt[S] = project_l1_ball(v[S], r)
         exact = np.count_nonzero(project_l1_ball(v, r)) <= s
+        x_prev = x
         x = (1 - eta) * x + eta * xt
         w = (1 - eta) * w + eta * (A @ xt)  # (9)
         nnz_cols = np.diff(A.tocsc().indptr)
@@ -123,7 +124,8 @@ def py_pdbfw_l1(p, iters, s, k, grow, k_auto, multiplier=1.0, balance=False):
         if balance:
             k = min(n, max(1, math.ceil(primal / (A.nnz / n))))
         delta = multiplier * corollary_delta_per_k(p) / k
-        yt = dual_argmax(p.loss, w, y, b, n, delta)  # (10)
+        read = A @ (x + theta * (x - x_prev)) if theta else w  # the point (10) reads
+        yt = dual_argmax(p.loss, read, y, b, n, delta)  # (10)
         chosen = top(np.abs(yt - y), k)  # (11): I^(t)
         dy = np.zeros(n)
         dy[chosen] = yt[chosen] - y[chosen]
@@ -200,6 +202,24 @@ def test_algorithm1_open_choices_match_transcription(s, k, delta):
     assert np.count_nonzero(ker.alpha) > p.n // 2
 
 
+@pytest.mark.parametrize("k,delta", [("n", "x100"), ("n", "exact"), ("5", "x10")])
+def test_algorithm1_extrapolated_matches_transcription(k, delta):
+    """extrapolate=primal (with k=n: the PDFW.m ablation): (10) reads A (2 x - x_prev)."""
+    p = make_problem(n=40, d=60, radius=1.0)
+    ker = PDBFWL1Kernel(p, PDBFWOptions(s="5", k=k, delta=delta, extrapolate="primal"))
+    mult = {"x100": 100.0, "exact": math.inf, "x10": 10.0}[delta]
+    ref = py_pdbfw_l1(p, 50, 5, ker.k, False, False, multiplier=mult, theta=1.0)
+    plain = py_pdbfw_l1(p, 50, 5, ker.k, False, False, multiplier=mult)
+    for t, r in enumerate(ref):
+        ker.run(1)
+        assert_close(ker.x, r["x"], "x", t)
+        assert_close(-ker.alpha, r["y"], "y", t)
+        assert_close(ker.w, r["w"], "w", t)
+        assert_close(-ker.u, r["z"], "z", t)
+    # the extrapolation changes the iterates (the test would pass for theta = 0 otherwise)
+    assert np.abs(ref[-1]["y"] - plain[-1]["y"]).max() > 1e-6
+
+
 def test_algorithm1_dense_data_matches_transcription():
     p = make_problem(n=30, d=20, dense=True)
     ker = PDBFWL1Kernel(p, PDBFWOptions(s="6", k="4", delta="x10"))
@@ -248,7 +268,8 @@ def test_chunked_runs_equal_one_run():
 
 # ---- Algorithm 2 ------------------------------------------------------------------------
 
-def py_pdbfw_trace(p, iters, s, k, multiplier, grow=False, k_auto=False, balance=False):
+def py_pdbfw_trace(p, iters, s, k, multiplier, grow=False, k_auto=False, balance=False,
+                   extrapolate=0.0):
     """Algorithm 2 line by line, with a full SVD for (18); ``balance``: k = ceil(n r / c)
     for the rank r of this iteration's X~."""
     A, B = p.mat, p.b
@@ -271,9 +292,11 @@ def py_pdbfw_trace(p, iters, s, k, multiplier, grow=False, k_auto=False, balance
         delta = multiplier / (k * (1.0 / n + 45.0 * R / (2.0 * mu * n * n)))
         Xt = (U[:, :s] * kept) @ Vt[:s]
         exact = np.count_nonzero(project_l1_ball(sig, theta)) <= s
+        X_prev = X
         X = (1 - eta) * X + eta * Xt
         W = (1 - eta) * W + eta * (A @ Xt)  # (13)
-        Yt = dual_argmax("squared", W, Y, B, n, delta)  # (14)
+        read = A @ (X + extrapolate * (X - X_prev)) if extrapolate else W
+        Yt = dual_argmax("squared", read, Y, B, n, delta)  # (14)
         chosen = top(np.linalg.norm(Yt - Y, axis=1), k)  # (15): I^(t)
         dY = np.zeros_like(Y)
         dY[chosen] = Yt[chosen] - Y[chosen]
@@ -319,6 +342,23 @@ def test_algorithm2_open_choices_match_transcription(k, delta):
                                 (-ker.U, r["Z"], "Z")):
             np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10,
                                        err_msg=f"{what}, iteration {t}")
+
+
+@pytest.mark.parametrize("k,delta", [("n", "x100"), ("n", "exact")])
+def test_algorithm2_extrapolated_matches_transcription(k, delta):
+    p = make_sensing(d=24, c=20, radius=3.0)
+    ker = PDBFWTraceKernel(p, PDBFWOptions(s="3", k=k, delta=delta, extrapolate="primal"),
+                           method="full")
+    mult = math.inf if delta == "exact" else 100.0
+    ref = py_pdbfw_trace(p, 30, 3, p.n, mult, extrapolate=1.0)
+    plain = py_pdbfw_trace(p, 30, 3, p.n, mult)
+    for t, r in enumerate(ref):
+        ker.run(1)
+        for got, want, what in ((ker.X, r["X"], "X"), (-ker.alpha, r["Y"], "Y"),
+                                (-ker.U, r["Z"], "Z")):
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10,
+                                       err_msg=f"{what}, iteration {t}")
+    assert np.abs(ref[-1]["Y"] - plain[-1]["Y"]).max() > 1e-6
 
 
 def test_algorithm2_sparse_data_equal_dense():
@@ -466,7 +506,9 @@ def test_certified_optimum_agrees_with_two_references(loss, radius, active, delt
 
 
 @pytest.mark.parametrize("options", [{"k": "balance", "delta": "x100"}, {"k": "n"},
-                                     {"delta": "exact"}, {"k": "balance", "delta": "exact"}])
+                                     {"delta": "exact"}, {"k": "balance", "delta": "exact"},
+                                     {"k": "n", "delta": "x100", "extrapolate": "primal"},
+                                     {"k": "n", "delta": "x1000", "extrapolate": "primal"}])
 @pytest.mark.parametrize("loss,radius", [("smooth_hinge", 1.0), ("squared", 1.0)])
 def test_open_choices_reach_the_certified_optimum(options, loss, radius):
     p = make_problem(loss=loss, radius=radius)
@@ -480,7 +522,8 @@ def test_open_choices_reach_the_certified_optimum(options, loss, radius):
 
 @pytest.mark.parametrize("options", [{"k": "balance", "delta": "x1000"},
                                      {"k": "n", "delta": "x100"},
-                                     {"delta": "exact"}])
+                                     {"delta": "exact"},
+                                     {"k": "n", "delta": "x100", "extrapolate": "primal"}])
 def test_trace_ball_open_choices_reach_the_certified_optimum(options):
     p = make_sensing(radius=3.0)
     res = solve(p, "pdbfw", tol=1e-9, options=options)

@@ -73,8 +73,12 @@ def test_best_settings_and_the_ranking_that_moves():
     best = summary[summary.setting == "best"].set_index("method")["config"]
     assert best["dgpd"] == "dgpd (5, x100)"
     ranks = rankings(summary, [1e-6]).set_index("setting")["ranking"]
-    assert ranks["printed"] == "dual_rcd < dgpd < primal_rcd"
-    assert ranks["best"] == "dgpd < dual_rcd < primal_rcd"
+    assert ranks["printed"] == "dual_rcd (not reached: dgpd, primal_rcd)"
+    assert ranks["best"] == "dgpd < dual_rcd (not reached: primal_rcd)"
+    # methods that all fell short are not ranked by their budgets
+    short = summary.assign(**{"time_1e-06": math.nan})
+    assert rankings(short, [1e-6])["ranking"].iloc[0] == \
+        "none (not reached: dgpd, dual_rcd, primal_rcd)"
 
 
 def test_write_and_draw(tmp_path):

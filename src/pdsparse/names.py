@@ -25,6 +25,7 @@ DGPD_STEPS = ("theorem", "eq16", "curvature")
 PDBFW_DELTAS = ("theorem", "x10", "x100", "x1000", "x10000", "x100000", "exact")
 PDBFW_SIZES = ("auto",)
 PDBFW_KS = ("auto", "balance", "n")
+PDBFW_EXTRAPOLATIONS = ("none", "primal")
 SAMPLINGS = ("uniform", "importance", "permutation")
 DUAL_STEPS = ("fixed", "newton", "printed")
 BALL_MOMENTA = ("nesterov", "fista")
@@ -54,7 +55,8 @@ SOLVER_OPTIONS = {
     "storc": {"inner": STORC_INNER, "batch": BALL_BATCHES, "batch_cap": BALL_BATCH_CAPS},
     "sfw": {"batch": BALL_BATCHES, "batch_cap": BALL_BATCH_CAPS},
     "block_fw": {"s": TRACE_RANKS, "step": BALL_STEPS},
-    "pdbfw": {"s": PDBFW_SIZES, "k": PDBFW_KS, "delta": PDBFW_DELTAS},
+    "pdbfw": {"s": PDBFW_SIZES, "k": PDBFW_KS, "delta": PDBFW_DELTAS,
+              "extrapolate": PDBFW_EXTRAPOLATIONS},
 }
 """Each solver's options and their named values (``SOLVERS[m].choices()``, tested): the
 ``run --option`` help."""

@@ -121,17 +121,20 @@ def best_and_printed(table: pd.DataFrame, targets: Sequence[float]) -> pd.DataFr
 
 
 def rankings(summary: pd.DataFrame, targets: Sequence[float]) -> pd.DataFrame:
-    """Per target and setting (printed / best): the methods in order of CPU time with setup
-    (unreached after reached, by their lower bounds)."""
+    """Per target and setting (printed / best): the methods that reached the target in order
+    of CPU time with setup, then those that did not, by name: their lower bounds are the
+    budget, which orders nothing."""
     rows = []
     for t in targets:
         for setting in ("printed", "best"):
-            part = summary[summary["setting"] == setting]
-            order = sorted(part.to_dict("records"), key=lambda r: (
-                math.isnan(r[f"time_{t:g}"]),
-                r[f"time_{t:g}"] if not math.isnan(r[f"time_{t:g}"]) else r[f"time_min_{t:g}"]))
+            part = summary[summary["setting"] == setting].to_dict("records")
+            done = sorted((r for r in part if not math.isnan(r[f"time_{t:g}"])),
+                          key=lambda r: r[f"time_{t:g}"])
+            short = sorted(str(r["method"]) for r in part if math.isnan(r[f"time_{t:g}"]))
+            text = " < ".join(str(r["method"]) for r in done) or "none"
             rows.append({"target": t, "setting": setting,
-                         "ranking": " < ".join(r["method"] for r in order)})
+                         "ranking": text + (f" (not reached: {', '.join(short)})"
+                                            if short else "")})
     return pd.DataFrame(rows)
 
 
@@ -250,13 +253,15 @@ def _arguments(p) -> None:
     p.add_argument("--printed", nargs="*", metavar="METHOD=TAG",
                    help="the paper's setting of each method, as its options tag")
     p.add_argument("--title", default="", help="heading / figure title")
+    p.add_argument("--note", default="", help="printed under the table (e.g. what an "
+                   "ablation in the grid is)")
 
 
 def _table(args, outs) -> None:
     for path in args.aggregate:
         require_file(path, "aggregate")
     write_sensitivity(args.aggregate, args.targets, pairs(args.printed, "--printed"), *outs,
-                      title=args.title)
+                      title=args.title, caption=args.note)
 
 
 def _figure(args, outs) -> None:

@@ -379,7 +379,8 @@ def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapp
     args = (f"--aggregate {shlex.quote(agg)}",
             "--targets " + " ".join(repr(float(t)) for t in sens["targets"]),
             "--printed " + " ".join(map(shlex.quote, marks)),
-            f"--title {shlex.quote(title)}")
+            f"--title {shlex.quote(title)}") + \
+        ((f"--note {shlex.quote(sens['note'])}",) if sens.get("note") else ())
     # outputs are looked up by (paper, name): the figure has a name of its own
     for kind, name in (("table", SENSITIVITY), ("figure", f"{SENSITIVITY}_figure")):
         out.outputs.append(Output(out.paper, name, kind, (name, *args), (agg,),

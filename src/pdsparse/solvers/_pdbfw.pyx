@@ -40,6 +40,11 @@ One iteration t of Algorithm 1:
      (n / delta)(a - alpha_i)^2 / 2}: ``dual_step_exact(loss, alpha_i, b_i, w_i, q = n /
      delta)``, the house's one 1-D dual step (a clip for the smooth hinge, closed form for
      the squared loss). It uses w^(t), after the primal update, as (19) does.
+    With ``theta`` > 0 (not the printed algorithm: an ablation after the description of a
+    public ``PDFW.m`` of the trace-norm experiments, which updates every dual row and
+    extrapolates the primal iterate), (10) reads w_i + theta (w_i - w_i^(t-1)) = a_i^T (x^(t)
+    + theta (x^(t) - x^(t-1))) instead of w_i: the extrapolation of Chambolle & Pock (2011),
+    whose theta = 1 is the ``extrapolate`` option's.
 (11) I = the k rows of largest |y~_i - y_i| (the GS-r rule), y_i <- y~_i on I.
 (12) z += A_I^T (y^(t) - y^(t-1)): the entries of the rows of I that moved.
 
@@ -413,12 +418,13 @@ def pdbfw_l1(int r_layout, const double[::1] r_data, const int[::1] r_indices,
              double q_fixed, bint adapt, long long s_floor, int k_rule, double[::1] v,
              double[::1] buf_d, int[::1] idx_d, double[::1] xt, double[::1] cand,
              double[::1] dy, double[::1] buf_n, int[::1] idx_n, long long[::1] info,
-             long long budget):
+             long long budget, double theta=0.0):
     """PDBFW Algorithm 1 (see the module docstring): iterations (8)-(12) until ``budget``
     entries of A are read. ``x``, ``alpha``, ``w = A x`` and ``u = A^T alpha`` are updated in
     place and must be consistent at the call; ``v``, ``buf_d``, ``xt`` (d), ``cand``,
     ``dy``, ``buf_n`` (n) and ``idx_d`` (int, d), ``idx_n`` (int, n) are scratch; ``info``
-    (long long[16]) holds s and k and receives the counters of ``INFO``."""
+    (long long[16]) holds s and k and receives the counters of ``INFO``; ``theta``: the
+    extrapolation of the primal point the dual step (10) reads (0: as printed)."""
     cdef Lines R, C
     lines_init(&R, r_layout, r_data, r_indices, r_indptr, r_count, r_length, r_step, r_inc)
     lines_init(&C, c_layout, c_data, c_indices, c_indptr, c_count, c_length, c_step, c_inc)
@@ -440,8 +446,9 @@ def pdbfw_l1(int r_layout, const double[::1] r_data, const int[::1] r_indices,
     if loss != SMOOTH_HINGE and loss != SQUARED:
         raise ValueError("PDBFW takes the smooth hinge or the squared loss")
     if not (l2 > 0.0 and radius > 0.0 and 0.0 < eta <= 1.0 and q_fixed >= 0.0
-            and q_per_k >= 0.0):
-        raise ValueError("need l2 > 0, radius > 0, 0 < eta <= 1 and a dual step q >= 0")
+            and q_per_k >= 0.0 and theta >= 0.0):
+        raise ValueError("need l2 > 0, radius > 0, 0 < eta <= 1, a dual step q >= 0 and "
+                         "theta >= 0")
     if k_rule not in (K_FIXED, K_PRINTED, K_BALANCE):
         raise ValueError(f"unknown k_rule {k_rule}")
     cdef Py_ssize_t s = info[I_S], k = info[I_K]
@@ -467,6 +474,8 @@ def pdbfw_l1(int r_layout, const double[::1] r_data, const int[::1] r_indices,
             sparse_step(&v[0], &buf_d[0], &idx_d[0], d, s, radius, &xt[0], &exact)
             # x += eta x~ and (9) w = (1 - eta) w + eta A x~
             for i in range(n):
+                if theta > 0.0:
+                    cand[i] = w[i]  # w^(t-1), for the extrapolation in (10)
                 w[i] = keep * w[i]
             work = 0
             xnnz = 0
@@ -485,7 +494,8 @@ def pdbfw_l1(int r_layout, const double[::1] r_data, const int[::1] r_indices,
             # (10): the candidate of every row; (11): the k of largest |y~_i - y_i|
             q = q_fixed if q_fixed > 0.0 else q_per_k * k
             for i in range(n):
-                cand[i] = dual_step_exact(loss, alpha[i], b[i], w[i], q)
+                a = w[i] + theta * (w[i] - cand[i]) if theta > 0.0 else w[i]
+                cand[i] = dual_step_exact(loss, alpha[i], b[i], a, q)
                 dy[i] = cand[i] - alpha[i]
             select_top(&dy[0], &buf_n[0], &idx_n[0], n, k)
             # (12): u = A^T alpha follows the rows that moved

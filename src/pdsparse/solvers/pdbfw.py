@@ -77,7 +77,7 @@ import scipy.sparse as sp
 
 from pdsparse import losses, lowrank, objective
 from pdsparse.errors import ConfigError
-from pdsparse.names import PDBFW_DELTAS, PDBFW_KS, PDBFW_SIZES
+from pdsparse.names import PDBFW_DELTAS, PDBFW_EXTRAPOLATIONS, PDBFW_KS, PDBFW_SIZES
 from pdsparse.penalties import L1Ball, TraceBall
 from pdsparse.problem import Problem
 from pdsparse.solvers import _pdbfw
@@ -93,6 +93,11 @@ inf, the exact maximization of (10)/(14) over each row (y~_i = f_i'(w_i)), which
 multipliers reach once the proximal term no longer binds (on duke x1000 to x100000 give
 identical runs)."""
 assert tuple(DELTA_MULTIPLIER) == PDBFW_DELTAS
+
+EXTRAPOLATION = {"none": 0.0, "primal": 1.0}
+"""theta of the primal point x^(t) + theta (x^(t) - x^(t-1)) that the dual step reads, by the
+``extrapolate`` option (1: Chambolle & Pock 2011, Algorithm 1)."""
+assert tuple(EXTRAPOLATION) == PDBFW_EXTRAPOLATIONS
 
 S_START = 8
 """The first and smallest s of ``s=auto`` (capped at d, resp. min(d, c))."""
@@ -122,6 +127,12 @@ class PDBFWOptions(_Options):
         "theorem", PDBFW_DELTAS,
         "dual step delta: Corollary 4.1.1's (theorem; Theorem 4.3's bound on a trace ball), "
         "that step times 10 ... 100000, or exact (delta = inf: each row's exact maximum)")
+    extrapolate: str = _option(
+        "none", PDBFW_EXTRAPOLATIONS,
+        "the primal point the dual step (10)/(14) reads: none (as printed: x^(t)) or primal "
+        "(2 x^(t) - x^(t-1), Chambolle-Pock's extrapolation; with k=n the variant a public "
+        "PDFW.m is described to run, not the printed algorithm; with delta=exact it stalls "
+        "on the smooth hinge: no proximal term damps the extrapolation)", late=True)
 
 
 def corollary_q_per_k(problem: Problem, multiplier: float = 1.0) -> float:
@@ -172,6 +183,7 @@ class PDBFWL1Kernel(_Kernel):
         self.cols = problem.lines("cols")
         self.q_per_k = corollary_q_per_k(problem, DELTA_MULTIPLIER[options.delta])
         self.eta = ETA
+        self.theta = EXTRAPOLATION[options.extrapolate]
         self.adapt = options.s == "auto"
         self.s_floor = min(S_START, d)
         s = self.s_floor if self.adapt else _count(options.s, d)
@@ -221,7 +233,7 @@ class PDBFWL1Kernel(_Kernel):
                                p.l2, p.radius, p.loss_id, self.eta, self.q_per_k, 0.0,
                                self.adapt, self.s_floor, self.k_rule, self.v, self.buf_d,
                                self.idx_d, self.xt, self.cand, self.dy, self.buf_n,
-                               self.idx_n, self.info, int(budget))
+                               self.idx_n, self.info, int(budget), self.theta)
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
         """(x, the dual point of larger D: the kernel's alpha = -y or alpha(x))."""
@@ -277,6 +289,8 @@ class PDBFWTraceKernel(_Kernel):
          1/n on f^* that (14) omits (the slip of Algorithm 1's (10): the saddle function of
          Sec. 4.4 and the analysis (Appendix B.8) carry it); for these losses, separable over
          the columns, it is entrywise the house's ``dual_step_exact`` with q = n / delta.
+         With ``extrapolate=primal`` (an ablation, not the printed algorithm) it reads
+         W + (W - W^(t-1)) = A (2 X^(t) - X^(t-1)) instead of W, as Algorithm 1 does.
     (15) I = the k rows of largest ||Y~_i - Y_i||_2 (:func:`pdsparse.solvers._pdbfw.top_k`, ties to
          the lower index), Y_I = Y~_I.
     (16) Z += A_I^T (Y - Y')_I: k rows of A times c columns.
@@ -295,6 +309,7 @@ class PDBFWTraceKernel(_Kernel):
         self.method = method
         n, d, c = problem.n, problem.d, problem.k
         self.eta = ETA
+        self.theta = EXTRAPOLATION[options.extrapolate]
         self.multiplier = DELTA_MULTIPLIER[options.delta]
         self.rank_cap = min(d, c)
         self.adapt = options.s == "auto"
@@ -374,6 +389,7 @@ class PDBFWTraceKernel(_Kernel):
             G = mu * self.X - self.U / n
             Us, sig, Vt = self._step(G, coef)
             r = sig.size
+            W_old = self.W.copy() if self.theta else None
             self.X *= 1.0 - eta
             self.W *= 1.0 - eta
             work = 0
@@ -386,8 +402,9 @@ class PDBFWTraceKernel(_Kernel):
                 self.k = self._auto_k(r)
             # (14), (15): candidates of every row, the k rows that move most
             q = self.q()
+            W_read = self.W if W_old is None else self.W + self.theta * (self.W - W_old)
             cand = losses.dual_steps(p.loss_id, self.alpha.reshape(-1), p.b.reshape(-1),
-                                     self.W.reshape(-1), np.full(self.alpha.size, q))
+                                     W_read.reshape(-1), np.full(self.alpha.size, q))
             cand = cand.reshape(self.alpha.shape)
             diff = cand - self.alpha
             rows = _pdbfw.top_k(np.einsum("ij,ij->i", diff, diff), self.k)  # ||.||^2: same order
