@@ -186,3 +186,20 @@ def test_table2_reading_says_which_counts_the_paper_fits():
     ours.update(nz_primal=40000, nz_dual=90000, opt_nz_primal=1800, opt_nz_dual=2000)
     assert "closer to the certified optimum's supports" in _reading(ours, printed)
     assert _reading({**ours, "opt_nz_dual": float("nan")}, printed) == ""
+
+
+def test_best_settings_rerun_every_cell_where_they_differ():
+    best = [{"method": "dual_rcd", "sampling": "importance", "dual_step": "newton"},
+            {"method": "primal_rcd", "sampling": "uniform"}]  # = printed: not rerun
+    p = plan(_config(best=best), REGISTRY, available=lambda name: False)
+    rerun = [r for r in p.runs if r.experiment.endswith("_best")]
+    assert len(rerun) == 6 and {(r.solver, r.options_tag) for r in rerun} == {
+        ("dual_rcd", "importance-newton")}
+    assert {r.experiment for r in rerun} == {f"{e}_best" for e in p.experiments
+                                             if not e.endswith("_best")}
+    # the speedup table and Table 2 read the printed runs only
+    for name in ("speedup", "table2"):
+        out = next(o for o in p.outputs if o.name == name)
+        assert not any("_best" in f for f in out.inputs), name
+    with pytest.raises(ConfigError, match=r"dgpd.best\[1\]: a second best"):
+        plan(_config(best=[best[0], best[0]]), REGISTRY, available=lambda name: False)

@@ -144,3 +144,26 @@ def test_figure1_says_why_a_solver_shows_two_settings():
     assert "pdbfw delta x10000 on b" in note and "datasets.NAME.options" in note
     assert "'" not in note and '"' not in note  # it travels in a shell-quoted JSON spec
     assert _override_note(cfg, ["a"]) == ""
+
+
+def test_best_settings_rerun_each_race_where_they_differ():
+    """pdbfw.best: the races of Figures 1 and 3 again, in <experiment>_best, with the best
+    setting of each method (no data set's options) where it is not already run; not on the
+    trace ball; the figures keep reading the printed experiments."""
+    best = [{"method": "pdbfw", "k": "n", "delta": "x100000"}, {"method": "fw"},
+            {"method": "acc_pg", "lipschitz": "backtracking"}]
+    p = plan(_config(best=best, trace=TRACE), REGISTRY, available=lambda name: False)
+    assert {e for e in p.experiments if e.endswith("_best")} == {
+        "mu1_n_best", "mu10_n_best", "mu100_n_best"}
+    rerun = [r for r in p.runs if r.experiment == "mu10_n_best"]
+    # fw's best is its printed setting: not run twice
+    assert sorted((r.solver, r.options_tag) for r in rerun) == [
+        ("acc_pg", "nesterov-backtracking"), ("pdbfw", "auto-n-x100000")]
+    fig1 = _spec(p.outputs[0])
+    assert all(not pn.experiment.endswith("_best") for pn in fig1.panels)
+    with pytest.raises(ConfigError, match=r"pdbfw.best\[1\]: a second best setting of 'pdbfw'"):
+        plan(_config(best=[best[0], {"method": "pdbfw"}]), REGISTRY,
+             available=lambda name: False)
+    with pytest.raises(ConfigError, match=r"pdbfw.best\[0\]"):
+        plan(_config(best=[{"method": "pdbfw", "k": "nn"}]), REGISTRY,
+             available=lambda name: False)

@@ -202,3 +202,56 @@ def test_a_long_explanation_shared_by_rows_is_said_once():
     assert md.count(why) == 1 and md.count("| not run [1] |") == 3 and "1. " + why in md
     page = to_html(rows)
     assert page.count("rcv1 is not available offline") == 1 and "not run [1]" in page
+
+
+def _race_rows(solvers, experiment):
+    rows = []
+    for solver, rate, setup, options in solvers:
+        for seed in (0, 1):
+            for k in range(8):
+                rows.append({"problem": "toy+none__smooth_hinge__l2-0.1",
+                             "experiment": experiment, "solver": solver, "seed": seed,
+                             "time_s": float(k), "setup_s": setup, "epoch": 2.0 * k,
+                             "rel_subopt": 10.0 ** (-rate * k), "delta": options,
+                             "status": "" if k < 7 else "max_time"})
+    return rows
+
+
+def test_the_best_race_replaces_the_rerun_methods_and_keeps_the_rest(tmp_path):
+    """Issue 19: the race at the best settings: pdbfw's rerun (x100000) replaces its printed
+    run, acc_pg and fw keep theirs; the verdict flips from behind to ahead, the row is graded
+    by the printed one and carries both (Markdown, CSV)."""
+    from pdsparse.scorecard.core import Row, _Context, _races, with_best
+    from pdsparse.scorecard.render import read_rows, to_markdown, write_scorecard
+
+    (tmp_path / "pdbfw").mkdir()
+    pd.DataFrame(_race_rows([("pdbfw", 0.5, 0.0, "x100"), ("acc_pg", 1.0, 0.0, "none"),
+                             ("fw", 0.1, 0.0, "none")], "e")).to_parquet(
+        tmp_path / "pdbfw" / "e.parquet")
+    pd.DataFrame(_race_rows([("pdbfw", 3.0, 0.0, "x100000")], "e_best")).to_parquet(
+        tmp_path / "pdbfw" / "e_best.parquet")
+    ctx = _Context({}, tmp_path, {})
+    (printed,) = _races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6])
+    (best,) = _races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6], best=True)
+    assert not printed.ahead and best.ahead
+    assert set(best.margins) == {"acc_pg", "fw"} and best.experiment == "e"
+    assert "x100000" in best.base_config
+    # to 1e-6: acc_pg at 6 s (12 passes), pdbfw x100000 at 2 s (4 passes): 3x both ways
+    assert best.margins["acc_pg"][0] == pytest.approx(3.0)
+    assert best.passes["acc_pg"][0] == pytest.approx(3.0)
+    assert "passes 3×" in best.text()
+
+    def judge(race):
+        return [Row("pdbfw", "figure1", "Figure 1: toy", "yes", "p", race.text(),
+                    "yes" if race.ahead else "no", "ahead" if race.ahead else "behind")]
+
+    (row,) = with_best(judge(printed), judge(best))
+    assert (row.agreement, row.best_agreement, row.best_reason) == ("no", "yes", "ahead")
+    md = to_markdown([row])
+    assert "**no**: behind · at the best settings: **yes**: ahead" in md
+    write_scorecard([row], out_csv=tmp_path / "s.csv")
+    assert read_rows(tmp_path / "s.csv") == [row]
+    # no rerun aggregate: no best race (and the row keeps its printed verdict alone)
+    (tmp_path / "pdbfw" / "e_best.parquet").unlink()
+    assert _races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6], best=True) is None
+    assert with_best(judge(printed), []) == judge(printed)

@@ -100,3 +100,19 @@ def test_the_markdown_says_cpu_time_with_setup(tmp_path):
     assert "| p1 | lam0.1_mu0.01 | slow | 0.5 s | 3.8 s (3.3 s kernel) | 0.342× (3× kernel) |" \
         in md
     assert "CPU seconds" in md and "setup" in md
+
+
+def test_the_speedup_in_passes_beside_cpu_time(tmp_path):
+    """Issue 19: passes over the data (``epoch``), which no machine changes, beside CPU
+    time: slow does 3 passes per time unit, fast 1, so slow's 4x in time is 12x in passes."""
+    fast = _runs("fast", 2.0, sampling="none")
+    slow = _runs("slow", 0.5, sampling="none")
+    fast["epoch"], slow["epoch"] = fast["time_s"], 3 * slow["time_s"]
+    df = pd.concat([fast, slow])
+    row = speedup_table(df, "fast", [1e-4], ("sampling",)).set_index("solver").loc["slow"]
+    assert row["speedup_0.0001"] == pytest.approx(4.0)
+    assert row["passes_speedup_0.0001"] == pytest.approx(12.0)
+    path = tmp_path / "agg.parquet"
+    df.to_parquet(path)
+    write_speedup_table([path], "fast", [1e-4], tmp_path / "s.csv", tmp_path / "s.md")
+    assert "4× (4× kernel, 12× passes)" in (tmp_path / "s.md").read_text()

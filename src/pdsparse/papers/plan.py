@@ -29,6 +29,7 @@ from pdsparse.errors import ConfigError
 from pdsparse.problem import ProblemKey
 
 __all__ = [
+    "BEST",
     "DataSpec",
     "Generator",
     "Output",
@@ -37,6 +38,7 @@ __all__ = [
     "RunGroup",
     "StatsSpec",
     "aggregate_path",
+    "best_solvers",
     "data_entries",
     "reference_path",
     "run_path",
@@ -320,6 +322,24 @@ class Plan:
 
     def existing_stale(self) -> list[str]:
         return [p for p in self.stale if os.path.exists(p)]
+
+
+BEST = "_best"
+"""Suffix of the experiment that reruns a race with the ``best`` settings of its paper."""
+
+
+def best_solvers(cfg: Mapping, paper: str) -> list[tuple[str, tuple[tuple[str, str], ...], str]]:
+    """``<paper>.best`` as (method, options, tag), one per method (checked)."""
+    out, seen = [], set()
+    for i, solver in enumerate(cfg.get("best") or []):
+        where = f"{paper}.best[{i}]"
+        options, tag = solver_options(solver, where)
+        if solver["method"] in seen:
+            raise ConfigError(f"{where}: a second best setting of {solver['method']!r} (one "
+                              "per method)")
+        seen.add(solver["method"])
+        out.append((solver["method"], options, tag))
+    return out
 
 
 SENSITIVITY = "sensitivity"

@@ -65,9 +65,25 @@ class Row:
     our_value: str
     agreement: str
     reason: str = ""
+    best_agreement: str = ""
+    """The verdict with every method at the setting its sensitivity study found best
+    (``<paper>.best``); "" where no such run exists. The row is graded by ``agreement``, the
+    printed settings: a claim that holds only here is not counted as reproduced."""
+    best_value: str = ""
+    best_reason: str = ""
 
 
 COLUMNS = tuple(f.name for f in fields(Row))
+
+
+def with_best(rows: Sequence[Row], best_rows: Sequence[Row]) -> list[Row]:
+    """``rows`` (at the printed settings) with the verdicts of the same items computed from
+    the races at the best settings (:func:`_races` with ``best``), matched by item."""
+    from dataclasses import replace
+
+    by_item = {r.item: r for r in best_rows if r.agreement != NOT_RUN}
+    return [replace(r, best_agreement=b.agreement, best_value=b.our_value,
+                    best_reason=b.reason) if (b := by_item.get(r.item)) else r for r in rows]
 
 
 # ------------------------------------------------------------------------------ formatting
@@ -236,6 +252,8 @@ class _Race:
     base_config: str
     budget: float
     kernel: dict[str, tuple[float, str]] = field(default_factory=dict)
+    passes: dict[str, tuple[float, str]] = field(default_factory=dict)
+    """config -> the speedup in passes over the data (as ``kernel``)."""
     stops: dict[str, str] = field(default_factory=dict)
     """config -> how its runs ended (the trace's last ``status``, most seeds)."""
 
@@ -243,8 +261,10 @@ class _Race:
         why = ""
         if self.margins.get(config, (0, ""))[1]:  # a lower bound: the target was not reached
             why = "; " + STOP_REASONS.get(self.stops.get(config, ""), "target not reached")
-        return f" (kernel alone {_x(*self.kernel[config])}{why})" if config in self.kernel \
-            else why
+        if config not in self.kernel:
+            return why
+        passes = f"; passes {_x(*self.passes[config])}" if config in self.passes else ""
+        return f" (kernel alone {_x(*self.kernel[config])}{passes}{why})"
 
     def closest(self) -> tuple[str, float, str]:
         """The other configuration nearest to the base: (config, speedup, bound)."""
@@ -288,17 +308,40 @@ class _Race:
                 f"{self.levels[self.base_config]:.2g} against {config} at {level:.2g}")
 
 
+def _race_frame(ctx: _Context, paper: str, experiment: str, best: bool):
+    """The runs of one race: the aggregate ``results/<paper>/<experiment>.parquet`` or, with
+    ``best``, the same race with each method of ``<paper>.best`` at that setting (the
+    experiment ``<experiment>_best`` replaces that method's printed runs problem by problem;
+    a method whose best setting is its printed one keeps its runs). None when missing."""
+    import pandas as pd
+
+    from pdsparse.papers.plan import BEST
+
+    printed = ctx.read_parquet(paper, f"{experiment}.parquet")
+    if not best or printed is None:
+        return printed
+    rerun = ctx.read_parquet(paper, f"{experiment}{BEST}.parquet")
+    if rerun is None:
+        return None
+    replaced = set(zip(rerun["problem"], rerun["solver"], strict=True))
+    keep = [(p, m) not in replaced for p, m in zip(printed["problem"], printed["solver"],
+                                                   strict=True)]
+    return pd.concat([printed[keep], rerun.assign(experiment=printed["experiment"].iloc[0])
+                      if "experiment" in printed.columns else rerun], ignore_index=True)
+
+
 def _races(ctx: _Context, paper: str, experiments: Iterable[str], names: Mapping[str, str],
-           base: str, targets: Sequence[float]) -> list[_Race] | None:
+           base: str, targets: Sequence[float], best: bool = False) -> list[_Race] | None:
     """A :class:`_Race` per (data set, experiment) of the aggregates
     ``results/<paper>/<experiment>.parquet`` (times to target as in the speedup tables,
-    :func:`pdsparse.speedup.speedup_table`); None when no aggregate exists."""
+    :func:`pdsparse.speedup.speedup_table`), or with ``best`` of the same races at the
+    ``<paper>.best`` settings (:func:`_race_frame`); None when no aggregate exists."""
     import pandas as pd
 
     from pdsparse.solvers import option_names
     from pdsparse.speedup import config_label, speedup_table
 
-    frames = [f for f in (ctx.read_parquet(paper, f"{e}.parquet") for e in experiments)
+    frames = [f for f in (_race_frame(ctx, paper, e, best) for e in experiments)
               if f is not None]
     if not frames:
         return None
@@ -315,10 +358,12 @@ def _races(ctx: _Context, paper: str, experiments: Iterable[str], names: Mapping
             continue  # no base, or nothing to race it against
         reached = [t for t in targets if bases[f"time_{t:g}"].notna().any()]
         target = min(reached) if reached else None
-        margins, kernel = {}, {}
+        margins, kernel, passes = {}, {}, {}
         if target is not None:
             for _, r in rows[rows["solver"] != base].iterrows():
-                for out, prefix in ((margins, ""), (kernel, "kernel_")):
+                for out, prefix in ((margins, ""), (kernel, "kernel_"), (passes, "passes_")):
+                    if f"{prefix}bound_{target:g}" not in r:
+                        continue  # no passes in a hand-made aggregate
                     bound = r[f"{prefix}bound_{target:g}"]
                     out[str(r["config"])] = (float(r[f"{prefix}speedup_{target:g}"]),
                                              bound if isinstance(bound, str) else "")
@@ -330,7 +375,7 @@ def _races(ctx: _Context, paper: str, experiments: Iterable[str], names: Mapping
         stops = {str(c): str(s.mode().iloc[0]) for c, s in ends.groupby("config")["status"]}
         races.append(_Race(data, experiment, base, target, margins,
                            {str(c): float(v) for c, v in levels.items()},
-                           str(bases["config"].iloc[0]), budget, kernel, stops))
+                           str(bases["config"].iloc[0]), budget, kernel, passes, stops))
     return races
 
 

@@ -66,7 +66,11 @@ def to_markdown(rows: Sequence[Row]) -> str:
         "and the papers' printed values (`src/pdsparse/papers/*_values.py`); regenerate it, "
         "never edit it. Papers: "
         + "; ".join(f"{PAPER_TITLES[p]}: {c}" for p, c in PAPER_CITATIONS.items() if p in papers)
-        + ". Agreement is judged with the tolerances of `pdsparse.scorecard`:",
+        + ". Agreement is judged at the settings the papers print, with the tolerances of "
+        "`pdsparse.scorecard`; where a race was rerun with each method at the setting its "
+        "sensitivity study found best (`<paper>.best` in the config), that verdict follows "
+        "(\"at the best settings\"), and a claim that holds only there is not counted as "
+        "agreement:",
         "",
         *(f"- {text}" for text in TOLERANCES.values()),
         "",
@@ -78,7 +82,10 @@ def to_markdown(rows: Sequence[Row]) -> str:
     reproduced, notes = _factor_notes(rows)
     for r, rep in zip(rows, reproduced, strict=True):
         cells = [PAPER_TITLES.get(r.paper, r.paper), r.item, rep, r.paper_value,
-                 r.our_value, f"**{r.agreement}**" + (f": {r.reason}" if r.reason else "")]
+                 r.our_value, f"**{r.agreement}**" + (f": {r.reason}" if r.reason else "")
+                 + (f" · at the best settings: **{r.best_agreement}**"
+                    + (f": {r.best_reason}" if r.best_reason else "")
+                    if r.best_agreement else "")]
         lines.append("| " + " | ".join(map(_md_cell, cells)) + " |")
     if notes:
         lines += ["", "Notes:", ""] + [f"{i}. {_md_cell(t)}" for i, t in
@@ -96,6 +103,9 @@ def to_html(rows: Sequence[Row]) -> str:
     for r, rep in zip(rows, reproduced, strict=True):
         colour = _COLOURS.get(r.agreement, "#fff")
         verdict = f"<b>{esc(r.agreement)}</b>" + (f": {esc(r.reason)}" if r.reason else "")
+        if r.best_agreement:
+            verdict += (f"<br>at the best settings: <b>{esc(r.best_agreement)}</b>"
+                        + (f": {esc(r.best_reason)}" if r.best_reason else ""))
         body.append(
             f'<tr data-paper="{esc(r.paper)}"><td>{esc(PAPER_TITLES.get(r.paper, r.paper))}'
             f"</td><td>{esc(r.item)}</td><td>{esc(rep)}</td>"

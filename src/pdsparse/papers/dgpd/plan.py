@@ -21,6 +21,7 @@ from typing import Any
 
 from pdsparse.errors import ConfigError
 from pdsparse.papers.plan import (
+    BEST,
     DataSpec,
     Output,
     Plan,
@@ -28,6 +29,7 @@ from pdsparse.papers.plan import (
     RunGroup,
     add_sensitivity,
     aggregate_path,
+    best_solvers,
     data_entries,
     reference_path,
     solver_options,
@@ -73,16 +75,25 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
              for name, (_, entry) in kept.items()}
 
     seeds = tuple(int(s) for s in cfg["seeds"])
+    printed = {}
+    for i, solver in enumerate(cfg["solvers"]):
+        options, tag = solver_options(solver, f"{PAPER}.solvers[{i}]")
+        printed.setdefault(solver["method"], []).append((options, tag))
+    # the best settings rerun each race (experiment <...>_best) where they differ
+    best = [b for b in best_solvers(cfg, PAPER) if b[2] not in
+            [tag for _, tag in printed.get(b[0], [])]]
     for lam, mu in grid:
         experiment = _experiment(lam, mu)
         for name, (spec, entry) in kept.items():
             if (lam, mu) not in cells[name]:
                 continue
             problem = _problem(cfg, spec, lam, mu)
-            for i, solver in enumerate(cfg["solvers"]):
-                options, tag = solver_options(solver, f"{PAPER}.solvers[{i}]")
+            runs = [(experiment, method, options, tag) for method, settings in printed.items()
+                    for options, tag in settings]
+            runs += [(experiment + BEST, *b) for b in best]
+            for exp, method, options, tag in runs:
                 out.add_run(RunGroup(
-                    PAPER, experiment, problem, solver["method"], options, tag, seeds,
+                    PAPER, exp, problem, method, options, tag, seeds,
                     float(entry.get("max_epochs") or cfg["max_epochs"]),
                     float(entry.get("max_seconds") or cfg["max_seconds"]), float(cfg["tol"]),
                     float(cfg["eval_first"]), int(cfg["eval_per_decade"]),

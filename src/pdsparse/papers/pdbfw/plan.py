@@ -20,6 +20,7 @@ from typing import Any
 from pdsparse.data.prepare import Recipe
 from pdsparse.errors import ConfigError
 from pdsparse.papers.plan import (
+    BEST,
     DataSpec,
     Generator,
     Output,
@@ -28,6 +29,7 @@ from pdsparse.papers.plan import (
     RunGroup,
     add_sensitivity,
     aggregate_path,
+    best_solvers,
     data_entries,
     solver_options,
 )
@@ -72,7 +74,8 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
     for name, (spec, entry) in kept.items():
         for m in mus[name]:
             problem = _problem(cfg, spec, entry, m)
-            _add_runs(out, cfg, cfg["solvers"], _experiment(m), problem, entry, name)
+            _add_runs(out, cfg, cfg["solvers"], _experiment(m), problem, entry, name,
+                      best=True)
 
     if cfg.get("sensitivity"):
         _sensitivity(out, cfg, kept)
@@ -91,7 +94,11 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
 
 
 def _add_runs(out: Plan, cfg: Mapping, solvers, experiment: str, problem: ProblemSpec,
-              entry: Mapping, name: str, max_seconds: float | None = None) -> None:
+              entry: Mapping, name: str, max_seconds: float | None = None,
+              best: bool = False) -> None:
+    """The race of ``solvers`` on ``problem`` (a data set's ``options`` applied) and, with
+    ``best``, ``pdbfw.best`` where it differs from them (the sensitivity study's settings,
+    which no data set's options change)."""
     seeds = tuple(int(s) for s in cfg["seeds"])
     overrides = dict(entry.get("options") or {})
     for i, solver in enumerate(solvers):  # the configured solvers first: typos named there
@@ -101,12 +108,18 @@ def _add_runs(out: Plan, cfg: Mapping, solvers, experiment: str, problem: Proble
         if solver not in methods:
             raise ConfigError(f"{PAPER}.datasets.{name}.options: {solver!r} is not one of the "
                               f"configured solvers ({', '.join(methods)})")
+    runs = []
     for i, solver in enumerate(solvers):
         merged = {**solver, **{k: str(v) for k, v in
                                (overrides.get(solver["method"]) or {}).items()}}
-        options, tag = solver_options(merged, f"{PAPER}.solvers[{i}] on {name}")
+        runs.append((experiment, solver["method"],
+                     *solver_options(merged, f"{PAPER}.solvers[{i}] on {name}")))
+    if best:  # the best settings rerun the race (experiment <...>_best) where they differ
+        runs += [(experiment + BEST, *b) for b in best_solvers(cfg, PAPER)
+                 if (b[0], b[2]) not in {(r[1], r[3]) for r in runs}]
+    for exp, method, options, tag in runs:
         out.add_run(RunGroup(
-            PAPER, experiment, problem, solver["method"], options, tag, seeds,
+            PAPER, exp, problem, method, options, tag, seeds,
             float(entry.get("max_epochs") or cfg["max_epochs"]),
             float(max_seconds or entry.get("max_seconds") or cfg["max_seconds"]),
             float(cfg["tol"]), float(cfg["eval_first"]), int(cfg["eval_per_decade"]),
