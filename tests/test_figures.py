@@ -269,7 +269,8 @@ def test_every_registry_configuration_has_its_label_and_palette():
         assert style["color"] in figures.PALETTES[info.family], (key, style)
         assert style["marker"] in figures.MARKER_POOL
         assert label.startswith(info.label)
-        assert all(v in label for v in key[1:])
+        assert all((v.replace("x", "×", 1) if v[:1] == "x" and v[1:].isdigit() else v)
+                   in label for v in key[1:])
     # The same configuration keeps its style under the Face-Off key (solver, sampling,
     # dual_step) and the registry's options in any order.
     assert figures.curve_style(
@@ -328,6 +329,11 @@ def test_figure_styles_are_distinct_for_unknown_configurations():
     # an unregistered name is "other", never guessed from a prefix
     assert styles[("dual_x", "")]["color"] in figures.PALETTES["other"]
     assert figures.curve_label(names, ("newton_cd", "0.1")) == "newton_cd, mu = 0.1"
+    # counts and multipliers say which option they are (issue 20's review: "DGPD, 5, x10")
+    assert figures.curve_label(("solver", "inner", "eta"), ("dgpd", "5", "x10")) == \
+        "DGPD, inner 5, eta ×10"
+    assert figures.curve_label(("solver", "delta"), ("pdbfw", "x100000")) == \
+        "PDBFW, delta ×100000"
     # Order of the keys does not matter.
     assert figures.figure_styles(names, keys[::-1]) == styles
 
@@ -650,8 +656,27 @@ def test_a_time_axis_left_open_is_logarithmic_where_curves_span_decades():
     assert figures.auto_log_x([curve(0.1), curve(5.0)], "time_s")
     assert not figures.auto_log_x([curve(1.0), curve(5.0)], "time_s")
     assert not figures.auto_log_x([curve(0.1), curve(5.0)], "iteration")
+    # DGPD's outer iterations against the baselines' sweeps (its Figure 2: 1,300 against 40);
+    # passes over the data stay linear (Face-Off's linear rates)
+    assert figures.auto_log_x([curve(40.0), curve(1300.0)], "sweeps")
+    assert not figures.auto_log_x([curve(40.0), curve(1300.0)], "epoch")
     spec = figures.CurveFigure("f", (figures.Panel("p", "e"),), ncols=1)
     assert spec.logx is None and figures.CurveFigure.from_json(spec.to_json()).logx is None
+
+
+def test_an_axis_left_to_the_data_is_chosen_once_per_figure(tmp_path, captured):
+    """Issue 20's review of PDBFW Figure 3: one panel of a row on a linear time axis, the
+    others logarithmic. One panel whose curves span decades makes every time axis log."""
+    wide = aggregate("wide")
+    first = wide["solver"] == wide["solver"].iloc[0]
+    wide.loc[first, "time_s"] *= 100  # one solver's curve ends 100x later
+    path = tmp_path / "agg.parquet"
+    pd.concat([aggregate("narrow"), wide]).to_parquet(path)
+    spec = spec_of(Panel("narrow", "agg", {"dataset": "narrow"}),
+                   Panel("wide", "agg", {"dataset": "wide"}), x="time_s")
+    figures.draw_curve_figure(spec, {"agg": path}, tmp_path / "f.png", tmp_path / "f.pdf")
+    (fig,) = captured
+    assert [ax.get_xscale() for ax in fig.axes[:2]] == ["log", "log"]
 
 
 def test_a_plan_note_is_wrapped_into_the_legend_title(tmp_path, captured):

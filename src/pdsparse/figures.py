@@ -510,8 +510,14 @@ def _as_dict(names: Sequence[str], key: Sequence[str]) -> dict[str, str]:
 
 
 def _option_text(name: str, value: str) -> str:
+    """An option value as a legend reads it: a count or a multiplier with its option's
+    name ("inner 5", "eta ×10", "delta ×100000": a bare "5, x10" names nothing)."""
     if name == "dual_step":
         return f"{value} step"
+    if name in _option_names() and value.isdigit():
+        return f"{name} {value}"
+    if name in _option_names() and value[:1] == "x" and value[1:].isdigit():
+        return f"{name} ×{value[1:]}"
     if name in _option_names() or name == LINESTYLE_OPTION:
         return value
     return f"{name} = {value}"
@@ -881,11 +887,15 @@ AUTO_LOG_RATIO = 10.0
 when the panel's curves end over more than this factor of time: on a linear axis the fast
 ones would sit in its first pixels (issue 20: PDBFW and Acc PG on digits09-rb)."""
 TIME_AXES = ("time_s", "wall_s", "cpu_s")
+AUTO_LOG_AXES = (*TIME_AXES, "sweeps")
+"""Axes :func:`auto_log_x` may make logarithmic: time, and DGPD's outer iterations (where
+DGPD's thousand searches put the baselines' tens of sweeps in the first pixels). Passes
+over the data stay linear: Face-Off's linear rates are straight lines there."""
 
 
 def auto_log_x(curves: Sequence[Curve], x: str) -> bool:
-    """Whether a time panel's curves span decades: the latest end over the earliest."""
-    if x not in TIME_AXES:
+    """Whether a panel's curves span decades: the latest end over the earliest."""
+    if x not in AUTO_LOG_AXES:
         return False
     ends = [float(c.x[-1]) for c in curves if c.x.size and c.x[-1] > 0]
     return len(ends) > 1 and max(ends) >= AUTO_LOG_RATIO * min(ends)
@@ -1086,6 +1096,13 @@ def draw_curve_figure(
         )
         panel_curves.append(curves)
     styles = figure_styles(spec.curve_keys, [c.key for cs in panel_curves if cs for c in cs])
+    # an axis left to the data is chosen once per figure and quantity, so that panels side by
+    # side read alike (one log, one linear, in a row, looked like different data)
+    auto: dict[str, bool] = {}
+    for panel, curves in zip(spec.panels, panel_curves, strict=False):
+        if panel is not None and curves and panel.logx is None:
+            x = panel.x or spec.x
+            auto[x] = auto.get(x, False) or auto_log_x(curves, x)
 
     nrows, ncols = spec.nrows, spec.ncols
     fig = new_figure(spec.figsize or _default_figsize(nrows, ncols))
@@ -1109,7 +1126,7 @@ def draw_curve_figure(
         if panel.logx is not None:
             logx = bool(panel.logx)
         else:
-            logx = spec.logx if spec.logx is not None else auto_log_x(curves, x)
+            logx = spec.logx if spec.logx is not None else auto[x]
         draw_curves(ax, curves, styles, handles, logx=logx)
         ax.set_title(panel.title)
         drawn[(i, j)] = (ax, curves, x)
