@@ -167,3 +167,25 @@ def test_best_settings_rerun_each_race_where_they_differ():
     with pytest.raises(ConfigError, match=r"pdbfw.best\[0\]"):
         plan(_config(best=[{"method": "pdbfw", "k": "nn"}]), REGISTRY,
              available=lambda name: False)
+
+
+def test_the_trace_ball_study_has_its_own_experiment_and_outputs():
+    study = {"rank": 4, "targets": [1e-1], "printed": {"pdbfw": {"delta": "theorem"}},
+             "grid": [{"method": "pdbfw", "k": ["auto", "n"], "delta": ["theorem", "x1000"]},
+                      {"method": "pdbfw", "k": "n", "delta": "x1000",
+                       "extrapolate": "primal"},
+                      {"method": "block_fw"}]}
+    p = plan(_config(trace={**TRACE, "sensitivity": study}), REGISTRY,
+             available=lambda name: False)
+    runs = [r for r in p.runs if r.experiment == "sensitivity_trace"]
+    assert len(runs) == 6 and {r.problem.tag for r in runs} == {
+        next(r.problem.tag for r in p.runs if r.experiment == "trace_rank4")}
+    assert all(r.max_seconds == 2 for r in runs)  # the trace runs' budget
+    outs = {o.name: o for o in p.outputs}
+    assert outs["sensitivity_trace"].command[0] == "sensitivity"
+    assert outs["sensitivity_trace_figure"].command[0] == "sensitivity_figure"
+    assert outs["sensitivity_trace"].files[0] == "results/tables/pdbfw/sensitivity_trace.csv"
+    with pytest.raises(ConfigError, match=r"pdbfw.trace.sensitivity.rank: give one of the "
+                                          r"ranks"):
+        plan(_config(trace={**TRACE, "sensitivity": {**study, "rank": 3}}), REGISTRY,
+             available=lambda name: False)

@@ -186,3 +186,28 @@ def test_scorecard_grades_the_printed_setting_and_says_where_it_holds(tmp_path):
         row.reason
     none = sensitivity_row(_Context({}, tmp_path / "results", {}), "dgpd", {}, "dgpd", "c", 30)
     assert none.agreement == "—" and "config/sensitivity.yaml" in none.reproduced
+
+
+def test_a_second_study_of_a_paper_reads_its_own_table(tmp_path):
+    """PDBFW's trace-ball study: its table ``sensitivity_trace``, the problem by its rank, a
+    claim to be ahead at all (claimed = CLAIM_FACTOR: need 1x)."""
+    from pdsparse.scorecard.core import CLAIM_FACTOR, _Context, sensitivity_row
+
+    path = tmp_path / "agg.parquet"
+    grid_frame().drop(columns=["cpu_s", "config", "tag"]).to_parquet(path)
+    out = tmp_path / "results" / "tables" / "dgpd"
+    out.mkdir(parents=True)
+    write_sensitivity([path], [1e-3, 1e-6], PRINTED, out / "sensitivity_trace.csv",
+                      out / "sensitivity_trace.md")
+    ctx = _Context({}, tmp_path / "results", {})
+    cfg = {"sensitivity": {"rank": 10, "targets": [1e-3, 1e-6]}}
+    row = sensitivity_row(ctx, "dgpd", cfg, "dgpd", "outperforms", CLAIM_FACTOR,
+                          name="sensitivity_trace", where_key="pdbfw.trace.sensitivity")
+    assert row.item.endswith("[sensitivity_trace]") and "rank-10 problem" in row.reproduced
+    assert row.outputs == "sensitivity_trace sensitivity_trace_figure"
+    # ahead only at the best settings (2.16x), behind at the printed: no, said where it holds
+    assert row.agreement == "no" and "holds only at settings the paper does not print" in \
+        row.reason and "sensitivity_trace.md" in row.reason
+    missing = sensitivity_row(ctx, "dgpd", {}, "dgpd", "c", 2, name="sensitivity_trace",
+                              where_key="pdbfw.trace.sensitivity")
+    assert "no pdbfw.trace.sensitivity in this config" in missing.reproduced

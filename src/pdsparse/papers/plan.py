@@ -360,16 +360,18 @@ def _grid(entry: Mapping, where: str) -> list[dict[str, str]]:
 
 
 def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapping[str, Mapping],
-                    title: str) -> None:
-    """Plan ``<paper>.sensitivity``: one run group per configuration of its ``grid`` (each
-    method over the listed values of its options) on ``problem``, in the experiment
-    ``sensitivity``, with the table and figure of :mod:`pdsparse.sensitivity`. ``printed``
-    maps each method to the options the paper prints (the config's ``printed`` entry of a
-    method replaces them); a method's printed setting must be one of its grid's."""
+                    title: str, study: Mapping | None = None, name: str = SENSITIVITY,
+                    where: str = "") -> None:
+    """Plan a sensitivity study (``study``, default ``<paper>.sensitivity``): one run group
+    per configuration of its ``grid`` (each method over the listed values of its options) on
+    ``problem``, in the experiment ``name``, with the table ``name`` and the figure
+    ``<name>_figure`` of :mod:`pdsparse.sensitivity`. ``printed`` maps each method to the
+    options the paper prints (the study's ``printed`` entry of a method replaces them); a
+    method's printed setting must be one of its grid's. ``where``: the study's config key."""
     import shlex
 
-    sens = cfg[SENSITIVITY]
-    where = f"{out.paper}.{SENSITIVITY}"
+    sens = study if study is not None else cfg[SENSITIVITY]
+    where = where or f"{out.paper}.{SENSITIVITY}"
     seeds = tuple(int(s) for s in cfg["seeds"])
     tags: dict[str, list[str]] = {}
     for i, entry in enumerate(sens["grid"]):
@@ -377,7 +379,7 @@ def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapp
             options, tag = solver_options(solver, f"{where}.grid[{i}]")
             tags.setdefault(solver["method"], []).append(tag)
             out.add_run(RunGroup(
-                out.paper, SENSITIVITY, problem, solver["method"], options, tag, seeds,
+                out.paper, name, problem, solver["method"], options, tag, seeds,
                 float(sens.get("max_epochs") or cfg["max_epochs"]),
                 float(sens.get("max_seconds") or cfg["max_seconds"]), float(cfg["tol"]),
                 float(cfg["eval_first"]), int(cfg["eval_per_decade"]),
@@ -395,13 +397,15 @@ def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapp
             raise ConfigError(f"{where}: the printed setting of {method} ({tag}) is not in "
                               f"its grid ({', '.join(tags[method])}): add its values")
         marks.append(f"{method}={tag}")
-    agg = aggregate_path(out.paper, SENSITIVITY)
+    agg = aggregate_path(out.paper, name)
     args = (f"--aggregate {shlex.quote(agg)}",
             "--targets " + " ".join(repr(float(t)) for t in sens["targets"]),
             "--printed " + " ".join(map(shlex.quote, marks)),
             f"--title {shlex.quote(title)}") + \
         ((f"--note {shlex.quote(sens['note'])}",) if sens.get("note") else ())
-    # outputs are looked up by (paper, name): the figure has a name of its own
-    for kind, name in (("table", SENSITIVITY), ("figure", f"{SENSITIVITY}_figure")):
-        out.outputs.append(Output(out.paper, name, kind, (name, *args), (agg,),
+    # outputs are looked up by (paper, name): the figure has a name of its own; the
+    # builders are the generic sensitivity ones, whatever the study's name
+    for kind, output, builder in (("table", name, SENSITIVITY),
+                                  ("figure", f"{name}_figure", f"{SENSITIVITY}_figure")):
+        out.outputs.append(Output(out.paper, output, kind, (builder, *args), (agg,),
                                   f"{out.paper}/{SENSITIVITY}.rst"))

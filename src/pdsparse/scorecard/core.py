@@ -450,20 +450,25 @@ def _sens_ratio(rows: Sequence[Mapping], base: str, t: float, prefix: str
 
 
 def sensitivity_row(ctx: _Context, paper: str, cfg: Mapping, base: str, claim: str,
-                    claimed: float) -> Row:
+                    claimed: float, name: str = "sensitivity", where_key: str = "") -> Row:
     """The paper's speed claim (``base`` ``claimed`` x faster than every baseline) judged
     from its sensitivity study, at the printed settings and at each method's best, in CPU
     time with setup and in passes over the data, with a one-line diagnosis and the file with
     the evidence. A claim that holds only at a setting the paper does not print is graded by
-    the printed one and said to hold elsewhere, never as agreement."""
+    the printed one and said to hold elsewhere, never as agreement. ``name``: the study's
+    table (``sensitivity``; PDBFW's trace ball: ``sensitivity_trace``, ``cfg`` then
+    ``pdbfw.trace``, ``where_key`` its config key)."""
+    where_key = where_key or f"{paper}.sensitivity"
     item = f"Speed claim at the printed and at the best settings ({base} vs its baselines)"
-    where = f"results/tables/{paper}/sensitivity.md"
-    outputs = "sensitivity sensitivity_figure"
+    if name != "sensitivity":
+        item += f" [{name}]"
+    where = f"results/tables/{paper}/{name}.md"
+    outputs = f"{name} {name}_figure"
     if not cfg.get("sensitivity"):
         return _not_run(paper, outputs, item,
-                        f"not run: no {paper}.sensitivity in this config (`snakemake --cores "
+                        f"not run: no {where_key} in this config (`snakemake --cores "
                         "2 --configfile config/sensitivity.yaml`, with the mirror)", claim)
-    table = ctx.read_csv("tables", paper, "sensitivity.csv")
+    table = ctx.read_csv("tables", paper, f"{name}.csv")
     if table is None:
         return _not_run(paper, outputs, item, _missing(where), claim)
     from pdsparse.sensitivity import best_and_printed
@@ -507,6 +512,7 @@ def sensitivity_row(ctx: _Context, paper: str, cfg: Mapping, base: str, claim: s
             notes.append(f"{rival_b} stays ahead at the best settings of both "
                          f"({_x(1 / ratio_b) if ratio_b > 0 else '—'} faster)")
     notes.append(f"evidence: {where}")
-    return Row(paper, outputs, item, f"the sensitivity study on "
-               f"{cfg['sensitivity']['dataset']}", claim, "; ".join(parts), grade,
-               "; ".join(notes))
+    sens = cfg["sensitivity"]
+    subject = sens.get("dataset") or f"the rank-{sens.get('rank')} problem"
+    return Row(paper, outputs, item, f"the sensitivity study on {subject}", claim,
+               "; ".join(parts), grade, "; ".join(notes))

@@ -178,6 +178,8 @@ def item_title(paper: str, name: str) -> str:
         return "Speedup table"
     if name in ("sensitivity", "sensitivity_figure"):  # one item: the table and its figure
         return "Sensitivity study"
+    if name in ("sensitivity_trace", "sensitivity_trace_figure"):
+        return "Sensitivity study, trace-norm ball"
     return name.replace("_", " ").capitalize()
 
 

@@ -111,7 +111,7 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
 def _sensitivity(out: Plan, cfg: Mapping, kept, grid) -> None:
     """``dgpd.sensitivity`` on its data set at its ``cell`` (default: Table 2's point)."""
     sens = cfg["sensitivity"]
-    name = sens["dataset"]
+    name = sens.get("dataset")
     where = f"{PAPER}.sensitivity"
     if name not in cfg["datasets"]:
         raise ConfigError(f"{where}.dataset: {name!r} is not a data set of {PAPER}.datasets "

@@ -129,7 +129,7 @@ def _add_runs(out: Plan, cfg: Mapping, solvers, experiment: str, problem: Proble
 def _sensitivity(out: Plan, cfg: Mapping, kept) -> None:
     """``pdbfw.sensitivity`` on its data set at ``pdbfw.mu`` and the data set's radius."""
     sens = cfg["sensitivity"]
-    name = sens["dataset"]
+    name = sens.get("dataset")
     if name not in cfg["datasets"]:
         raise ConfigError(f"{PAPER}.sensitivity.dataset: {name!r} is not a data set of "
                           f"{PAPER}.datasets ({', '.join(cfg['datasets'])})")
@@ -251,11 +251,31 @@ def _trace_problem(trace: Mapping, rank: int) -> ProblemSpec:
                           l2=str(trace["mu"]))
 
 
+TRACE_SENSITIVITY = "sensitivity_trace"
+"""The experiment and table of the trace-ball sensitivity study (``pdbfw.trace.sensitivity``)."""
+
+
 def _trace_runs(out: Plan, cfg: Mapping, trace: Mapping) -> None:
     for rank in trace["ranks"]:
         problem = _trace_problem(trace, rank)
         _add_runs(out, cfg, trace["solvers"], f"trace_rank{int(rank)}", problem, {},
                   f"trace rank {rank}", max_seconds=float(trace["max_seconds"]))
+    sens = trace.get("sensitivity")
+    if sens:
+        where = f"{PAPER}.trace.sensitivity"
+        rank = sens.get("rank")
+        if rank is None or int(rank) not in [int(r) for r in trace["ranks"]]:
+            raise ConfigError(f"{where}.rank: give one of the ranks of {PAPER}.trace.ranks "
+                              f"({', '.join(str(r) for r in trace['ranks'])}), got {rank!r}")
+        printed: dict[str, dict] = {}
+        for solver in trace["solvers"]:
+            printed.setdefault(solver["method"],
+                               {k: v for k, v in solver.items() if k != "method"})
+        add_sensitivity(out, {**cfg, "max_seconds": trace["max_seconds"]},
+                        _trace_problem(trace, int(rank)), printed,
+                        f"PDBFW and the trace-norm baselines over their open choices: rank "
+                        f"{rank}, θ = {trace['radius']}, μ = {trace['mu']}", study=sens,
+                        name=TRACE_SENSITIVITY, where=where)
 
 
 def _trace_outputs(out: Plan, cfg: Mapping, trace: Mapping) -> None:

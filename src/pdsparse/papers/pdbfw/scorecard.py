@@ -55,6 +55,10 @@ def rows(ctx: _Context) -> list[Row]:
             rows.append(sensitivity_row(ctx, "pdbfw", cfg, cfg["speedup"]["base"],
                                         pv.CLAIMS[0], 10))
     rows += _pdbfw_figure2(ctx, cfg, pv)
+    if cfg.get("trace"):  # Sec. 5.1's "consistently outperforms": ahead at all, at best
+        rows.append(sensitivity_row(ctx, "pdbfw", cfg["trace"], cfg["speedup"]["base"],
+                                    pv.CLAIMS[2], CLAIM_FACTOR, name="sensitivity_trace",
+                                    where_key="pdbfw.trace.sensitivity"))
     rows += _pdbfw_table1(ctx, pv)
     return rows
 
