@@ -211,3 +211,23 @@ def test_a_second_study_of_a_paper_reads_its_own_table(tmp_path):
     missing = sensitivity_row(ctx, "dgpd", {}, "dgpd", "c", 2, name="sensitivity_trace",
                               where_key="pdbfw.trace.sensitivity")
     assert "no pdbfw.trace.sensitivity in this config" in missing.reproduced
+
+
+def test_an_ablation_is_a_method_of_its_own_never_the_best_of_the_printed_one():
+    """PDBFW with extrapolate=primal (the PDFW.m variant) is not Algorithm 1: however fast,
+    it is reported as pdbfw_pdfw_m, and PDBFW's best stays a PDBFW setting."""
+    from pdsparse.speedup import config_label
+
+    df = pd.concat([_runs("pdbfw", 0.5, k="auto", delta="theorem", extrapolate="none"),
+                    _runs("pdbfw", 1.0, k="n", delta="x100", extrapolate="none"),
+                    _runs("pdbfw", 3.0, k="n", delta="x100", extrapolate="primal")],
+                   ignore_index=True)
+    df["cpu_s"] = df["time_s"] + df["setup_s"]
+    df["config"] = [config_label(r, option_names()) for r in df.to_dict("records")]
+    df["tag"] = [f"{k}-{d}-{e}" for k, d, e in zip(df["k"], df["delta"], df["extrapolate"],
+                                                    strict=True)]
+    table = sensitivity_table(df, [1e-6], {"pdbfw": "auto-theorem-none"})
+    summary = best_and_printed(table, [1e-6])
+    best = summary[summary.setting == "best"].set_index("method")["config"]
+    assert set(best.index) == {"pdbfw", "pdbfw_pdfw_m"}
+    assert "primal" not in best["pdbfw"] and "primal" in best["pdbfw_pdfw_m"]
