@@ -245,10 +245,14 @@ def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
                 continue  # the printed setting is the best: one solid curve
             run = df[(df["config"] == r["config"]) & (df["seed"] == df["seed"].min())]
             run = run.sort_values("cpu_s")
+            role = ("ablation: not the paper's algorithm" if r["method"] in ABLATIONS.values()
+                    else "printed = best" if len(group) == 2 and group["config"].nunique() == 1
+                    else r["setting"])
             ax.plot(run["cpu_s"], np.maximum(run["rel_subopt"], floor),
                     color=colors[i % len(colors)],
-                    linestyle="--" if r["setting"] == "printed" else "-",
-                    label=f"{r['config']} ({r['setting']})")
+                    linestyle="--" if r["setting"] == "printed" else
+                    ":" if r["method"] in ABLATIONS.values() else "-",
+                    label=f"{r['config']} ({role})")
     for t in targets:
         ax.axhline(t, color="0.6", linestyle=":", linewidth=0.8)
     ax.set_yscale("log")
