@@ -248,7 +248,7 @@ def test_the_best_race_replaces_the_rerun_methods_and_keeps_the_rest(tmp_path):
     (row,) = with_best(judge(printed), judge(best))
     assert (row.agreement, row.best_agreement, row.best_reason) == ("no", "yes", "ahead")
     md = to_markdown([row])
-    assert "**no**: behind · at the best settings: **yes**: ahead" in md
+    assert "**no**: behind · at the study's best: **yes**: ahead" in md
     write_scorecard([row], out_csv=tmp_path / "s.csv")
     assert read_rows(tmp_path / "s.csv") == [row]
     # no rerun aggregate: no best race (and the row keeps its printed verdict alone)

@@ -69,7 +69,8 @@ def to_markdown(rows: Sequence[Row]) -> str:
         + ". Agreement is judged at the settings the papers print, with the tolerances of "
         "`pdsparse.scorecard`; where a race was rerun with each method at the setting its "
         "sensitivity study found best (`<paper>.best` in the config), that verdict follows "
-        "(\"at the best settings\"), and a claim that holds only there is not counted as "
+        "(\"at the study's best\": the study is on one data set, and its best setting may "
+        "do worse elsewhere), and a claim that holds only there is not counted as "
         "agreement:",
         "",
         *(f"- {text}" for text in TOLERANCES.values()),
@@ -83,7 +84,7 @@ def to_markdown(rows: Sequence[Row]) -> str:
     for r, rep in zip(rows, reproduced, strict=True):
         cells = [PAPER_TITLES.get(r.paper, r.paper), r.item, rep, r.paper_value,
                  r.our_value, f"**{r.agreement}**" + (f": {r.reason}" if r.reason else "")
-                 + (f" · at the best settings: **{r.best_agreement}**"
+                 + (f" · at the study's best: **{r.best_agreement}**"
                     + (f": {r.best_reason}" if r.best_reason else "")
                     if r.best_agreement else "")]
         lines.append("| " + " | ".join(map(_md_cell, cells)) + " |")
@@ -104,7 +105,7 @@ def to_html(rows: Sequence[Row]) -> str:
         colour = _COLOURS.get(r.agreement, "#fff")
         verdict = f"<b>{esc(r.agreement)}</b>" + (f": {esc(r.reason)}" if r.reason else "")
         if r.best_agreement:
-            verdict += (f"<br>at the best settings: <b>{esc(r.best_agreement)}</b>"
+            verdict += (f"<br>at the study's best: <b>{esc(r.best_agreement)}</b>"
                         + (f": {esc(r.best_reason)}" if r.best_reason else ""))
         body.append(
             f'<tr data-paper="{esc(r.paper)}"><td>{esc(PAPER_TITLES.get(r.paper, r.paper))}'
