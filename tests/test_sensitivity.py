@@ -156,17 +156,21 @@ def test_plan_errors_name_the_setting():
 
 # ---- the scorecard's verdict at the printed and the best settings ----------------------------
 
+def _study_table(tmp_path, name):
+    """The toy grid's study table as results/tables/dgpd/<name>.{csv,md}."""
+    path = tmp_path / "agg.parquet"
+    grid_frame().drop(columns=["cpu_s", "config", "tag"]).to_parquet(path)
+    out = tmp_path / "results" / "tables" / "dgpd"
+    out.mkdir(parents=True)
+    write_sensitivity([path], [1e-3, 1e-6], PRINTED, out / f"{name}.csv", out / f"{name}.md")
+
+
 def test_scorecard_grades_the_printed_setting_and_says_where_it_holds(tmp_path):
     """dual_rcd is ahead at the printed settings, dgpd (x100) ahead at its best: graded by the
     printed setting ("no"), the best one said, never as agreement."""
     from pdsparse.scorecard.core import _Context, sensitivity_row
 
-    path = tmp_path / "agg.parquet"
-    grid_frame().drop(columns=["cpu_s", "config", "tag"]).to_parquet(path)
-    out = tmp_path / "results" / "tables" / "dgpd"
-    out.mkdir(parents=True)
-    write_sensitivity([path], [1e-3, 1e-6], PRINTED, out / "sensitivity.csv",
-                      out / "sensitivity.md")
+    _study_table(tmp_path, "sensitivity")
     cfg = {"sensitivity": {"dataset": "toy", "targets": [1e-3, 1e-6]}}
     row = sensitivity_row(_Context({}, tmp_path / "results", {}), "dgpd", cfg, "dgpd",
                           "up to 30x", 30)
@@ -193,12 +197,7 @@ def test_a_second_study_of_a_paper_reads_its_own_table(tmp_path):
     claim to be ahead at all (claimed = CLAIM_FACTOR: need 1x)."""
     from pdsparse.scorecard.core import CLAIM_FACTOR, _Context, sensitivity_row
 
-    path = tmp_path / "agg.parquet"
-    grid_frame().drop(columns=["cpu_s", "config", "tag"]).to_parquet(path)
-    out = tmp_path / "results" / "tables" / "dgpd"
-    out.mkdir(parents=True)
-    write_sensitivity([path], [1e-3, 1e-6], PRINTED, out / "sensitivity_trace.csv",
-                      out / "sensitivity_trace.md")
+    _study_table(tmp_path, "sensitivity_trace")
     ctx = _Context({}, tmp_path / "results", {})
     cfg = {"sensitivity": {"rank": 10, "targets": [1e-3, 1e-6]}}
     row = sensitivity_row(ctx, "dgpd", cfg, "dgpd", "outperforms", CLAIM_FACTOR,

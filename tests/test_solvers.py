@@ -245,13 +245,25 @@ class _FakeClock:
         return self.now
 
 
+def _capped_run(monkeypatch, p, clock, kernel_run, eval_every):
+    """dual RCD on ``p`` for 1 s of ``clock``'s CPU time, its kernel calls ``kernel_run``;
+    the run stops on its time budget."""
+    import pdsparse.solvers as solvers
+    from pdsparse.solvers.rcd import _DualKernel
+
+    monkeypatch.setattr(solvers, "CPU_CLOCK", clock)
+    monkeypatch.setattr(_DualKernel, "run", kernel_run)
+    res = solve(p, "dual_rcd", seed=0, tol=0, max_seconds=1.0, eval_every=eval_every)
+    assert res.trace.iloc[-1].status == "max_time"
+    return res
+
+
 @pytest.mark.parametrize("eval_every", [None, 1000.0])
 def test_a_kernel_that_slows_down_still_stops_near_its_budget(data, monkeypatch, eval_every):
     """A unit of work that costs more as the run goes (PDBFW's s growing: the selection and
     the projection outgrow the counted scans) left its time budget 1.65x over (33 s for 20 s
     on mnist09-rb) when the chunk was sized at the run's average speed. Sized at the last
     call's speed and at most half the time left, it ends within a few percent past it."""
-    import pdsparse.solvers as solvers
     from pdsparse.solvers.rcd import _DualKernel
 
     A, b = data
@@ -267,11 +279,7 @@ def test_a_kernel_that_slows_down_still_stops_near_its_budget(data, monkeypatch,
             clock.now += clock.rate * (1.0 + done[0] / p.nnz)
         return iters, touched
 
-    monkeypatch.setattr(solvers, "CPU_CLOCK", clock)
-    monkeypatch.setattr(_DualKernel, "run", slowing_run)
-    res = solve(p, "dual_rcd", seed=0, tol=0, max_seconds=1.0, eval_every=eval_every)
-    last = res.trace.iloc[-1]
-    assert last.status == "max_time"
+    last = _capped_run(monkeypatch, p, clock, slowing_run, eval_every).trace.iloc[-1]
     assert 1.0 <= last.time_s <= 1.06
 
 
@@ -281,7 +289,6 @@ def test_a_run_stops_within_a_few_percent_past_its_cpu_budget(data, monkeypatch,
     calls are split by the measured speed so the run ends just past max_seconds; the split
     moves no evaluation point. Before, a fixed schedule ran whole chunks: an SVRG epoch per
     row took a 10 s budget to 50-65 s."""
-    import pdsparse.solvers as solvers
     from pdsparse.solvers.rcd import _DualKernel
 
     A, b = data
@@ -294,11 +301,8 @@ def test_a_run_stops_within_a_few_percent_past_its_cpu_budget(data, monkeypatch,
         clock.now += clock.rate * touched
         return iters, touched
 
-    monkeypatch.setattr(solvers, "CPU_CLOCK", clock)
-    monkeypatch.setattr(_DualKernel, "run", timed_run)
-    res = solve(p, "dual_rcd", seed=0, tol=0, max_seconds=1.0, eval_every=eval_every)
+    res = _capped_run(monkeypatch, p, clock, timed_run, eval_every)
     last = res.trace.iloc[-1]
-    assert last.status == "max_time"
     assert 1.0 <= last.time_s <= 1.06 + clock.rate * p.csr.getnnz(axis=1).max()
     assert last.epoch * p.nnz * clock.rate == pytest.approx(last.time_s)
     # the rows before the capped one are those of a run without a time budget (one kernel
