@@ -230,3 +230,30 @@ def test_an_ablation_is_a_method_of_its_own_never_the_best_of_the_printed_one():
     best = summary[summary.setting == "best"].set_index("method")["config"]
     assert set(best.index) == {"pdbfw", "pdbfw_pdfw_m"}
     assert "primal" not in best["pdbfw"] and "primal" in best["pdbfw_pdfw_m"]
+
+
+def test_the_scorecard_says_an_ablation_beside_and_grades_without_it(tmp_path):
+    """The PDFW.m ablation, faster than every baseline here, is said beside the verdict and
+    neither graded as PDBFW nor raced as a baseline: PDBFW (x100) against acc_pg alone."""
+    from pdsparse.scorecard.core import _Context, sensitivity_row
+    from pdsparse.speedup import config_label
+
+    df = pd.concat([_runs("pdbfw", 0.5, k="auto", delta="x100", extrapolate="none"),
+                    _runs("pdbfw", 3.0, k="n", delta="x100", extrapolate="primal"),
+                    _runs("acc_pg", 1.0, momentum="nesterov")], ignore_index=True)
+    df["cpu_s"] = df["time_s"] + df["setup_s"]
+    df["config"] = [config_label(r, option_names()) for r in df.to_dict("records")]
+    df["tag"] = ["nesterov" if s == "acc_pg" else f"{k}-x100-{e}"
+                 for s, k, e in zip(df["solver"], df["k"], df["extrapolate"], strict=True)]
+    table = sensitivity_table(df, [1e-6], {"pdbfw": "auto-x100-none", "acc_pg": "nesterov"})
+    out = tmp_path / "results" / "tables" / "pdbfw"
+    out.mkdir(parents=True)
+    table.to_csv(out / "sensitivity.csv", index=False)
+    cfg = {"sensitivity": {"dataset": "toy", "targets": [1e-6]}}
+    row = sensitivity_row(_Context({}, tmp_path / "results", {}), "pdbfw", cfg, "pdbfw",
+                          "10x", 10)
+    # pdbfw x100: 1e-6 at k = 12 > 10 steps, never; acc_pg at k = 6: pdbfw behind
+    assert row.agreement == "no" and "vs acc_pg" in row.our_value
+    assert "ablation pdbfw_pdfw_m" in row.our_value and "not the printed algorithm" in \
+        row.our_value
+    assert "vs pdbfw_pdfw_m" not in row.our_value

@@ -30,16 +30,19 @@ import pandas as pd
 
 from pdsparse.errors import DataError
 from pdsparse.output import Builder, pairs, positive_float, require_file, write_table
-from pdsparse.speedup import config_label, read_aggregates, time_to_target, with_setup
+from pdsparse.speedup import (
+    MEASURES,
+    config_label,
+    read_aggregates,
+    time_to_target,
+    with_setup,
+)
 
 __all__ = ["sensitivity_table", "best_and_printed", "rankings", "write_sensitivity",
            "draw_sensitivity"]
 
 PathLike = str | os.PathLike
 
-MEASURES = (("time", "cpu_s"), ("kernel", "time_s"), ("passes", "epoch"))
-"""(column prefix, trace column) of what is read at a target: CPU seconds with setup, the
-kernel's CPU seconds, passes over the data."""
 
 
 def _tag(row: Mapping, names: Sequence[str]) -> str:

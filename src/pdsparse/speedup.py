@@ -81,11 +81,17 @@ def time_to_target(df: pd.DataFrame, target: float, y: str = "rel_subopt",
     return pd.DataFrame(rows)
 
 
-MEASURES = (("cpu_s", ""), ("time_s", "kernel_"), ("epoch", "passes_"))
-"""(trace column, column prefix) of what a speedup is measured in: CPU seconds with setup
-(``time_<t>``, ``speedup_<t>``: the verdicts' measure), the kernel's CPU seconds alone
-(``kernel_``) and passes over the data (``passes_``: entries of A read / nnz(A), every
-scan counted), which no machine changes."""
+MEASURES = (("time", "cpu_s"), ("kernel", "time_s"), ("passes", "epoch"))
+"""(name, trace column) of what a time to target is measured in, here and in the
+sensitivity tables: CPU seconds with setup (``time_<t>``; the speedup ``speedup_<t>``: the
+verdicts' measure), the kernel's CPU seconds alone (``kernel_<t>``, ``kernel_speedup_<t>``)
+and passes over the data (``passes_<t>``: entries of A read / nnz(A), every scan counted),
+which no machine changes."""
+
+
+def _prefix(name: str) -> str:
+    """The prefix of a measure's speedup, bound and longest-run columns ("" for time)."""
+    return "" if name == "time" else f"{name}_"
 
 
 def speedup_table(df: pd.DataFrame, base: str, targets: Iterable[float],
@@ -110,14 +116,14 @@ def speedup_table(df: pd.DataFrame, base: str, targets: Iterable[float],
     out = out.merge(setups.groupby(level=["problem", "config"]).median().rename("setup_s")
                     .reset_index(), on=["problem", "config"], how="left")
     # passes only where the aggregate records them (hand-made frames may not)
-    measures = [(x, prefix) for x, prefix in MEASURES if x != "epoch" or x in df.columns]
+    measures = [(name, x) for name, x in MEASURES if x in df.columns]
     for t in targets:
-        for x, prefix in measures:
+        for name, x in measures:
+            prefix = _prefix(name)
             tt = time_to_target(df, t, y=y, x=x, by=("problem", "config"))
-            tt = tt.rename(columns={"time": f"{prefix or 'time_'}{t:g}",
-                                    "x_max": f"{prefix}xmax_{t:g}",
+            tt = tt.rename(columns={"time": f"{name}_{t:g}", "x_max": f"{prefix}xmax_{t:g}",
                                     "seeds_reached": f"reached_{t:g}"})
-            cols = [f"{prefix or 'time_'}{t:g}", f"{prefix}xmax_{t:g}"]
+            cols = [f"{name}_{t:g}", f"{prefix}xmax_{t:g}"]
             cols += [] if prefix else [f"reached_{t:g}"]
             out = out.merge(tt[["problem", "config", *cols]], on=["problem", "config"],
                             how="left")
@@ -130,8 +136,9 @@ def speedup_table(df: pd.DataFrame, base: str, targets: Iterable[float],
         for _, row in group.iterrows():
             rec = row.to_dict()
             for t in targets:
-                for _, prefix in measures:
-                    time, xmax = f"{prefix or 'time_'}{t:g}", f"{prefix}xmax_{t:g}"
+                for name, _ in measures:
+                    prefix = _prefix(name)
+                    time, xmax = f"{name}_{t:g}", f"{prefix}xmax_{t:g}"
                     rec[f"{prefix}speedup_{t:g}"], rec[f"{prefix}bound_{t:g}"] = _speedup(
                         row[time], row[xmax], base_rows[time])
             result.append(rec)
