@@ -1,22 +1,29 @@
-"""Primal or dual? The Face-Off recommendation for one LIBSVM file, as a tool.
+"""Which solver on my data? The advice for one LIBSVM file, as a tool.
 
 Csiba & Richtárik ("Coordinate Descent Face-Off: Primal or Dual?", Sec. 8): "If a user is
 willing to invest one pass over the data, we recommend to compare the quantities T_P and T_D
 (or C_P and C_D) to figure out which approach has faster convergence according to the theory."
 
-:func:`advise` does exactly that for a raw LIBSVM file (plain, ``.bz2`` or ``.gz``, no registry
-entry needed): read it, normalize it (Sec. 7: by the average example norm), and evaluate
-``C_P``, ``C_D`` (eq. 16) and the total complexities ``T_P``, ``T_D`` (eqs. 12-13) under uniform
-sampling (Sec. 5.1) and importance sampling (eqs. 14-15) with :func:`pdsparse.stats.data_stats`
-(the one home of that arithmetic). The verdict compares the best sampling of each side.
-Optionally it then *races* primal RCD (Algorithm 1) and dual RCD (Algorithm 2, fixed step)
-for a fixed kernel-time budget each with :func:`pdsparse.solvers.solve` and says whether the
-prediction held. :func:`format_advice` renders the result as text, :meth:`Advice.to_dict` as
-a JSON-ready dict.
+:func:`advise` does that and more for a raw LIBSVM file (plain, ``.bz2`` or ``.gz``, no
+registry entry needed) and one of three penalty families (:data:`pdsparse.predict.FAMILIES`):
+l2 (Face-Off), elastic net (l1 + l2, DGPD) or an l1 ball (PDBFW). It reads the file,
+normalizes it (Sec. 7: by the average example norm), and reports
 
-The total complexities drop the ``log(1/epsilon)`` factor and the constants common to both
-sides, so ``T_P/T_D`` predicts the *ratio* of the arithmetic needed for a given accuracy, not
-running times; the race measures the latter on this machine.
+* the data statistics the solvers' theory reads (:func:`pdsparse.predict.problem_stats`):
+  Face-Off's ``C_P``, ``C_D`` (eq. 16) and total complexities ``T_P``, ``T_D`` (eqs. 12-15,
+  uniform and importance sampling, computed by :func:`pdsparse.stats.data_stats`), the
+  smoothness and condition numbers of gradient methods, the expected sparsity of x* and y*;
+* Face-Off's own verdict (the side with the smaller T: fewer *operations*) for l2 and the
+  elastic net;
+* the solvers that apply (:func:`pdsparse.predict.applicable`) and the predicted fastest in
+  CPU time with its reason in one line (:func:`pdsparse.predict.predict`, the rule
+  ``solve(problem, "auto")`` uses);
+* optionally a race (:func:`pdsparse.race.race`): every applicable solver for a bounded CPU
+  time from the same start to the same certified relative gap, ranked by CPU time with
+  setup, with the prediction and Face-Off's verdict judged against it.
+
+:func:`format_advice` renders the result as text, :meth:`Advice.to_dict` as a JSON-ready
+dict.
 """
 
 from __future__ import annotations
@@ -32,54 +39,14 @@ import numpy as np
 
 from pdsparse.errors import ConfigError, DataError
 
-__all__ = ["Advice", "RaceEntry", "advise", "format_advice"]
+__all__ = ["Advice", "advise", "format_advice"]
 
 SIDES = (("primal", "primal_rcd", "P"), ("dual", "dual_rcd", "D"))
 """(side, solver method, letter of T_P / T_D)."""
-RACE_TARGETS = (1e-3, 1e-6)
-"""Relative duality gaps whose first hitting epoch/time the race reports."""
-RACE_TOL = 1e-12
-"""A race stops early once the relative gap is below this (it is then over for that side)."""
 TOSS_UP = 1.1
 """A predicted speedup below this factor is called a toss-up in the verdict."""
-_MAX_EVALS = 2000
-
-
-@dataclass
-class RaceEntry:
-    """One side of the race: what :func:`pdsparse.solvers.solve` did within the time budget."""
-
-    method: str
-    sampling: str
-    dual_step: str
-    epochs: float
-    """Passes over nnz(A) done."""
-    kernel_s: float
-    """Kernel time (the solver's ``time_s``; evaluations and setup excluded)."""
-    setup_s: float
-    rel_gap: float
-    """Final relative duality gap ``(P(w) - D(alpha)) / |P(w)|``."""
-    status: str
-    reached: dict[str, dict | None]
-    """For each target gap (``"1e-03"``, ``"1e-06"``): ``{"epoch", "time_s"}`` of the first
-    evaluation at or below it, or None."""
-    eval_every: float
-    """Epochs between two evaluations (the resolution of ``reached``)."""
-    trace_time: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
-    trace_epoch: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
-    trace_rel_gap: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
-
-    def rel_gap_at(self, when: float, axis: str = "time_s") -> float:
-        """Relative gap of the last evaluation at or before ``when`` kernel seconds
-        (``axis="time_s"``) or epochs (``axis="epoch"``)."""
-        grid = self.trace_time if axis == "time_s" else self.trace_epoch
-        idx = int(np.searchsorted(grid, when, side="right")) - 1
-        return float(self.trace_rel_gap[max(idx, 0)])
-
-    def to_dict(self) -> dict:
-        out = asdict(self)
-        del out["trace_time"], out["trace_epoch"], out["trace_rel_gap"]
-        return out
+DEFAULT_TOL = 1e-6
+"""Relative duality gap the race runs every solver to (the default of ``solve``)."""
 
 
 @dataclass
@@ -88,28 +55,40 @@ class Advice:
 
     path: str
     settings: dict
-    """normalization, loss, beta (and where it came from), l2 (and its spec), seed, ..."""
+    """normalization, loss, penalty, beta (and where it came from), l2, l1, radius (and
+    their specs), seed, ..."""
     stats: dict
-    """:func:`pdsparse.stats.data_stats` of the normalized matrix (n, d, nnz, density, frob2,
-    C_P, C_D, C_P_over_C_D, T_{P,D}_{uniform,importance}, T_P_over_T_D)."""
+    """:func:`pdsparse.predict.problem_stats` (for a multiclass file without a positive
+    class, :func:`pdsparse.stats.data_stats` alone): n, d, nnz, density, C_P, C_D,
+    T_{P,D}_{uniform,importance}, L, L_max, mu, kappa, kappa_max, lambda_max, x_nnz, y_nnz
+    (with their ``_source``)."""
     labels: dict
     """``n_classes`` and, when few, the label values found."""
-    sampling: dict[str, str]
-    """Best sampling of each side: ``{"primal": ..., "dual": ...}`` (smaller T; ties go to
-    uniform, which then is the same distribution at a lower cost per draw)."""
-    T_P: float
-    T_D: float
-    ratio: float
+    family: str = "l2"
+    prediction: dict = field(default_factory=dict)
+    """``method``, ``options``, ``reason`` (one line), ``costs`` (:class:`~pdsparse.predict.
+    Prediction`)."""
+    applicable: dict = field(default_factory=dict)
+    """Solver name -> the options it needs on this problem ({} = its defaults)."""
+    sampling: dict[str, str] | None = None
+    """Face-Off: best sampling of each side, ``{"primal": ..., "dual": ...}`` (smaller T; ties
+    go to uniform, which then is the same distribution at a lower cost per draw); None for
+    the l1 ball."""
+    T_P: float | None = None
+    T_D: float | None = None
+    ratio: float | None = None
     """``T_P / T_D`` with each side's best sampling."""
-    winner: str
-    """``"primal_rcd"`` or ``"dual_rcd"``: the side with the smaller T."""
-    speedup: float
+    winner: str | None = None
+    """Face-Off's side: ``"primal_rcd"`` or ``"dual_rcd"``, the smaller T (operations)."""
+    speedup: float | None = None
     """``max(T_P, T_D) / min(T_P, T_D)``: predicted factor fewer operations."""
-    verdict: str
+    verdict: str | None = None
+    """Face-Off's verdict in one line (operations, not time)."""
     race: dict | None = None
-    """``seconds``, ``primal``/``dual`` (:class:`RaceEntry` dicts), ``winner``, ``held``,
-    ``reason`` (judged in kernel time), ``epochs`` (``winner``, ``held``, ``reason`` judged in
-    passes over the data, the unit T_P and T_D count); None without a race."""
+    """``seconds``, ``tol``, ``tune``, ``entries`` (ranked :class:`~pdsparse.race.RaceEntry`
+    dicts) and :func:`pdsparse.race.judge`'s ``winner``, ``ratio``, ``bound``, ``held``,
+    ``within``, ``reason``; ``faceoff`` (primal vs dual RCD in CPU time: ``winner``,
+    ``held``, ``reason``) for l2 and the elastic net; None without a race."""
     seconds: dict = field(default_factory=dict)
     """Wall time of the steps (read, stats, race)."""
     warnings: list = field(default_factory=list)
@@ -150,108 +129,79 @@ def _shown_labels(classes: np.ndarray) -> str:
     return shown + (" ..." if classes.size > 25 else "")
 
 
-def _best_sampling(uniform: float, importance: float) -> str:
-    # importance sampling is optimal (Theorem 2); equal T means it *is* the uniform distribution
-    return "uniform" if uniform <= importance * (1 + 1e-12) else "importance"
-
-
 def _verdict(ratio: float, winner: str, speedup: float, sampling: dict[str, str]) -> str:
     side = "primal RCD" if winner == "primal_rcd" else "dual RCD"
     if sampling["primal"] == sampling["dual"]:
         how = f"{sampling['primal']} sampling"
     else:
         how = f"primal with {sampling['primal']}, dual with {sampling['dual']} sampling"
-    text = (
-        f"verdict: {side}, predicted {speedup:.3g}x fewer operations (T_P/T_D = {ratio:.3g}, {how})"
-    )
+    text = f"{side}, predicted {speedup:.3g}x fewer operations (T_P/T_D = {ratio:.3g}, {how})"
     if speedup < TOSS_UP:
         text += f"; under {TOSS_UP:g}x, practically a toss-up"
     return text
 
 
-def _race_side(problem, method: str, sampling: str, seconds: float, seed: int) -> RaceEntry:
-    from pdsparse.solvers import solve
+def _faceoff(stats: dict) -> dict:
+    """Face-Off's verdict (Sec. 8) from the statistics: each side at its better sampling,
+    the smaller T wins."""
+    from pdsparse.predict import best_sampling
 
-    dual_step = "fixed" if method == "dual_rcd" else "none"
-    kw = dict(sampling=sampling, seed=seed)
-    if method == "dual_rcd":
-        kw["dual_step"] = "fixed"
-    # one calibration epoch sets the evaluation spacing (every epoch, as the paper's plots, but
-    # at most ~2000 evaluations on tiny data; an evaluation costs about one epoch, so never
-    # more often) and an epoch cap far beyond what the time budget allows: the budget binds
-    calib = solve(problem, method, max_epochs=1.0, eval_every=1.0, **kw)
-    per_epoch = max(float(calib.trace["time_s"].iloc[-1]), 1e-9)
-    expected = seconds / per_epoch
-    eval_every = max(1.0, expected / _MAX_EVALS)
-    max_epochs = max(100.0, 50.0 * expected)
-    res = solve(
-        problem, method, max_epochs=max_epochs, max_seconds=seconds, tol=RACE_TOL,
-        eval_every=eval_every, **kw,
-    )  # fmt: skip
-    tr = res.trace
-    primal = tr["primal"].to_numpy(float)
-    gap = tr["gap"].to_numpy(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(np.isfinite(primal), gap / np.abs(primal), np.inf)
-    rel = np.where(np.isnan(rel), np.inf, rel)
-    epochs, times = tr["epoch"].to_numpy(float), tr["time_s"].to_numpy(float)
-    reached: dict[str, dict | None] = {}
-    for target in RACE_TARGETS:
-        hit = np.flatnonzero(rel <= target)
-        reached[f"{target:.0e}"] = (
-            {"epoch": float(epochs[hit[0]]), "time_s": float(times[hit[0]])} if hit.size else None
-        )
-    return RaceEntry(
-        method=method,
-        sampling=sampling,
-        dual_step=dual_step,
-        epochs=float(epochs[-1]),
-        kernel_s=float(times[-1]),
-        setup_s=float(res.setup_s),
-        rel_gap=float(rel[-1]),
-        status=str(tr["status"].iloc[-1]),
-        reached=reached,
-        eval_every=float(eval_every),
-        trace_time=times,
-        trace_epoch=epochs,
-        trace_rel_gap=rel,
-    )
+    sampling = {side: best_sampling(stats[f"T_{k}_uniform"], stats[f"T_{k}_importance"])
+                for side, _, k in SIDES}
+    T_P = float(stats[f"T_P_{sampling['primal']}"])
+    T_D = float(stats[f"T_D_{sampling['dual']}"])
+    ratio = T_P / T_D if T_D > 0 else math.nan
+    winner = "primal_rcd" if T_P <= T_D else "dual_rcd"
+    speedup = max(T_P, T_D) / min(T_P, T_D) if min(T_P, T_D) > 0 else math.nan
+    return dict(sampling=sampling, T_P=T_P, T_D=T_D, ratio=ratio, winner=winner,
+                speedup=speedup, verdict=_verdict(ratio, winner, speedup, sampling))
 
 
-def _judge(entries: dict[str, RaceEntry], predicted: str, axis: str = "time_s") -> dict:
-    """Who won the race: first to the smallest target gap, else lower gap at equal budget.
+def _faceoff_in_race(result, predicted: str) -> dict:
+    """Primal vs dual RCD in the race (CPU time with setup to tol, else the lower gap)."""
+    from pdsparse.race import _rank_key
 
-    ``axis`` is ``"time_s"`` (kernel seconds: the race proper) or ``"epoch"`` (passes over
-    nnz(A), which is what T_P and T_D count).
-    """
-    names = {"primal_rcd": "primal RCD", "dual_rcd": "dual RCD"}
-    unit = " s of kernel CPU time" if axis == "time_s" else " epochs"
-    p, d = entries["primal_rcd"], entries["dual_rcd"]
-    key = f"{RACE_TARGETS[-1]:.0e}"
-    hp, hd = p.reached[key], d.reached[key]
-    if hp and hd:
-        winner = "primal_rcd" if hp[axis] <= hd[axis] else "dual_rcd"
-        reason = (
-            f"{names[winner]} reached relative gap {key} first "
-            f"(primal {hp[axis]:.3g}, dual {hd[axis]:.3g}{unit})"
-        )
-    elif hp or hd:
-        winner = "primal_rcd" if hp else "dual_rcd"
-        other = "dual_rcd" if hp else "primal_rcd"
-        reason = (
-            f"only {names[winner]} reached relative gap {key} "
-            f"({(hp or hd)[axis]:.3g}{unit}; {names[other]} ended at "
-            f"{entries[other].rel_gap:.3g})"
-        )
+    p, d = result.best.get("primal_rcd"), result.best.get("dual_rcd")
+    if p is None or d is None:
+        return {"winner": None, "held": False, "reason": "primal or dual RCD did not race"}
+    win, lose = (p, d) if _rank_key(p) <= _rank_key(d) else (d, p)
+    if win.reached and lose.reached:
+        reason = (f"{win.label} reached the gap in {win.cpu_s:.3g} CPU s, "
+                  f"{lose.label} in {lose.cpu_s:.3g} s")
+    elif win.reached:
+        reason = f"only {win.label} reached the gap ({win.cpu_s:.3g} CPU s)"
     else:
-        t = min(p.kernel_s, d.kernel_s) if axis == "time_s" else min(p.epochs, d.epochs)
-        gp, gd = p.rel_gap_at(t, axis), d.rel_gap_at(t, axis)
-        winner = "primal_rcd" if gp <= gd else "dual_rcd"
-        reason = (
-            f"neither reached {key}; at {t:.3g}{unit} the relative gap is "
-            f"{gp:.3g} (primal) vs {gd:.3g} (dual)"
-        )
-    return {"winner": winner, "held": winner == predicted, "reason": reason}
+        reason = f"neither reached the gap; {win.label} ended lower ({win.rel_gap:.3g})"
+    return {"winner": win.method, "held": win.method == predicted, "reason": reason}
+
+
+def _penalty(family: str, l2: float, l1, radius):
+    """The penalty of ``family`` (:data:`pdsparse.predict.FAMILIES`), with clear errors for
+    a missing or misplaced l1 / radius."""
+    from pdsparse.penalties import ElasticNet, L1Ball
+    from pdsparse.predict import FAMILIES
+
+    if family not in FAMILIES:
+        raise ConfigError(f"unknown penalty {family!r}; choose one of {list(FAMILIES)}")
+    if family == "l2":
+        if l1 is not None or radius is not None:
+            raise ConfigError("penalty l2 takes no l1 or radius; for l1 + l2 give "
+                              "--penalty elastic_net --l1 VALUE, for a ball --penalty l1_ball "
+                              "--radius VALUE")
+        return ElasticNet(l2)
+    if family == "elastic_net":
+        if radius is not None:
+            raise ConfigError("penalty elastic_net takes no radius (that is --penalty l1_ball)")
+        if l1 is None or not l1 > 0:
+            raise ConfigError("penalty elastic_net needs --l1 > 0 (the weight of ||w||_1; a "
+                              "number or 'c/n'), got " + repr(l1))
+        return ElasticNet(l2, l1)
+    if l1 is not None:
+        raise ConfigError("penalty l1_ball takes no l1 (the ball's radius replaces it)")
+    if radius is None or not (radius > 0 and math.isfinite(radius)):
+        raise ConfigError("penalty l1_ball needs --radius > 0 (the ball ||w||_1 <= radius), "
+                          "got " + repr(radius))
+    return L1Ball(radius, l2)
 
 
 def advise(
@@ -264,16 +214,23 @@ def advise(
     positive_class: float | int | str | None = None,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    penalty: str = "l2",
+    l1: float | str | None = None,
+    radius: float | None = None,
+    tol: float = DEFAULT_TOL,
+    tune: bool = False,
 ) -> Advice:
-    """Predict whether primal or dual RCD needs fewer operations on a LIBSVM file.
+    """Statistics, Face-Off's verdict, the predicted fastest solver and an optional race,
+    for one LIBSVM file and one penalty family (module docstring).
 
     Reads ``path`` (:func:`pdsparse.data.libsvm.read_libsvm`), normalizes it
     (:func:`pdsparse.data.normalize.normalize`) and computes, with
     :func:`pdsparse.stats.data_stats`, Face-Off's ``C_P``, ``C_D`` (eq. 16) and the total
     complexities ``T_P = K_P W_P`` (eq. 12) and ``T_D = K_D W_D`` (eq. 13) for uniform
-    sampling (Sec. 5.1) and for importance sampling (eqs. 14-15, optimal by Theorem 2). The
-    verdict compares the best sampling of each side: the smaller of ``T_P``, ``T_D`` wins
-    (Sec. 8's recommendation).
+    sampling (Sec. 5.1) and for importance sampling (eqs. 14-15, optimal by Theorem 2), and
+    the rest of :func:`pdsparse.predict.problem_stats`. Face-Off's verdict compares the best
+    sampling of each side (Sec. 8's recommendation: fewer operations); the prediction
+    (:func:`pdsparse.predict.predict`) names the solver expected to need the least CPU time.
 
     Parameters
     ----------
@@ -284,22 +241,34 @@ def advise(
     loss : str
         A loss of :data:`pdsparse.losses.LOSSES`; its smoothness is ``beta`` by default.
     l2 : float or "c/n"
-        The paper's ``lambda`` (default ``1/n``, as in its experiments).
+        The l2 weight (Face-Off's ``lambda``, DGPD's and PDBFW's ``mu``; default ``1/n``).
     beta : float, optional
-        Smoothness in eqs. (12)-(15); default: the loss's own (logistic 1/4). Only the
-        prediction uses it; a race runs the loss as it is.
+        Smoothness in eqs. (12)-(15); default: the loss's own (logistic 1/4). Only Face-Off's
+        statistics and verdict use it; the prediction and a race use the loss as it is.
     race_seconds : float, optional
-        If given, also run primal RCD and dual RCD (fixed step), each with its better
-        sampling, for this much kernel time each (:func:`pdsparse.solvers.solve`, ``tol``
-        :data:`RACE_TOL`) and judge the prediction: the winner is the first to relative
-        duality gap 1e-6, else the one with the lower gap at equal kernel time.
+        If given, also race every applicable solver (:func:`pdsparse.race.race`) for at most
+        this much kernel CPU time each, to relative duality gap ``tol``, and judge the
+        prediction.
     positive_class : optional
-        One-vs-rest label for multiclass files (needed by a race with a +-1 loss).
+        One-vs-rest label for multiclass files (needed by anything but Face-Off's statistics
+        with a +-1 loss).
     seed : int
-        Seed of the race's coordinate sampling.
+        Seed of the race's random draws.
     progress : callable, optional
-        Called with one line before each long step (reading, statistics, the race): the
+        Called with one line before each long step (reading, statistics, each race run): the
         command line prints them on stderr (``--quiet`` silences them).
+    penalty : {"l2", "elastic_net", "l1_ball"}
+        The penalty family: ``l2/2 ||w||^2``; ``+ l1 ||w||_1`` (``l1`` > 0 needed); or the
+        ball ``||w||_1 <= radius`` with ``l2/2 ||w||^2`` (``radius`` needed).
+    l1 : float or "c/n", optional
+        The l1 weight of the elastic net.
+    radius : float, optional
+        The radius of the l1 ball.
+    tol : float
+        The race's certified relative duality gap (default 1e-6).
+    tune : bool
+        Race each solver at every setting of its grid (:data:`pdsparse.race.TUNE_GRID`),
+        represented by its fastest.
 
     Returns
     -------
@@ -309,16 +278,18 @@ def advise(
     ------
     DataError
         Missing, empty or unparseable file (the message names the file and line), a
-        processed ``.npz`` given instead of LIBSVM text, or non-binary labels for a race
-        without ``positive_class``.
+        processed ``.npz`` given instead of LIBSVM text, or non-binary labels without
+        ``positive_class`` where the labels are needed.
     ConfigError
-        Unknown normalization or loss, bad ``l2``/``beta``/``race_seconds``.
+        Unknown normalization, loss or penalty, a missing or misplaced l1 / radius, bad
+        ``l2``/``beta``/``race_seconds``/``tol``.
     """
     from pdsparse.data.libsvm import binarize_labels, read_libsvm
     from pdsparse.data.normalize import normalize
     from pdsparse.data.store import file_kind
     from pdsparse.losses import get_loss
-    from pdsparse.problem import resolve_l2
+    from pdsparse.predict import applicable, predict, predict_rcd, problem_stats
+    from pdsparse.problem import Problem, resolve_l2
     from pdsparse.stats import data_stats
 
     path = Path(path)
@@ -329,6 +300,9 @@ def advise(
         beta, beta_source = float(beta), "given"
     if race_seconds is not None and not (math.isfinite(race_seconds) and race_seconds > 0):
         raise ConfigError(f"race time must be a positive number of seconds, got {race_seconds!r}")
+    if not (math.isfinite(tol) and tol > 0):
+        raise ConfigError(f"race tolerance must be a positive number, got {tol!r}")
+    _penalty(penalty, 1.0, None if l1 is None else 1.0, radius)  # settings first, data later
     if path.is_file() and file_kind(path) == "npz":
         raise DataError(
             f"{path}: this is a .npz (a processed pdsparse data set?), not LIBSVM text; "
@@ -343,22 +317,13 @@ def advise(
 
     t0 = time.perf_counter()
     say(f"read {A_raw.shape[0]} x {A_raw.shape[1]}, {A_raw.nnz} nonzeros in "
-        f"{seconds['read']:.1f} s; statistics (C_P, C_D, T_P, T_D)")
+        f"{seconds['read']:.1f} s; statistics")
     A, norm_info = normalize(A_raw, normalization)
     del A_raw
     n = int(A.shape[0])
     l2_value = resolve_l2(l2, n)
-    st = data_stats(A, l2_value, beta)
-    seconds["stats"] = time.perf_counter() - t0
-
-    sampling = {
-        side: _best_sampling(st[f"T_{k}_uniform"], st[f"T_{k}_importance"]) for side, _, k in SIDES
-    }
-    T_P = float(st[f"T_P_{sampling['primal']}"])
-    T_D = float(st[f"T_D_{sampling['dual']}"])
-    ratio = T_P / T_D if T_D > 0 else math.nan
-    winner = "primal_rcd" if T_P <= T_D else "dual_rcd"
-    speedup = max(T_P, T_D) / min(T_P, T_D) if min(T_P, T_D) > 0 else math.nan
+    l1_value = None if l1 is None else resolve_l2(l1, n)
+    pen = _penalty(penalty, l2_value, l1_value, radius)
 
     classes, labels = _label_summary(y)
     warnings = []
@@ -367,64 +332,68 @@ def advise(
                         "classifier on it is trivial, and neither the prediction nor a race "
                         "says anything about data with two classes")
     b = y
-    if race_seconds is not None or positive_class is not None:
-        if positive_class is None and info.binary_labels and classes.size > 2:
+    need_labels = race_seconds is not None or penalty != "l2"
+    if positive_class is None and info.binary_labels and classes.size > 2:
+        if need_labels:
+            why = "the race" if race_seconds is not None else f"penalty {penalty}"
             raise DataError(
-                f"{path}: the race needs binary labels for the {loss} loss, but the file has "
+                f"{path}: {why} needs binary labels for the {loss} loss, but the file has "
                 f"{classes.size} classes ({_shown_labels(classes)}); choose the positive class "
                 "with --positive-class LABEL (one-vs-rest)"
             )
-        if positive_class is not None or info.binary_labels:
-            b = binarize_labels(y, positive_class)
+        b = None  # Face-Off's statistics and the RCD prediction read A alone
+    elif positive_class is not None or info.binary_labels:
+        b = binarize_labels(y, positive_class)
 
     settings = {
         "normalization": normalization,
         "normalization_info": norm_info,
         "loss": loss,
+        "penalty": penalty,
         "beta": beta,
         "beta_source": beta_source,
         "l2": l2_value,
         "l2_spec": str(l2),
+        "l1": l1_value,
+        "l1_spec": None if l1 is None else str(l1),
+        "radius": None if radius is None else float(radius),
         "positive_class": None if positive_class is None else str(positive_class),
         "seed": int(seed),
+        "tol": float(tol),
     }
-    adv = Advice(
-        path=str(path),
-        settings=settings,
-        stats=st,
-        labels=labels,
-        sampling=sampling,
-        T_P=T_P,
-        T_D=T_D,
-        ratio=ratio,
-        winner=winner,
-        speedup=speedup,
-        verdict=_verdict(ratio, winner, speedup, sampling),
-        seconds=seconds,
-        warnings=warnings,
-    )
+    problem = None
+    if b is None:
+        st = data_stats(A, l2_value, beta)
+        pred = predict_rcd(st, loss, penalty)
+        found = {"primal_rcd": {}, "dual_rcd": {}}
+    else:
+        problem = Problem(A, b, loss=loss, penalty=pen, name=path.name)
+        st = problem_stats(problem, beta=beta)
+        pred = predict(problem, st)
+        found = applicable(problem)
+    seconds["stats"] = time.perf_counter() - t0
+    adv = Advice(path=str(path), settings=settings, stats=st, labels=labels, family=penalty,
+                 prediction=asdict(pred), applicable=found, seconds=seconds,
+                 warnings=warnings)
+    if penalty != "l1_ball":
+        for key, value in _faceoff(st).items():
+            setattr(adv, key, value)
     if race_seconds is None:
         return adv
-    say(f"race: primal RCD and dual RCD, {float(race_seconds):g} CPU s each")
 
-    from pdsparse.problem import Problem
+    from pdsparse.race import judge, race
 
+    say(f"race: {len(found)} solvers{' and their grids' if tune else ''}, at most "
+        f"{float(race_seconds):g} CPU s each, to relative gap {tol:g}")
     t0 = time.perf_counter()
-    problem = Problem(A, b, loss=loss, l2=l2_value, name=path.name)
-    entries = {
-        method: _race_side(problem, method, sampling[side], float(race_seconds), seed)
-        for side, method, _ in SIDES
-    }
-    in_epochs = _judge(entries, winner, "epoch")
-    adv.race = {
-        "seconds": float(race_seconds),
-        "tol": RACE_TOL,
-        "primal": entries["primal_rcd"].to_dict(),
-        "dual": entries["dual_rcd"].to_dict(),
-        **_judge(entries, winner, "time_s"),
-        "epochs": in_epochs,
-    }
+    result = race(problem, float(race_seconds), tol=tol, tune=tune, methods=found, seed=seed,
+                  progress=say)
     seconds["race"] = time.perf_counter() - t0
+    adv.race = {"seconds": result.seconds, "tol": result.tol, "tune": result.tune,
+                "entries": [e.to_dict() for e in result.entries],
+                **judge(result, pred.method)}
+    if adv.winner is not None:
+        adv.race["faceoff"] = _faceoff_in_race(result, adv.winner)
     return adv
 
 
@@ -435,13 +404,6 @@ def advise(
 
 def _g(x: float, digits: int = 4) -> str:
     return "nan" if x is None or not math.isfinite(x) else f"{x:.{digits}g}"
-
-
-def _reached(entry: dict, key: str) -> str:
-    hit = entry["reached"].get(key)
-    if not hit:
-        return "-"
-    return f"ep {hit['epoch']:.4g}, {hit['time_s']:.3g} s"
 
 
 def _labels_line(adv: Advice) -> str:
@@ -457,55 +419,82 @@ def _labels_line(adv: Advice) -> str:
     return text
 
 
+def _penalty_line(adv: Advice) -> str:
+    s = adv.settings
+    text = f"l2 = {s['l2_spec']} = {_g(s['l2'])}"
+    if adv.family == "elastic_net":
+        text = f"penalty elastic net: {text}, l1 = {s['l1_spec']} = {_g(s['l1'])}"
+    elif adv.family == "l1_ball":
+        text = f"penalty l1 ball: radius {_g(s['radius'])}, {text}"
+    return text
+
+
+def _stats_lines(adv: Advice) -> list[str]:
+    st = adv.stats
+    lines = []
+    if adv.T_P is not None:
+        lines += [
+            f"  {'':28}{'primal RCD':>12}{'dual RCD':>12}{'P/D':>9}",
+            f"  {'C_P, C_D (eq. 16)':28}{_g(st['C_P']):>12}{_g(st['C_D']):>12}"
+            f"{_g(st['C_P_over_C_D'], 3):>9}",
+        ]
+        for sampling, where in (("uniform", "Sec. 5.1"), ("importance", "eq. 15")):
+            tp, td = st[f"T_P_{sampling}"], st[f"T_D_{sampling}"]
+            label = f"T {sampling} ({where})"
+            lines.append(f"  {label:28}{_g(tp):>12}{_g(td):>12}"
+                         f"{_g(tp / td if td else math.nan, 3):>9}")
+    if "L" in st:
+        lines.append(f"  gradient methods: L = {_g(st['L'], 3)}, L_max = {_g(st['L_max'], 3)}, "
+                     f"mu = {_g(st['mu'], 3)}, kappa = L/mu = {_g(st['kappa'], 3)}, "
+                     f"kappa_max = {_g(st['kappa_max'], 3)}")
+    if "x_nnz" in st:
+        def nz(key: str, of: int) -> str:
+            v = st[key]
+            return ("unknown" if v is None else f"{v} of {of}") + f" ({st[key + '_source']})"
+
+        lines.append(f"  expected nonzeros: x* {nz('x_nnz', st['d'])}; "
+                     f"y* {nz('y_nnz', st['n'])}")
+    return lines
+
+
 def format_advice(adv: Advice) -> str:
-    """The advice as a short human-readable report (table, verdict, race)."""
+    """The advice as a short human-readable report (statistics, verdict, prediction, race)."""
     st, s = adv.stats, adv.settings
     lines = [
         f"{adv.path}: n = {st['n']} examples, d = {st['d']} features, nnz = {st['nnz']}, "
         f"density = {_g(st['density'], 3)}",
         f"normalization {s['normalization']}, loss {s['loss']}, beta = {_g(s['beta'])}, "
-        f"l2 = {s['l2_spec']} = {_g(s['l2'])}",
+        + _penalty_line(adv),
         _labels_line(adv),
         "",
-        f"  {'':28}{'primal RCD':>12}{'dual RCD':>12}{'P/D':>9}",
-        f"  {'C_P, C_D (eq. 16)':28}{_g(st['C_P']):>12}{_g(st['C_D']):>12}"
-        f"{_g(st['C_P_over_C_D'], 3):>9}",
+        *_stats_lines(adv),
+        "",
     ]
-    for sampling, where in (("uniform", "Sec. 5.1"), ("importance", "eq. 15")):
-        tp, td = st[f"T_P_{sampling}"], st[f"T_D_{sampling}"]
-        label = f"T {sampling} ({where})"
-        lines.append(f"  {label:28}{_g(tp):>12}{_g(td):>12}{_g(tp / td if td else math.nan, 3):>9}")
-    lines += ["", adv.verdict]
+    if adv.verdict is not None:
+        lines.append(f"Face-Off's verdict (operations, Sec. 8): {adv.verdict}")
+    opts = [f"{m} ({', '.join(f'{k}={v}' for k, v in o.items())})" if o else m
+            for m, o in adv.applicable.items()]
+    lines.append(f"solvers for this problem: {', '.join(opts)}")
+    pred = adv.prediction
+    lines.append(f"prediction: {pred['method']}: {pred['reason']}")
     lines += [f"warning: {w}" for w in adv.warnings]
     race = adv.race
     if race is None:
         return "\n".join(lines)
-    keys = [f"{t:.0e}" for t in RACE_TARGETS]
+    tuned = ", each at the best of its grid" if race["tune"] else ""
     lines += [
         "",
-        f"race: {race['seconds']:g} s of kernel CPU time each (seed {s['seed']}, stop at relative "
-        f"gap {race['tol']:g})",
-        f"  {'':34}{'epochs':>8}{'CPU s':>10}{'rel gap':>10}"
-        + "".join(f"{'gap ' + k + ' at':>22}" for k in keys),
+        f"race: at most {race['seconds']:g} s of kernel CPU time each{tuned}, to relative gap "
+        f"{race['tol']:g}, ranked by CPU time with setup (seed {s['seed']})",
+        f"  {'':4}{'solver':36}{'CPU s':>10}{'setup s':>10}{'epochs':>10}{'rel gap':>10}  status",
     ]
-    for side in ("primal", "dual"):
-        e = race[side]
-        step = ", fixed step" if e["method"] == "dual_rcd" else ""
-        label = f"{side} RCD ({e['sampling']}{step})"
-        lines.append(
-            f"  {label:34}{e['epochs']:>8.4g}{e['kernel_s']:>10.3g}{_g(e['rel_gap'], 3):>10}"
-            + "".join(f"{_reached(e, k):>22}" for k in keys)
-        )
-    coarse = [
-        f"{race[x]['eval_every']:.3g} ({x})"
-        for x in ("primal", "dual")
-        if race[x]["eval_every"] > 1
-    ]
-    if coarse:
-        lines.append(f"  (gap evaluated every {', '.join(coarse)} epochs)")
-    held = "held" if race["held"] else "did NOT hold"
+    for i, e in enumerate(race["entries"], 1):
+        lines.append(f"  {i:<4}{e['label']:36}{_g(e['cpu_s'], 3):>10}{_g(e['setup_s'], 2):>10}"
+                     f"{_g(e['epochs'], 4):>10}{_g(e['rel_gap'], 3):>10}  {e['status']}")
+    held = "held" if race["held"] else ("within 1.5x" if race["within"] else "did NOT hold")
     lines.append(f"race: prediction {held}: {race['reason']}")
-    ep = race["epochs"]
-    held = "held" if ep["held"] else "did NOT hold"
-    lines.append(f"  counted in passes over the data (as T is), it {held}: {ep['reason']}")
+    fo = race.get("faceoff")
+    if fo and fo["winner"] is not None:
+        held = "held" if fo["held"] else "did NOT hold"
+        lines.append(f"  Face-Off's verdict (operations) in CPU time {held}: {fo['reason']}")
     return "\n".join(lines)

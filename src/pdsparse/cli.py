@@ -282,6 +282,16 @@ def _params(pairs) -> dict[str, Any]:
     return params
 
 
+def cmd_generate(args: argparse.Namespace) -> None:
+    from pdsparse.data.libsvm import write_libsvm
+    from pdsparse.data.synthetic import generate
+
+    A, y = generate(args.kind, _params(args.param), args.seed)
+    write_libsvm(args.out, A, y)
+    print(f"{args.kind}: n={A.shape[0]} d={A.shape[1]} nnz={A.nnz} -> {args.out}",
+          file=sys.stderr)
+
+
 def cmd_stats(args: argparse.Namespace) -> None:
     import pandas as pd
 
@@ -316,6 +326,11 @@ def cmd_advise(args: argparse.Namespace) -> None:
         positive_class=None if args.positive_class is None else _scalar(args.positive_class),
         seed=args.seed,
         progress=None if args.quiet else _progress("advise"),
+        penalty=args.penalty,
+        l1=args.l1,
+        radius=args.radius,
+        tol=args.tol,
+        tune=args.tune,
     )
     if args.json:
         print(json.dumps(adv.to_dict(), allow_nan=False))
@@ -548,6 +563,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_fetch)
 
+    # generate
+    p = _sub(
+        sub,
+        "generate",
+        "write a synthetic data set as a LIBSVM file (offline): your own data, to try advise",
+        "Generate a seeded synthetic data set (pdsparse.data.synthetic: Zipf bag of words, "
+        "dense Gaussian, Face-Off's worst cases, ...) or a bundled one and write it as LIBSVM "
+        "text (a .bz2 or .gz suffix compresses it), atomically. 'pdsparse advise FILE' and "
+        "Problem.from_libsvm read it like any downloaded file.",
+    )
+    p.add_argument("kind", choices=(*choices["synthetic_kinds"], *BUNDLED_KINDS),
+                   help="generator (or bundled data set)")
+    p.add_argument("--param", action="append", type=_key_value, metavar="KEY=VALUE",
+                   help="generator parameter (repeatable), e.g. n=2000")
+    p.add_argument("--seed", type=int, default=0, help="generator seed")
+    p.add_argument("--out", required=True, help="the LIBSVM file to write")
+    p.set_defaults(func=cmd_generate)
+
     # prepare
     p = _sub(
         sub,
@@ -645,13 +678,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = _sub(
         sub,
         "advise",
-        "primal or dual RCD for a LIBSVM file? Face-Off's prediction (and an optional race)",
+        "which solver on a LIBSVM file? statistics, prediction (and an optional race)",
         "Read a LIBSVM text file (plain, .bz2 or .gz; no registry entry needed), normalize it "
-        "and compute n, d, nnz, density, C_P, C_D (Face-Off eq. 16) and the total complexities "
-        "T_P, T_D (eqs. 12-15) for uniform and importance sampling; the verdict compares the "
-        "best sampling of each side (Sec. 8). With --race SECONDS, also run primal RCD and dual "
-        "RCD (fixed step), each with its better sampling, for SECONDS of kernel CPU time each and "
-        "say whether the prediction held.",
+        "and, for the penalty family given (l2, elastic_net: l1 + l2, l1_ball), compute the "
+        "statistics the solvers' theory reads: n, d, nnz, density, C_P, C_D (Face-Off eq. 16), "
+        "the total complexities T_P, T_D (eqs. 12-15), L, L_max, kappa and the expected "
+        "sparsity of x* and y*; Face-Off's verdict (fewer operations: Sec. 8), the solvers "
+        "that apply, and the one predicted fastest in CPU time with its reason. With --race "
+        "SECONDS, also run every applicable solver (with --tune: each at the best of a small "
+        "grid) for at most SECONDS of kernel CPU time each to the relative gap --tol, rank "
+        "them by CPU time with setup and judge the prediction.",
     )
     p.add_argument("file", metavar="FILE", help="LIBSVM file (plain, .bz2 or .gz)")
     p.add_argument(
@@ -675,8 +711,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--race",
         type=_positive_float,
         metavar="SECONDS",
-        help="also run both methods for this much kernel CPU time each",
+        help="also race every applicable solver for at most this much kernel CPU time each",
     )
+    p.add_argument("--penalty", choices=("l2", "elastic_net", "l1_ball"), default="l2",
+                   help="l2 (default): l2/2 ||w||^2; elastic_net: + l1 ||w||_1 (give --l1); "
+                   "l1_ball: ||w||_1 <= radius, plus l2/2 ||w||^2 (give --radius)")
+    p.add_argument("--l1", type=_l2_arg, default=None,
+                   help="l1 weight of the elastic net: number or 'c/n'")
+    p.add_argument("--radius", type=_positive_float, default=None,
+                   help="radius of the l1 ball")
+    p.add_argument("--tol", type=_positive_float, default=1e-6,
+                   help="the race's certified relative duality gap (default 1e-6)")
+    p.add_argument("--tune", action="store_true",
+                   help="race each solver at every setting of its grid "
+                   "(pdsparse.race.TUNE_GRID), represented by its fastest")
     p.add_argument(
         "--positive-class",
         metavar="LABEL",

@@ -27,7 +27,8 @@ import scipy.sparse as sp
 
 from pdsparse.errors import DataError
 
-__all__ = ["read_libsvm", "binarize_labels", "label_counts", "find_bad_line", "scan_labels"]
+__all__ = ["read_libsvm", "write_libsvm", "binarize_labels", "label_counts", "find_bad_line",
+           "scan_labels"]
 
 
 def _open_binary(path: Path):
@@ -191,6 +192,26 @@ def _raise_bad_line(path: Path, n_features: int | None, what: str) -> None:
         raise DataError(f"{path}: {what}")
     lineno, reason, shown = bad
     raise DataError(f"{path}, line {lineno}: {reason}: {shown!r}")
+
+
+def write_libsvm(path: str | os.PathLike, A, y: np.ndarray) -> Path:
+    """Write ``A`` (n x d, sparse or dense) and labels ``y`` as LIBSVM text, 1-based feature
+    indices (what :func:`read_libsvm` reads back exactly: ``%.17g`` values), atomically; a
+    ``.bz2`` or ``.gz`` suffix compresses it. Returns the path."""
+    from sklearn.datasets import dump_svmlight_file
+
+    from pdsparse.io import atomic_path
+
+    path = Path(path)
+    A = sp.csr_matrix(A, dtype=np.float64)
+    A.eliminate_zeros()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if y.shape[0] != A.shape[0]:
+        raise DataError(f"{path}: {y.shape[0]} labels for {A.shape[0]} rows")
+    opener = {".bz2": bz2.open, ".gz": gzip.open}.get(path.suffix, open)
+    with atomic_path(path) as tmp, opener(tmp, "wb") as fh:
+        dump_svmlight_file(A, y, fh, zero_based=False)
+    return path
 
 
 def _label_str(value: float) -> str:

@@ -218,8 +218,10 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
 
     Parameters
     ----------
-    method : a name of :data:`SOLVERS`: ``"primal_rcd"`` (Face-Off Algorithm 1) or
-        ``"dual_rcd"`` (Algorithm 2).
+    method : a name of :data:`SOLVERS` (``"primal_rcd"``: Face-Off Algorithm 1,
+        ``"dual_rcd"``: Algorithm 2, ...) or ``"auto"``: the solver, with the options it
+        needs, that :func:`pdsparse.predict.predict` predicts fastest on ``problem`` (the
+        prediction of ``pdsparse advise``; ``params["auto"]`` holds its reason).
     sampling, dual_step : the solver's options (None: its default), see
         :class:`PrimalRCDOptions` / :class:`DualRCDOptions`: sampling ``"importance"``
         (default, eq. 14), ``"uniform"`` or ``"permutation"``; dual step ``"fixed"``
@@ -250,6 +252,15 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     and the status on the last row: ``converged``, ``max_epochs``, ``max_time`` or
     ``diverged``.
     """
+    auto = None
+    if method == "auto":
+        from pdsparse.predict import predict
+
+        if options is not None or sampling is not None or dual_step is not None:
+            raise ConfigError("method='auto' chooses the options too: give a method name to "
+                              "set options, sampling or dual_step")
+        auto = predict(problem)
+        method, options = auto.method, auto.options
     spec = get_solver(method)
     opts = _call_options(spec, options, sampling=sampling, dual_step=dual_step)
     start = _start(spec, w0, alpha0)
@@ -330,4 +341,6 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
                   tag=spec.tag(opts), evaluations=len(rows),
                   schedule="adaptive" if schedule.adaptive else
                   "geometric" if eval_per_decade else "fixed")
+    if auto is not None:
+        params["auto"] = auto.reason
     return Result(trace, w.copy(), alpha.copy(), status, setup_s, params, eval_s, setup_wall_s)

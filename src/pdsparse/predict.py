@@ -1,0 +1,268 @@
+"""Which registered solver is fastest on a problem? The statistics the papers' theory uses,
+and a prediction made from them (no solver is run).
+
+Three families of problems have solvers here (:data:`FAMILIES`, :func:`family_of`): the
+l2-regularized ERM of Face-Off, the elastic net (l1 + l2) of DGPD, and the l1 ball of PDBFW.
+:func:`applicable` lists the registered solvers that accept a problem (the registry's own
+factories decide); :func:`problem_stats` computes what the theory of those solvers reads;
+:func:`predict` names one solver with the reason in one line. ``solve(problem, "auto")`` and
+``pdsparse advise`` both use :func:`predict`; ``pdsparse advise --race`` and
+``benchmarks/advise_accuracy.py`` judge it against a race (:mod:`pdsparse.race`).
+
+The rule (deterministic: the same problem gives the same answer on every machine)
+---------------------------------------------------------------------------------
+* **l2 and elastic net**: primal RCD (Face-Off Algorithm 1; with l1 > 0 its proximal step) or
+  dual RCD (Algorithm 2; with l1 > 0 Prox-SDCA), whichever needs less *time* by Face-Off's
+  total complexities: passes ``T_P / nnz`` and ``T_D / nnz`` (eqs. 12-15, each side at its
+  better sampling; the ``log(1/eps)`` factor is common to both) times the CPU cost of one pass
+  of each kernel, :data:`PASS_COST`. Face-Off's own rule compares T alone (Sec. 8), which
+  counts operations: with the logistic loss a primal pass evaluates one ``exp`` per nonzero
+  where a dual pass evaluates one per row, so a primal pass costs several dual ones (on
+  leukemia T predicts primal and the race, in seconds, goes to dual: the README). The
+  strong convexity is the l2 term in both families, so l1 changes neither T. DGPD, SPDC and
+  DGPD's Algorithm 1 are never predicted: at their defaults they were behind importance
+  dual RCD on every data set of the DGPD reproduction (docs/dgpd.md: 2.6-93x), and DGPD led
+  only at settings outside its defaults.
+* **l1 ball**: accelerated projected gradient (Acc PG). Its ``sqrt(kappa) log(1/eps)``
+  passes (``kappa = L / mu``, Nesterov 2004 Sec. 2.2) beat the stochastic methods' here
+  because each of their steps pays a projection onto the ball (O(d)), and the Frank-Wolfe
+  family converges sublinearly; the PDBFW reproduction found Acc PG ahead of PDBFW, FW,
+  SVRG, SCGS and STORC on every data set at their defaults (docs/pdbfw.md).
+* **trace-norm ball** (a label matrix): not predicted (:class:`~pdsparse.errors.ConfigError`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from pdsparse.errors import ConfigError
+from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
+from pdsparse.problem import Problem
+
+__all__ = ["FAMILIES", "PASS_COST", "Prediction", "applicable", "best_sampling", "family_of",
+           "predict", "predict_rcd", "problem_stats"]
+
+FAMILIES = ("l2", "elastic_net", "l1_ball")
+"""The penalty families :func:`predict` covers (``pdsparse advise --penalty``)."""
+
+PASS_COST = {
+    ("primal_rcd", "logistic"): 2.5,
+    ("primal_rcd", "squared"): 1.2,
+    ("primal_rcd", "smooth_hinge"): 1.2,
+    ("dual_rcd", "logistic"): 1.0,
+    ("dual_rcd", "squared"): 1.0,
+    ("dual_rcd", "smooth_hinge"): 1.0,
+}
+"""CPU time of one pass over nnz(A) of each RCD kernel, in passes of dual RCD with the same
+loss (measured: ``benchmarks/epoch_vs_matvec.py``, benchmarks/README.md). A primal pass reads
+each column twice (the dot product with phi', then the update of the margins) and, with the
+logistic loss, evaluates one ``exp`` per nonzero; a dual pass reads each row twice and
+evaluates the loss once per row."""
+
+
+def family_of(problem: Problem) -> str:
+    """``"l2"``, ``"elastic_net"``, ``"l1_ball"`` or ``"trace_ball"``: the penalty's family."""
+    pen = problem.penalty
+    if isinstance(pen, ElasticNet):
+        return "elastic_net" if pen.l1 > 0 else "l2"
+    if isinstance(pen, L1Ball):
+        return "l1_ball"
+    if isinstance(pen, TraceBall):
+        return "trace_ball"
+    raise ConfigError(f"no solver family for the penalty {pen!r}")
+
+
+def _miniature(problem: Problem) -> Problem:
+    """A 4 x 3 problem of the same kind (loss, penalty and its parameters, dense or sparse,
+    vector or label matrix): what a factory checks before it looks at the data."""
+    A = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.0], [0.5, 0.0, 1.0], [0.0, 0.5, 1.0]])
+    b = np.array([1.0, -1.0, 1.0, -1.0])
+    if problem.matrix:
+        b = np.column_stack([b, -b][: max(problem.k, 1)] if problem.k > 1 else [b])
+    return Problem(A if problem.dense else sp.csr_matrix(A), b, problem.loss,
+                   penalty=problem.penalty, name="miniature")
+
+
+def applicable(problem: Problem) -> dict[str, dict[str, str]]:
+    """The registered solvers that solve ``problem`` (registry order), each with the options
+    it needs: ``{}`` when its defaults do, else the first single option changed from its
+    default that does (dual RCD on the elastic net is Prox-SDCA, which takes
+    ``dual_step=newton``; Frank-Wolfe's exact line search needs a quadratic loss).
+
+    Each solver's factory is the one home of what it accepts (a penalty, labels, a loss);
+    it is asked on a miniature problem of the same kind, so that nothing of the size of the
+    data is set up here.
+    """
+    from pdsparse.solvers import SOLVERS
+
+    mini = _miniature(problem)
+    found: dict[str, dict[str, str]] = {}
+    for name, spec in SOLVERS.items():
+        defaults = spec.parse_options()
+        tries = [{}] + [{key: value} for key, values in spec.choices().items()
+                        for value in values if value != getattr(defaults, key)]
+        for options in tries:
+            try:
+                spec.make_kernel(mini, options)
+            except ConfigError:
+                continue
+            found[name] = options
+            break
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistics
+# ---------------------------------------------------------------------------------------------
+
+
+def _loss_gradient_at_zero(problem: Problem) -> np.ndarray:
+    """grad of the averaged loss at w = 0: A^T phi'(0, b) / n (one pass over A)."""
+    from pdsparse import losses
+
+    z = np.zeros(problem.n)
+    return np.asarray(problem.mat.T @ losses.derivs(problem.loss_id, z, problem.b),
+                      dtype=np.float64).reshape(-1) / problem.n
+
+
+def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = None) -> dict:
+    """The data statistics the theory of the applicable solvers uses (plain floats and ints).
+
+    ``n``, ``d``, ``nnz``, ``density``; for the l2 and elastic-net families Face-Off's
+    ``C_P``, ``C_D`` (eq. 16) and ``T_{P,D}_{uniform,importance}`` (eqs. 12-15) of
+    :func:`pdsparse.stats.data_stats` (``faceoff=False`` skips them; ``beta`` replaces the
+    loss's smoothness in them, as ``pdsparse advise --beta`` does); the constants of
+    gradient methods: ``L`` = beta ||A||_2^2 / n + mu (a lower estimate: 10 power iterations,
+    :func:`pdsparse.solvers.ball.power_norm_sq`), ``L_max`` = beta max_i ||a_i||^2 + mu (the
+    smoothness of one example's loss, which SDCA and SVRG read), ``mu`` (the l2 weight),
+    ``kappa`` = L / mu and ``kappa_max`` = L_max / mu (inf when mu = 0); and the expected
+    sparsity of the solutions, each with where it comes from:
+
+    * ``x_nnz`` (of d): l2 alone: d (no l1 term: x* is dense in general). Elastic net: 0
+      exactly when l1 >= lambda_max = ||grad f(0)||_inf (the KKT conditions at 0); else the
+      size of the sequential strong rule's active set from lambda_max, {i : |grad_i f(0)|
+      >= 2 l1 - lambda_max} (Tibshirani et al. 2012, eq. 5: an estimate, usually a slight
+      overcount). l1 ball: no cheap bound: None.
+    * ``y_nnz`` (of n): logistic loss: n (alpha*_i = -phi'(a_i^T w*) lies strictly inside
+      (0, 1), never 0); squared loss: the number of nonzero residuals, n in general; smooth
+      hinge: the examples with margin below 1 at w*, which no cheap bound gives: None.
+    """
+    from pdsparse.solvers.ball import power_norm_sq
+
+    fam = family_of(problem)
+    n, d = problem.shape
+    mu = float(problem.l2)
+    out: dict = {"family": fam, "n": int(n), "d": int(d), "nnz": int(problem.nnz),
+                 "density": problem.nnz / (n * d), "loss": problem.loss,
+                 "mu": mu, "l1": float(problem.l1), "radius": float(problem.radius)}
+    if fam in ("l2", "elastic_net") and faceoff:
+        from pdsparse.stats import data_stats
+
+        A = problem.mat if sp.issparse(problem.mat) else sp.csr_matrix(problem.mat)
+        out.update(data_stats(A, mu, float(problem.smoothness) if beta is None else float(beta)))
+    smooth = float(problem.smoothness)
+    L = smooth * power_norm_sq(problem) / n + mu
+    L_max = smooth * float(problem.row_sqnorms.max()) + mu
+    out.update(L=L, L_max=L_max, kappa=L / mu if mu > 0 else math.inf,
+               kappa_max=L_max / mu if mu > 0 else math.inf)
+    grad0 = _loss_gradient_at_zero(problem)
+    lam_max = float(np.abs(grad0).max()) if grad0.size else 0.0
+    out["lambda_max"] = lam_max
+    if fam == "l2":
+        out["x_nnz"], out["x_nnz_source"] = int(d), "no l1 term: dense in general"
+    elif fam == "elastic_net":
+        l1 = float(problem.l1)
+        if l1 >= lam_max:
+            out["x_nnz"], out["x_nnz_source"] = 0, "l1 >= lambda_max: x* = 0 (KKT at 0)"
+        else:
+            out["x_nnz"] = int(np.count_nonzero(np.abs(grad0) >= 2 * l1 - lam_max))
+            out["x_nnz_source"] = "strong rule from lambda_max (Tibshirani et al. 2012)"
+    else:
+        out["x_nnz"], out["x_nnz_source"] = None, "no cheap bound on a ball"
+    if problem.loss == "logistic":
+        out["y_nnz"], out["y_nnz_source"] = int(n), "logistic: alpha* inside (0, 1)"
+    elif problem.loss == "squared":
+        out["y_nnz"], out["y_nnz_source"] = int(n), "squared: nonzero residuals, dense"
+    else:
+        out["y_nnz"], out["y_nnz_source"] = None, "margins at w* unknown before solving"
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Prediction
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Prediction:
+    """The predicted fastest solver (at its default options) and why, in one line."""
+
+    method: str
+    reason: str
+    family: str
+    options: dict = field(default_factory=dict)
+    """The options it runs with: ``{}`` (its defaults) unless the problem needs one
+    (:func:`applicable`: Prox-SDCA's ``dual_step=newton`` on the elastic net)."""
+    costs: dict = field(default_factory=dict)
+    """Predicted CPU cost of the modelled candidates, in passes of dual RCD up to the common
+    log(1/eps) factor (l2 and elastic net); empty when the rule compares no numbers."""
+    sampling: dict = field(default_factory=dict)
+    """Each RCD side's better sampling by its T (informative: the defaults are importance
+    sampling, which Theorem 2 makes optimal; equal T means it is the uniform distribution)."""
+
+
+def best_sampling(uniform: float, importance: float) -> str:
+    """The sampling with the smaller T (importance sampling is optimal, Theorem 2; equal T
+    means it *is* the uniform distribution, drawn at a lower cost: then uniform)."""
+    return "uniform" if uniform <= importance * (1 + 1e-12) else "importance"
+
+
+def predict_rcd(stats: dict, loss: str, family: str = "l2") -> Prediction:
+    """Primal or dual RCD by Face-Off's T and :data:`PASS_COST` (module docstring), from
+    :func:`pdsparse.stats.data_stats` alone (no labels needed); options not resolved."""
+    passes, sampling = {}, {}
+    for method, side in (("primal_rcd", "P"), ("dual_rcd", "D")):
+        uni, imp = stats[f"T_{side}_uniform"], stats[f"T_{side}_importance"]
+        sampling[method] = best_sampling(uni, imp)
+        passes[method] = min(uni, imp) / max(stats["nnz"], 1)
+    costs = {m: passes[m] * PASS_COST[(m, loss)] for m in passes}
+    method = min(costs, key=lambda m: (costs[m], m != "dual_rcd"))
+    other = "primal_rcd" if method == "dual_rcd" else "dual_rcd"
+    ratio = costs[other] / costs[method] if costs[method] > 0 else math.inf
+    side = {"primal_rcd": "primal", "dual_rcd": "dual"}[method]
+    reason = (f"{side} RCD: T_P/T_D = {passes['primal_rcd'] / passes['dual_rcd']:.3g} "
+              f"(passes), a primal pass costs {PASS_COST[('primal_rcd', loss)]:g}x a dual one "
+              f"({loss} loss): predicted {ratio:.3g}x less CPU time")
+    return Prediction(method, reason, family, {}, costs, sampling)
+
+
+def predict(problem: Problem, stats: dict | None = None) -> Prediction:
+    """The solver :func:`pdsparse.solvers.solve` should run on ``problem`` (module docstring).
+
+    ``stats``: the output of :func:`problem_stats` when already computed; otherwise only
+    what the rule reads is computed (Face-Off's T for l2 and the elastic net: one pass over
+    A; nothing for the l1 ball).
+    """
+    fam = family_of(problem)
+    if fam == "trace_ball":
+        raise ConfigError("no prediction for a trace-norm ball yet: race the solvers with "
+                          "'pdsparse advise --race' or pick one of pdbfw, sfw, block_fw")
+    if fam == "l1_ball":
+        kappa = (stats or {}).get("kappa")
+        cond = f"kappa = L/mu = {kappa:.3g}: " if kappa is not None else ""
+        return Prediction(
+            "acc_pg", f"{cond}accelerated gradient needs sqrt(kappa) log(1/eps) passes; the "
+            "stochastic methods pay an O(d) projection per step and Frank-Wolfe converges "
+            "sublinearly", fam, applicable(problem)["acc_pg"])
+    if stats is None or "T_P_importance" not in stats:
+        from pdsparse.stats import data_stats
+
+        A = problem.mat if sp.issparse(problem.mat) else sp.csr_matrix(problem.mat)
+        stats = {**(stats or {}), **data_stats(A, float(problem.l2), float(problem.smoothness))}
+    pred = predict_rcd(stats, problem.loss, fam)
+    pred.options = applicable(problem)[pred.method]
+    return pred
