@@ -9,12 +9,12 @@ import bz2
 import gzip
 import json
 
-import numpy as np
 import pytest
 
 from pdsparse import advise as advise_mod
-from pdsparse.advise import Advice, RaceEntry, advise, format_advice
+from pdsparse.advise import Advice, advise, format_advice
 from pdsparse.cli import main
+from pdsparse.predict import pass_cost
 
 
 def libsvm_text(rows: list[dict[int, float]], labels: list) -> str:
@@ -88,7 +88,7 @@ def test_dual_verdict_json_matches_the_library(tmp_path, capsys):
     assert out["winner"] == "dual_rcd"
     assert out["speedup"] == pytest.approx(out["ratio"])
     assert out["verdict"] == (
-        f"verdict: dual RCD, predicted {out['ratio']:.3g}x fewer operations "
+        f"dual RCD, predicted {out['ratio']:.3g}x fewer operations "
         f"(T_P/T_D = {out['ratio']:.3g}, importance sampling)"
     )
     s = out["settings"]
@@ -107,10 +107,19 @@ def test_primal_verdict_text(tmp_path, capsys):
     ratio = exp["T_P_importance"] / exp["T_D_importance"]
     assert ratio < 0.5
     lines = out.strip().splitlines()
-    assert lines[-1] == (
-        f"verdict: primal RCD, predicted {1 / ratio:.3g}x fewer operations "
-        f"(T_P/T_D = {ratio:.3g}, importance sampling)"
+    assert lines[-3] == (
+        f"Face-Off's verdict (operations, Sec. 8): primal RCD, predicted {1 / ratio:.3g}x fewer "
+        f"operations (T_P/T_D = {ratio:.3g}, importance sampling)"
     )
+    # the prediction weighs the passes by their cost: a primal pass with the logistic loss
+    # costs PASS_COST dual passes (one exp per nonzero)
+    cost = (pass_cost("primal_rcd", "logistic", exp["nnz"], exp["d"])
+            / pass_cost("dual_rcd", "logistic", exp["nnz"], exp["n"]))
+    assert lines[-1] == (
+        f"prediction: primal_rcd: primal RCD: T_P/T_D = {ratio:.3g} passes, a primal pass "
+        f"costs {cost:.3g}x a dual one here (logistic loss): predicted "
+        f"{1 / (ratio * cost):.3g}x less CPU time")
+    assert lines[-2] == "solvers for this problem: primal_rcd, dual_rcd, spdc, dgpd, dgpd_full"
     assert "n = 61 examples, d = 60 features" in out
     for label in ("C_P, C_D (eq. 16)", "T uniform", "T importance (eq. 15)"):
         assert label in out
@@ -158,36 +167,44 @@ def test_library_function_is_documented():
 # ------------------------------------------------------------------------------ race
 
 
-def test_race_reports_both_methods(tmp_path, capsys):
+def test_race_ranks_every_applicable_solver(tmp_path, capsys):
     path = write(tmp_path, "dual.txt", dual_favoured())
-    out = run_json([path, "--race", "0.05"], capsys)
+    out = run_json([path, "--race", "0.2"], capsys)
     race = out["race"]
-    assert race["seconds"] == 0.05 and race["tol"] == 1e-12
-    for side, method in (("primal", "primal_rcd"), ("dual", "dual_rcd")):
-        e = race[side]
-        assert e["method"] == method
-        assert e["sampling"] == out["sampling"][side]
-        assert e["epochs"] > 0 and e["kernel_s"] > 0
-        assert e["status"] in ("converged", "max_time")
-        assert set(e["reached"]) == {"1e-03", "1e-06"}
-        for hit in e["reached"].values():
-            assert hit is None or set(hit) == {"epoch", "time_s"}
-        assert e["rel_gap"] >= 0
-    assert race["dual"]["dual_step"] == "fixed"
-    assert race["winner"] in ("primal_rcd", "dual_rcd")
-    assert race["held"] == (race["winner"] == out["winner"])
-    assert isinstance(race["epochs"]["held"], bool)
-    # a dual-friendly problem this small is solved by both sides within the budget
-    assert race["primal"]["reached"]["1e-06"] and race["dual"]["reached"]["1e-06"]
+    assert race["seconds"] == 0.2 and race["tol"] == 1e-6 and race["tune"] is False
+    methods = [e["method"] for e in race["entries"]]
+    assert sorted(methods) == sorted(out["applicable"]) == sorted(
+        ["primal_rcd", "dual_rcd", "spdc", "dgpd", "dgpd_full"])
+    # ranked: those that reached the gap first, by CPU time with setup; then by final gap
+    reached = [e for e in race["entries"] if e["reached"]]
+    assert race["entries"][: len(reached)] == reached
+    assert [e["cpu_s"] for e in reached] == sorted(e["cpu_s"] for e in reached)
+    for e in race["entries"]:
+        assert e["cpu_s"] >= e["setup_s"] >= 0 and e["epochs"] > 0
+        assert e["status"] in ("converged", "max_time", "diverged", "error")
+        assert e["reached"] == (e["status"] == "converged")
+        if e["reached"]:
+            assert e["rel_gap"] <= 1e-6
+    assert race["winner"] == race["entries"][0]["method"]
+    assert race["held"] == (race["winner"] == out["prediction"]["method"])
+    # a dual-friendly problem this small is solved by both RCD sides within the budget
+    assert {"primal_rcd", "dual_rcd"} <= {e["method"] for e in reached}
+    assert race["faceoff"]["winner"] in ("primal_rcd", "dual_rcd")
+    assert race["faceoff"]["held"] == (race["faceoff"]["winner"] == out["winner"])
 
 
 def test_race_text(tmp_path, capsys):
     path = write(tmp_path, "primal.txt", primal_favoured(20))
     code, out, err = run_main(["advise", path, "--race", "0.05", "--seed", "3"], capsys)
     assert code == 0, err
-    assert "race: 0.05 s of kernel CPU time each (seed 3" in out
-    assert "primal RCD (" in out and "dual RCD (" in out and "fixed step" in out
-    assert "race: prediction held" in out or "race: prediction did NOT hold" in out
+    assert ("race: at most 0.05 s of kernel CPU time each, to relative gap 1e-06, ranked by "
+            "CPU time with setup (seed 3)") in out
+    assert "  1   " in out and "dual_rcd" in out and "primal_rcd" in out
+    assert "race: prediction held" in out or "race: prediction did NOT hold" in out or \
+        "race: prediction within 1.5x" in out
+    assert "Face-Off's verdict (operations) in CPU time" in out
+    # progress: a line before and after each solver, on stderr
+    assert "race 1/5: " in err and "race 5/5: " in err
 
 
 def test_race_on_multiclass_needs_positive_class(tmp_path, capsys):
@@ -196,47 +213,19 @@ def test_race_on_multiclass_needs_positive_class(tmp_path, capsys):
     code, out, err = run_main(["advise", path], capsys)  # the prediction needs no labels
     assert code == 0, err
     assert "3 classes" in out and "--positive-class" in out
-    code, out, err = run_main(["advise", path, "--race", "0.02", "--quiet"], capsys)
-    assert code == 2 and out == ""
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("pdsparse advise: error: ")
-    assert "3 classes (1, 2, 3)" in lines[0] and "--positive-class" in lines[0]
-    assert str(path) in lines[0]
+    assert "prediction: " in out
+    for extra in (["--race", "0.02"], ["--penalty", "elastic_net", "--l1", "0.01"]):
+        code, out, err = run_main(["advise", path, *extra, "--quiet"], capsys)
+        assert code == 2 and out == ""
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("pdsparse advise: error: ")
+        assert "3 classes (1, 2, 3)" in lines[0] and "--positive-class" in lines[0]
+        assert str(path) in lines[0]
     adv = run_json([path, "--race", "0.02", "--positive-class", "2"], capsys)
     assert adv["settings"]["positive_class"] == "2"
-    assert adv["race"]["primal"]["epochs"] > 0
+    assert adv["race"]["entries"][0]["epochs"] > 0
     code, _, err = run_main(["advise", path, "--positive-class", "7"], capsys)
     assert code == 2 and "7" in err and "does not occur" in err
-
-
-def entry(method: str, times, epochs, gaps) -> RaceEntry:
-    times, epochs, gaps = (np.asarray(x, dtype=float) for x in (times, epochs, gaps))
-    reached = {}
-    for target in advise_mod.RACE_TARGETS:
-        hit = np.flatnonzero(gaps <= target)
-        reached[f"{target:.0e}"] = (
-            {"epoch": epochs[hit[0]], "time_s": times[hit[0]]} if hit.size else None
-        )
-    return RaceEntry(method, "importance", "fixed", epochs[-1], times[-1], 0.0, gaps[-1],
-                     "max_time", reached, 1.0, times, epochs, gaps)  # fmt: skip
-
-
-def test_judge_first_to_1e6_then_lower_gap_at_equal_time():
-    judge = advise_mod._judge
-    fast = entry("primal_rcd", [0, 1, 2], [0, 10, 20], [1, 1e-4, 1e-7])
-    slow = entry("dual_rcd", [0, 1, 3], [0, 5, 9], [1, 1e-2, 1e-7])
-    res = judge({"primal_rcd": fast, "dual_rcd": slow}, "primal_rcd")
-    assert res["winner"] == "primal_rcd" and res["held"]
-    res = judge({"primal_rcd": fast, "dual_rcd": slow}, "primal_rcd", "epoch")
-    assert res["winner"] == "dual_rcd" and not res["held"]  # 9 epochs beat 20
-    # only one reaches 1e-6
-    stuck = entry("dual_rcd", [0, 1, 3], [0, 5, 9], [1, 1e-2, 1e-5])
-    assert judge({"primal_rcd": fast, "dual_rcd": stuck}, "dual_rcd")["winner"] == "primal_rcd"
-    # neither: lower gap at the common time budget (here 2 s), not at each one's end
-    a = entry("primal_rcd", [0, 1, 2], [0, 1, 2], [1, 1e-3, 1e-4])
-    b = entry("dual_rcd", [0, 1.5, 2.5], [0, 1, 2], [1, 1e-2, 1e-5])
-    res = judge({"primal_rcd": a, "dual_rcd": b}, "dual_rcd")
-    assert res["winner"] == "primal_rcd" and not res["held"] and "2 s" in res["reason"]
 
 
 # ------------------------------------------------------------------------------ errors

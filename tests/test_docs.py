@@ -151,3 +151,45 @@ def test_library_example_runs(path, heading, tmp_path, monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert printed.strip(), f"the example in {path} printed nothing"
     assert "converged" in printed
+
+
+def _console_sessions(text: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(heading, [(command, output)]) of every fenced ``console`` block: ``$ `` lines are the
+    commands, the lines up to the next one their output."""
+    out = []
+    for m in _FENCE.finditer(text):
+        if m.group(1).strip() != "console":
+            continue
+        heading = re.findall(r"^## (.+)$", text[: m.start()], re.MULTILINE)[-1]
+        steps: list[tuple[str, str]] = []
+        for line in m.group(2).splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:], ""))
+            elif steps:
+                steps[-1] = (steps[-1][0], steps[-1][1] + line + "\n")
+        out.append((heading, steps))
+    return out
+
+
+def test_readme_console_sessions_run_as_written(tmp_path, monkeypatch, capsys):
+    """The README's ``console`` blocks (your own data: generate, then advise on each penalty
+    family) run offline in an empty directory and print exactly what the README shows."""
+    import shlex
+
+    from pdsparse.cli import main
+
+    sessions = _console_sessions((ROOT / "README.md").read_text())
+    assert any(h == "Your own data" for h, _ in sessions)
+    def refuse(*args, **kwargs):
+        raise OSError("the README's console sessions must run offline")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.chdir(tmp_path)
+    for heading, steps in sessions:
+        for command, expected in steps:
+            argv = shlex.split(command)
+            assert argv[0] == "pdsparse", (heading, command)
+            code = main(argv[1:])
+            out = capsys.readouterr()
+            assert code == 0, (command, out.err)
+            assert out.out == expected, f"{heading}: {command}\n{out.out}"

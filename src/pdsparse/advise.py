@@ -369,7 +369,7 @@ def advise(
     else:
         problem = Problem(A, b, loss=loss, penalty=pen, name=path.name)
         st = problem_stats(problem, beta=beta)
-        pred = predict(problem, st)
+        pred = predict(problem, st, tol=tol)
         found = applicable(problem)
     seconds["stats"] = time.perf_counter() - t0
     adv = Advice(path=str(path), settings=settings, stats=st, labels=labels, family=penalty,

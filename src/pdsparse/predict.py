@@ -1,5 +1,5 @@
 """Which registered solver is fastest on a problem? The statistics the papers' theory uses,
-and a prediction made from them (no solver is run).
+and a prediction made from them (and, on the elastic net, from a few seeded passes).
 
 Three families of problems have solvers here (:data:`FAMILIES`, :func:`family_of`): the
 l2-regularized ERM of Face-Off, the elastic net (l1 + l2) of DGPD, and the l1 ball of PDBFW.
@@ -11,15 +11,22 @@ factories decide); :func:`problem_stats` computes what the theory of those solve
 
 The rule (deterministic: the same problem gives the same answer on every machine)
 ---------------------------------------------------------------------------------
-* **l2 and elastic net**: primal RCD (Face-Off Algorithm 1; with l1 > 0 its proximal step) or
-  dual RCD (Algorithm 2; with l1 > 0 Prox-SDCA), whichever needs less *time* by Face-Off's
-  total complexities: passes ``T_P / nnz`` and ``T_D / nnz`` (eqs. 12-15, each side at its
-  better sampling; the ``log(1/eps)`` factor is common to both) times the CPU cost of one pass
-  of each kernel, :data:`PASS_COST`. Face-Off's own rule compares T alone (Sec. 8), which
-  counts operations: with the logistic loss a primal pass evaluates one ``exp`` per nonzero
-  where a dual pass evaluates one per row, so a primal pass costs several dual ones (on
-  leukemia T predicts primal and the race, in seconds, goes to dual: the README). The
-  strong convexity is the l2 term in both families, so l1 changes neither T. DGPD, SPDC and
+* **l2**: primal RCD (Face-Off Algorithm 1) or dual RCD (Algorithm 2), whichever needs less
+  *time* by Face-Off's total complexities: passes ``T_P / nnz`` and ``T_D / nnz`` (eqs.
+  12-15, each side at its better sampling; the ``log(1/eps)`` factor is common to both)
+  times the CPU cost of one pass of each kernel, :data:`PASS_COST` (per nonzero and per
+  coordinate). Face-Off's own rule compares T alone (Sec. 8), which counts operations: with
+  the logistic loss a primal pass evaluates one ``exp`` per nonzero where a dual pass
+  evaluates one per row, so a primal pass costs several dual ones (on leukemia T predicts
+  primal and the race, in seconds, goes to dual: the README).
+* **elastic net**: the same two (primal RCD with its proximal step; dual RCD is then
+  Prox-SDCA), but T does not see what l1 does: x* is sparse and the loss is often far better
+  conditioned on its support than the l2 weight says, so primal RCD needs many fewer passes
+  than T_P (zipf-50k-x-1k, l1 = lambda_max / 10: 14 passes to 1e-6 where T_P predicts
+  2,900), while Prox-SDCA's dual gains nothing. The passes come from :func:`probe_rates`
+  instead: each side's first :data:`PROBE_PASSES` passes from 0, their measured rate
+  extrapolated to the tolerance (seeded draws: deterministic), times :data:`PASS_COST`.
+* DGPD, SPDC and
   DGPD's Algorithm 1 are never predicted: at their defaults they were behind importance
   dual RCD on every data set of the DGPD reproduction (docs/dgpd.md: 2.6-93x), and DGPD led
   only at settings outside its defaults.
@@ -50,18 +57,28 @@ FAMILIES = ("l2", "elastic_net", "l1_ball")
 """The penalty families :func:`predict` covers (``pdsparse advise --penalty``)."""
 
 PASS_COST = {
-    ("primal_rcd", "logistic"): 2.5,
-    ("primal_rcd", "squared"): 1.2,
-    ("primal_rcd", "smooth_hinge"): 1.2,
-    ("dual_rcd", "logistic"): 1.0,
-    ("dual_rcd", "squared"): 1.0,
-    ("dual_rcd", "smooth_hinge"): 1.0,
+    ("primal_rcd", "logistic"): (3.76, 17.0),
+    ("primal_rcd", "squared"): (1.42, 5.7),
+    ("primal_rcd", "smooth_hinge"): (1.67, 6.1),
+    ("dual_rcd", "logistic"): (0.92, 33.8),
+    ("dual_rcd", "squared"): (1.21, 27.7),
+    ("dual_rcd", "smooth_hinge"): (1.09, 29.9),
+    ("prox_sdca", "logistic"): (0.80, 49.1),
+    ("prox_sdca", "squared"): (1.16, 27.9),
+    ("prox_sdca", "smooth_hinge"): (1.04, 32.9),
 }
-"""CPU time of one pass over nnz(A) of each RCD kernel, in passes of dual RCD with the same
-loss (measured: ``benchmarks/epoch_vs_matvec.py``, benchmarks/README.md). A primal pass reads
-each column twice (the dot product with phi', then the update of the margins) and, with the
-logistic loss, evaluates one ``exp`` per nonzero; a dual pass reads each row twice and
-evaluates the loss once per row."""
+"""CPU time of one pass of each RCD kernel: (ns per nonzero of A, ns per coordinate drawn).
+A pass over nnz(A) costs ``a nnz + b m``, m the coordinates of a pass (d for primal RCD, n
+for dual RCD and Prox-SDCA, dual RCD's kernel on the elastic net). A primal step reads its
+column twice (the dot product with phi', then the update of the margins) and, with the
+logistic loss, evaluates one ``exp`` per nonzero; a dual step reads its row twice and
+evaluates the loss once (Prox-SDCA: a 1-D Newton solve). Fitted (least squares in relative
+error, within 10% on 5 of 6 sets) to the thread CPU time of passes over the six generated
+calibration sets of ``benchmarks/pass_cost.py`` on the development machine (AMD EPYC);
+only ratios between kernels enter the prediction."""
+
+PROBE_PASSES = 4
+"""Passes of each RCD side from 0 whose measured rates predict the elastic net's times."""
 
 
 def family_of(problem: Problem) -> str:
@@ -144,9 +161,10 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
 
     * ``x_nnz`` (of d): l2 alone: d (no l1 term: x* is dense in general). Elastic net: 0
       exactly when l1 >= lambda_max = ||grad f(0)||_inf (the KKT conditions at 0); else the
-      size of the sequential strong rule's active set from lambda_max, {i : |grad_i f(0)|
-      >= 2 l1 - lambda_max} (Tibshirani et al. 2012, eq. 5: an estimate, usually a slight
-      overcount). l1 ball: no cheap bound: None.
+      support of primal RCD's iterate after the probe's passes (:func:`probe_rates`, also
+      stored as ``probe``: an estimate; the sequential strong rule from lambda_max,
+      Tibshirani et al. 2012, keeps every feature once l1 < lambda_max / 2). l1 ball: no
+      cheap bound: None.
     * ``y_nnz`` (of n): logistic loss: n (alpha*_i = -phi'(a_i^T w*) lies strictly inside
       (0, 1), never 0); squared loss: the number of nonzero residuals, n in general; smooth
       hinge: the examples with margin below 1 at w*, which no cheap bound gives: None.
@@ -175,12 +193,13 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
     if fam == "l2":
         out["x_nnz"], out["x_nnz_source"] = int(d), "no l1 term: dense in general"
     elif fam == "elastic_net":
-        l1 = float(problem.l1)
-        if l1 >= lam_max:
+        if float(problem.l1) >= lam_max:
             out["x_nnz"], out["x_nnz_source"] = 0, "l1 >= lambda_max: x* = 0 (KKT at 0)"
         else:
-            out["x_nnz"] = int(np.count_nonzero(np.abs(grad0) >= 2 * l1 - lam_max))
-            out["x_nnz_source"] = "strong rule from lambda_max (Tibshirani et al. 2012)"
+            probe = probe_rates(problem)
+            out["probe"] = probe
+            out["x_nnz"] = probe["primal_rcd"]["support"]
+            out["x_nnz_source"] = f"support after {PROBE_PASSES} passes of primal RCD"
     else:
         out["x_nnz"], out["x_nnz_source"] = None, "no cheap bound on a ball"
     if problem.loss == "logistic":
@@ -190,6 +209,40 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
     else:
         out["y_nnz"], out["y_nnz_source"] = None, "margins at w* unknown before solving"
     return out
+
+
+def probe_rates(problem: Problem) -> dict:
+    """The first :data:`PROBE_PASSES` passes of primal RCD (proximal) and dual RCD
+    (Prox-SDCA) from 0, each followed by an evaluation of the relative duality gap: per side
+    ``rate`` (decades of relative gap per pass, least squares over passes 2 to the last: the
+    first pass leaves the start's transient), ``rel_gap`` after the last pass, and for the
+    primal side the ``support`` of w (an estimate of x*'s). The draws are seeded: the same
+    problem gives the same numbers on every machine."""
+    from pdsparse.solvers import solve
+
+    out = {}
+    for method, options in (("primal_rcd", {}), ("dual_rcd", {"dual_step": "newton"})):
+        res = solve(problem, method, options=options, max_epochs=PROBE_PASSES, eval_every=1.0,
+                    tol=0, max_seconds=math.inf)
+        tr = res.trace.iloc[1:]  # the rows after each pass
+        rel = (tr["gap"] / tr["primal"].abs()).to_numpy(dtype=float)
+        rel = np.where(np.isfinite(rel) & (rel > 0), rel, np.nan)
+        x = tr["epoch"].to_numpy(dtype=float)[1:]
+        y = np.log10(rel[1:])
+        ok = np.isfinite(y)
+        rate = -float(np.polyfit(x[ok], y[ok], 1)[0]) if ok.sum() >= 2 else 0.0
+        out[method] = {"rate": rate, "rel_gap": float(rel[-1]), "passes": float(x[-1]),
+                       "support": int(np.count_nonzero(res.w))}
+    return out
+
+
+def probe_passes(probe: dict, tol: float) -> float:
+    """Passes to relative gap ``tol``: the probe's, plus the rest at its measured rate (inf
+    when the gap did not fall)."""
+    gap, rate, done = probe["rel_gap"], probe["rate"], probe["passes"]
+    if not gap > tol:
+        return done if math.isfinite(gap) else math.inf
+    return done + (math.log10(gap) - math.log10(tol)) / rate if rate > 0 else math.inf
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,31 +274,52 @@ def best_sampling(uniform: float, importance: float) -> str:
     return "uniform" if uniform <= importance * (1 + 1e-12) else "importance"
 
 
-def predict_rcd(stats: dict, loss: str, family: str = "l2") -> Prediction:
-    """Primal or dual RCD by Face-Off's T and :data:`PASS_COST` (module docstring), from
-    :func:`pdsparse.stats.data_stats` alone (no labels needed); options not resolved."""
+def pass_cost(kernel: str, loss: str, nnz: int, coords: int) -> float:
+    """Predicted CPU nanoseconds of one pass of ``kernel`` (:data:`PASS_COST`)."""
+    per_nnz, per_coord = PASS_COST[(kernel, loss)]
+    return per_nnz * nnz + per_coord * coords
+
+
+def predict_rcd(stats: dict, loss: str, family: str = "l2", tol: float = 1e-6) -> Prediction:
+    """Primal or dual RCD (module docstring) from the statistics: :func:`problem_stats` or,
+    for l2, :func:`pdsparse.stats.data_stats` alone (no labels needed); options not
+    resolved. Passes: T/nnz of each side at its better sampling (Face-Off eqs. 12-15); on
+    the elastic net, where T misses what l1 does to the primal (a sparse x* on which the
+    loss is often well conditioned), the passes to ``tol`` of :func:`probe_rates` when
+    known; times: passes x :func:`pass_cost`."""
     passes, sampling = {}, {}
+    nnz = max(stats["nnz"], 1)
     for method, side in (("primal_rcd", "P"), ("dual_rcd", "D")):
         uni, imp = stats[f"T_{side}_uniform"], stats[f"T_{side}_importance"]
         sampling[method] = best_sampling(uni, imp)
-        passes[method] = min(uni, imp) / max(stats["nnz"], 1)
-    costs = {m: passes[m] * PASS_COST[(m, loss)] for m in passes}
+        passes[method] = min(uni, imp) / nnz
+    probe = family == "elastic_net" and "probe" in stats
+    if probe:  # T ignores what l1 does to the primal: the probes' measured rates instead
+        passes = {m: probe_passes(stats["probe"][m], tol) for m in passes}
+    dual_kernel = "prox_sdca" if family == "elastic_net" else "dual_rcd"
+    per_pass = {"primal_rcd": pass_cost("primal_rcd", loss, nnz, stats["d"]),
+                "dual_rcd": pass_cost(dual_kernel, loss, nnz, stats["n"])}
+    costs = {m: passes[m] * per_pass[m] for m in passes}
     method = min(costs, key=lambda m: (costs[m], m != "dual_rcd"))
     other = "primal_rcd" if method == "dual_rcd" else "dual_rcd"
     ratio = costs[other] / costs[method] if costs[method] > 0 else math.inf
     side = {"primal_rcd": "primal", "dual_rcd": "dual"}[method]
-    reason = (f"{side} RCD: T_P/T_D = {passes['primal_rcd'] / passes['dual_rcd']:.3g} "
-              f"(passes), a primal pass costs {PASS_COST[('primal_rcd', loss)]:g}x a dual one "
-              f"({loss} loss): predicted {ratio:.3g}x less CPU time")
+    what = (f"{passes['primal_rcd']:.3g} vs {passes['dual_rcd']:.3g} passes to {tol:g} at the "
+            f"rates of their first {PROBE_PASSES}" if probe else
+            f"T_P/T_D = {passes['primal_rcd'] / passes['dual_rcd']:.3g} passes")
+    reason = (f"{side} RCD: {what}, "
+              f"a primal pass costs {per_pass['primal_rcd'] / per_pass['dual_rcd']:.3g}x a "
+              f"dual one here ({loss} loss): predicted {ratio:.3g}x less CPU time")
     return Prediction(method, reason, family, {}, costs, sampling)
 
 
-def predict(problem: Problem, stats: dict | None = None) -> Prediction:
+def predict(problem: Problem, stats: dict | None = None, tol: float = 1e-6) -> Prediction:
     """The solver :func:`pdsparse.solvers.solve` should run on ``problem`` (module docstring).
 
     ``stats``: the output of :func:`problem_stats` when already computed; otherwise only
     what the rule reads is computed (Face-Off's T for l2 and the elastic net: one pass over
-    A; nothing for the l1 ball).
+    A; on the elastic net also :func:`probe_rates`; nothing for the l1 ball). ``tol``: the
+    relative gap the run is for (the elastic net's probes extrapolate to it).
     """
     fam = family_of(problem)
     if fam == "trace_ball":
@@ -263,6 +337,9 @@ def predict(problem: Problem, stats: dict | None = None) -> Prediction:
 
         A = problem.mat if sp.issparse(problem.mat) else sp.csr_matrix(problem.mat)
         stats = {**(stats or {}), **data_stats(A, float(problem.l2), float(problem.smoothness))}
-    pred = predict_rcd(stats, problem.loss, fam)
+    if fam == "elastic_net" and "probe" not in stats and float(problem.l1) < float(
+            stats.get("lambda_max", math.inf)):
+        stats = {**stats, "probe": probe_rates(problem)}
+    pred = predict_rcd(stats, problem.loss, fam, tol)
     pred.options = applicable(problem)[pred.method]
     return pred

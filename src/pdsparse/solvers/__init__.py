@@ -259,7 +259,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         if options is not None or sampling is not None or dual_step is not None:
             raise ConfigError("method='auto' chooses the options too: give a method name to "
                               "set options, sampling or dual_step")
-        auto = predict(problem)
+        auto = predict(problem, tol=tol if tol > 0 else DEFAULT_TOL)
         method, options = auto.method, auto.options
     spec = get_solver(method)
     opts = _call_options(spec, options, sampling=sampling, dual_step=dual_step)

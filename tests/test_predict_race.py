@@ -1,0 +1,306 @@
+"""Tests of :mod:`pdsparse.predict` (statistics, applicable solvers, the prediction),
+:mod:`pdsparse.race` (the race and its judgement), ``solve(problem, "auto")`` and
+``pdsparse generate``. Every test makes its own tiny data."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from pdsparse.errors import ConfigError
+from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
+from pdsparse.predict import (
+    PASS_COST,
+    PROBE_PASSES,
+    applicable,
+    family_of,
+    pass_cost,
+    predict,
+    predict_rcd,
+    probe_passes,
+    probe_rates,
+    problem_stats,
+)
+from pdsparse.problem import Problem
+from pdsparse.race import TUNE_GRID, RaceEntry, RaceResult, judge, race
+from pdsparse.solvers import SOLVERS, solve
+
+
+def data(n=120, d=40, density=0.3, seed=0):
+    rng = np.random.default_rng(seed)
+    A = sp.random(n, d, density=density, random_state=seed, format="csr")
+    A.data = rng.standard_normal(A.nnz)
+    b = np.sign(A @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n))
+    b[b == 0] = 1.0
+    return A, b
+
+
+def problem(penalty, loss="logistic", **kw):
+    A, b = data(**kw)
+    return Problem(A, b, loss, penalty=penalty)
+
+
+# ------------------------------------------------------------------------------ applicable
+
+
+@pytest.mark.parametrize("loss, penalty, expected", [
+    ("logistic", ElasticNet(0.01), {"primal_rcd": {}, "dual_rcd": {}, "spdc": {}, "dgpd": {},
+                                    "dgpd_full": {}}),
+    ("logistic", ElasticNet(0.01, 0.001),
+     {"primal_rcd": {}, "dual_rcd": {"dual_step": "newton"}, "spdc": {}, "dgpd": {},
+      "dgpd_full": {}}),
+    ("logistic", L1Ball(2.0, 0.01), {"acc_pg": {}, "fw": {"step": "open_loop"}, "svrg": {},
+                                     "scgs": {}, "storc": {}}),
+    ("smooth_hinge", L1Ball(2.0, 0.01), {"acc_pg": {}, "fw": {}, "svrg": {}, "scgs": {},
+                                         "storc": {}, "pdbfw": {}}),
+])
+def test_applicable_solvers_and_the_options_they_need(loss, penalty, expected):
+    p = problem(penalty, loss)
+    found = applicable(p)
+    assert found == expected
+    for method, options in found.items():  # each one really runs on the full problem
+        res = solve(p, method, options=options, max_epochs=1.0, tol=0)
+        assert np.isfinite(res.trace["primal"].iloc[-1])
+
+
+def test_family_of_each_penalty():
+    assert family_of(problem(ElasticNet(0.1))) == "l2"
+    assert family_of(problem(ElasticNet(0.1, 0.01))) == "elastic_net"
+    assert family_of(problem(L1Ball(1.0, 0.1))) == "l1_ball"
+    A, b = data()
+    p = Problem(A, np.column_stack([b, -b]), "squared", penalty=TraceBall(1.0))
+    assert family_of(p) == "trace_ball"
+    with pytest.raises(ConfigError, match="trace-norm ball"):
+        predict(p)
+
+
+# ------------------------------------------------------------------------------ statistics
+
+
+def test_stats_against_independent_arithmetic():
+    p = problem(ElasticNet(0.01, 0.002))
+    st = problem_stats(p)
+    A = p.csr.toarray()
+    n = A.shape[0]
+    beta = 0.25
+    grad0 = A.T @ (-0.5 * p.b) / n  # logistic: phi'(0, b) = -b / 2
+    assert st["lambda_max"] == pytest.approx(np.abs(grad0).max(), rel=1e-12)
+    exact_L = beta * np.linalg.norm(A, 2) ** 2 / n + 0.01
+    assert 0.9 * exact_L <= st["L"] <= exact_L * (1 + 1e-12)  # a power-iteration lower bound
+    assert st["L_max"] == pytest.approx(beta * (A ** 2).sum(axis=1).max() + 0.01)
+    assert st["kappa"] == pytest.approx(st["L"] / 0.01)
+    assert st["kappa_max"] == pytest.approx(st["L_max"] / 0.01)
+    assert st["y_nnz"] == n and st["x_nnz"] <= p.d
+    assert st["T_P_importance"] > 0 and st["C_P"] > 0
+
+
+def test_x_nnz_is_zero_exactly_when_l1_reaches_lambda_max():
+    lam_max = problem_stats(problem(ElasticNet(0.01)))["lambda_max"]
+    above = problem(ElasticNet(0.01, 1.0001 * lam_max))
+    assert problem_stats(above)["x_nnz"] == 0
+    res = solve(above, "primal_rcd", tol=1e-10)
+    assert res.status == "converged" and not np.any(res.w)  # certified: x* = 0
+    below = problem(ElasticNet(0.01, 0.5 * lam_max))
+    st = problem_stats(below)
+    res = solve(below, "primal_rcd", tol=1e-10)
+    assert 0 < st["x_nnz"] and np.count_nonzero(res.w) > 0
+
+
+# ------------------------------------------------------------------------------ prediction
+
+
+def fake_stats(tp, td, n=100, d=50, nnz=1000):
+    return {"T_P_uniform": tp * 1.5, "T_P_importance": tp, "T_D_uniform": td,
+            "T_D_importance": td * 2, "nnz": nnz, "n": n, "d": d}
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared", "smooth_hinge"])
+def test_rule_weighs_passes_by_their_cost(loss):
+    cost = pass_cost("primal_rcd", loss, 1000, 50) / pass_cost("dual_rcd", loss, 1000, 100)
+    # just below and above the break-even T_P / T_D = 1 / cost
+    primal = predict_rcd(fake_stats(0.9 / cost * 1000, 1000), loss)
+    dual = predict_rcd(fake_stats(1.1 / cost * 1000, 1000), loss)
+    assert primal.method == "primal_rcd" and dual.method == "dual_rcd"
+    assert primal.sampling == {"primal_rcd": "importance", "dual_rcd": "uniform"}
+    assert primal.costs["dual_rcd"] / primal.costs["primal_rcd"] == pytest.approx(1 / 0.9)
+    assert f"a primal pass costs {cost:.3g}x a dual one here ({loss} loss)" in primal.reason
+
+
+def test_pass_cost_grows_with_nonzeros_and_coordinates():
+    a, b = PASS_COST[("primal_rcd", "logistic")]
+    assert pass_cost("primal_rcd", "logistic", 1000, 10) == pytest.approx(1000 * a + 10 * b)
+    # per-coordinate overhead: a pass over many short rows costs more than over few long ones
+    assert pass_cost("dual_rcd", "logistic", 10**5, 10**4) > pass_cost("dual_rcd", "logistic",
+                                                                       10**5, 10)
+
+
+def test_every_loss_has_pass_costs():
+    from pdsparse.losses import LOSSES
+
+    kernels = ("primal_rcd", "dual_rcd", "prox_sdca")
+    assert set(PASS_COST) == {(k, loss) for k in kernels for loss in LOSSES}
+
+
+def test_elastic_net_rule_extrapolates_the_probes():
+    p = problem(ElasticNet(0.01, 0.002))
+    probe = probe_rates(p)
+    for side in ("primal_rcd", "dual_rcd"):
+        e = probe[side]
+        assert PROBE_PASSES <= e["passes"] < PROBE_PASSES + 0.1
+        assert e["rate"] > 0 and 0 < e["rel_gap"] < 1
+        need = probe_passes(e, 1e-6)
+        assert need == pytest.approx(e["passes"] + (math.log10(e["rel_gap"]) + 6) / e["rate"])
+        # (how close the extrapolation comes is benchmarks/advise_accuracy.py's question)
+    assert probe == probe_rates(p)  # seeded: deterministic
+    stats = problem_stats(p)
+    assert stats["probe"] == probe and stats["x_nnz"] == probe["primal_rcd"]["support"]
+    pred = predict_rcd(stats, "logistic", "elastic_net", tol=1e-6)
+    assert "passes to 1e-06 at the rates of their first" in pred.reason
+    # a reached gap needs no more passes; a gap that did not fall: never
+    assert probe_passes({"rel_gap": 1e-9, "rate": 1.0, "passes": 4.0}, 1e-6) == 4.0
+    assert probe_passes({"rel_gap": 1e-2, "rate": 0.0, "passes": 4.0}, 1e-6) == math.inf
+
+
+def test_prediction_on_each_family():
+    p = problem(ElasticNet(0.01, 0.001))
+    pred = predict(p)
+    assert pred.family == "elastic_net" and pred.method in ("primal_rcd", "dual_rcd")
+    assert pred.options == applicable(p)[pred.method]
+    ball = predict(problem(L1Ball(1.0, 0.01)), problem_stats(problem(L1Ball(1.0, 0.01))))
+    assert ball.method == "acc_pg" and ball.reason.startswith("kappa = L/mu = ")
+
+
+# ------------------------------------------------------------------------------ solve("auto")
+
+
+@pytest.mark.parametrize("penalty", [ElasticNet(0.01), ElasticNet(0.01, 0.002),
+                                     L1Ball(1.0, 0.01)])
+def test_solve_auto_runs_the_prediction_to_a_certified_gap(penalty):
+    p = problem(penalty)
+    pred = predict(p, tol=1e-8)
+    auto = solve(p, "auto", tol=1e-8)
+    same = solve(p, pred.method, options=pred.options, tol=1e-8)
+    assert auto.status == "converged"
+    assert auto.params["method"] == pred.method and auto.params["auto"] == pred.reason
+    np.testing.assert_array_equal(auto.w, same.w)  # the same call, bit for bit
+    last = auto.trace.iloc[-1]
+    assert last["gap"] <= 1e-8 * abs(last["primal"])
+
+
+def test_solve_auto_refuses_options():
+    p = problem(ElasticNet(0.01))
+    for kw in ({"options": {"sampling": "uniform"}}, {"sampling": "uniform"},
+               {"dual_step": "newton"}):
+        with pytest.raises(ConfigError, match="auto"):
+            solve(p, "auto", **kw)
+
+
+# ------------------------------------------------------------------------------ race
+
+
+def test_race_reaches_the_same_certified_gap_from_the_same_start():
+    p = problem(ElasticNet(0.01, 0.002))
+    lines = []
+    result = race(p, 0.5, tol=1e-6, progress=lines.append)
+    assert {e.method for e in result.entries} == set(applicable(p))
+    assert len(lines) == 2 * len(result.entries)
+    for e in result.entries:
+        if e.reached:
+            assert e.rel_gap <= 1e-6 and e.cpu_s == pytest.approx(e.setup_s + e.kernel_s)
+    keys = [(not e.reached, e.cpu_s if e.reached else e.rel_gap) for e in result.entries]
+    assert keys == sorted(keys)
+    assert result.best[result.winner.method] is result.winner
+
+
+def test_race_tune_runs_each_grid_and_keeps_the_fastest():
+    p = problem(ElasticNet(0.01, 0.002), n=60, d=20)
+    result = race(p, 0.1, tol=1e-4, tune=True,
+                  methods={"primal_rcd": {}, "dual_rcd": {"dual_step": "newton"}})
+    prim = [e for e in result.entries if e.method == "primal_rcd"]
+    dual = [e for e in result.entries if e.method == "dual_rcd"]
+    assert len(prim) == len(TUNE_GRID["primal_rcd"]["sampling"])
+    # on the elastic net dual RCD is Prox-SDCA: only the exact step, in every sampling
+    assert len(dual) == len(TUNE_GRID["dual_rcd"]["sampling"])
+    assert all(e.options.get("dual_step") == "newton" for e in dual)
+    for method, group in (("primal_rcd", prim), ("dual_rcd", dual)):
+        assert result.best[method] is group[0]  # entries are ranked
+
+
+def test_race_rejects_bad_settings():
+    p = problem(ElasticNet(0.01))
+    for seconds in (0, -1, math.inf, math.nan):
+        with pytest.raises(ConfigError, match="race time"):
+            race(p, seconds)
+    with pytest.raises(ConfigError, match="tolerance"):
+        race(p, 1.0, tol=0)
+
+
+def entry(method, cpu, reached=True, gap=1e-7):
+    return RaceEntry(method, {}, reached, cpu, 0.0, cpu, 1.0, gap,
+                     "converged" if reached else "max_time")
+
+
+def ranked(*entries, seconds=1.0):
+    from pdsparse.race import _rank_key
+
+    entries = sorted(entries, key=_rank_key)
+    best = {}
+    for e in entries:
+        best.setdefault(e.method, e)
+    return RaceResult(list(entries), seconds, 1e-6, False, best)
+
+
+def test_judge_ratio_bound_and_inconclusive():
+    res = ranked(entry("a", 1.0), entry("b", 1.4), entry("c", 2.0))
+    j = judge(res, "a")
+    assert j["held"] and j["within"] and j["ratio"] == 1.0 and "next: b, 1.4x" in j["reason"]
+    j = judge(res, "b")
+    assert not j["held"] and j["within"] and j["ratio"] == pytest.approx(1.4)
+    j = judge(res, "c")
+    assert not j["within"] and j["ratio"] == pytest.approx(2.0)
+    # the predicted one never reached the gap: its budget is a lower bound of its time
+    res = ranked(entry("a", 0.1), entry("b", 1.0, reached=False, gap=1e-3))
+    j = judge(res, "b")
+    assert j["bound"] and j["ratio"] == pytest.approx(10.0) and not j["within"]
+    # nobody reached it: the lower final gap wins, no ratio
+    res = ranked(entry("a", 1.0, False, 1e-3), entry("b", 1.0, False, 1e-4))
+    assert res.winner.method == "b"
+    j = judge(res, "b")
+    assert j["held"] and j["within"] and math.isnan(j["ratio"]) and "no solver" in j["reason"]
+    assert not judge(res, "a")["within"]
+    assert judge(res, "zzz")["reason"] == "zzz was not in the race"
+
+
+def test_tune_grid_names_real_options():
+    for method, grid in TUNE_GRID.items():
+        choices = SOLVERS[method].choices()
+        for key, values in grid.items():
+            assert key in choices, (method, key)
+            for value in values:
+                SOLVERS[method].parse_options({key: value})  # a valid value
+
+
+# ------------------------------------------------------------------------------ generate
+
+
+def test_generate_writes_a_libsvm_file_read_back_exactly(tmp_path, capsys):
+    from pdsparse.cli import main
+    from pdsparse.data.libsvm import read_libsvm
+    from pdsparse.data.synthetic import generate
+
+    out = tmp_path / "gen.svm.bz2"
+    code = main(["generate", "zipf_bow", "--param", "n=50", "--param", "d=30", "--param",
+                 "mean_nnz_per_row=5", "--param", "exponent=1.0", "--seed", "4", "--out",
+                 str(out)])
+    assert code == 0 and "-> " in capsys.readouterr().err
+    A, y = read_libsvm(out)
+    A0, y0 = generate("zipf_bow", {"n": 50, "d": 30, "mean_nnz_per_row": 5, "exponent": 1.0}, 4)
+    last = A.shape[1]  # LIBSVM cannot say that trailing columns are empty
+    assert (A - A0[:, :last]).nnz == 0 and A0[:, last:].nnz == 0
+    np.testing.assert_array_equal(y, y0)
+    code = main(["generate", "zipf_bow", "--param", "n=5", "--out", str(tmp_path / "x.svm")])
+    assert code == 2 and "missing parameter" in capsys.readouterr().err
+    assert not (tmp_path / "x.svm").exists()
