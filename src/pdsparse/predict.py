@@ -114,7 +114,7 @@ def applicable(problem: Problem) -> dict[str, dict[str, str]]:
     it is asked on a miniature problem of the same kind, so that nothing of the size of the
     data is set up here.
     """
-    from pdsparse.solvers import SOLVERS
+    from pdsparse.solvers.registry import SOLVERS
 
     mini = _miniature(problem)
     found: dict[str, dict[str, str]] = {}
@@ -218,21 +218,26 @@ def probe_rates(problem: Problem) -> dict:
     first pass leaves the start's transient), ``rel_gap`` after the last pass, and for the
     primal side the ``support`` of w (an estimate of x*'s). The draws are seeded: the same
     problem gives the same numbers on every machine."""
-    from pdsparse.solvers import solve
+    from pdsparse import objective
+    from pdsparse.solvers.registry import make_kernel
 
     out = {}
+    nnz = max(problem.nnz, 1)
     for method, options in (("primal_rcd", {}), ("dual_rcd", {"dual_step": "newton"})):
-        res = solve(problem, method, options=options, max_epochs=PROBE_PASSES, eval_every=1.0,
-                    tol=0, max_seconds=math.inf)
-        tr = res.trace.iloc[1:]  # the rows after each pass
-        rel = (tr["gap"] / tr["primal"].abs()).to_numpy(dtype=float)
-        rel = np.where(np.isfinite(rel) & (rel > 0), rel, np.nan)
-        x = tr["epoch"].to_numpy(dtype=float)[1:]
-        y = np.log10(rel[1:])
+        kernel = make_kernel(problem, method, options=options)
+        touched, epochs, rel = 0, [], []
+        for _ in range(PROBE_PASSES):
+            touched += kernel.run(nnz)[1]
+            w, alpha = kernel.iterates()
+            p_val = objective.primal(problem, w)
+            gap = (p_val - objective.dual(problem, alpha)) / abs(p_val) if p_val else np.nan
+            epochs.append(touched / nnz)
+            rel.append(gap if np.isfinite(gap) and gap > 0 else np.nan)
+        x, y = np.array(epochs[1:]), np.log10(np.array(rel[1:]))
         ok = np.isfinite(y)
         rate = -float(np.polyfit(x[ok], y[ok], 1)[0]) if ok.sum() >= 2 else 0.0
-        out[method] = {"rate": rate, "rel_gap": float(rel[-1]), "passes": float(x[-1]),
-                       "support": int(np.count_nonzero(res.w))}
+        out[method] = {"rate": rate, "rel_gap": float(rel[-1]), "passes": float(epochs[-1]),
+                       "support": int(np.count_nonzero(kernel.iterates()[0]))}
     return out
 
 
