@@ -170,7 +170,19 @@ def test_prediction_on_each_family():
     assert pred.family == "elastic_net" and pred.method in ("primal_rcd", "dual_rcd")
     assert pred.options == applicable(p)[pred.method]
     ball = predict(problem(L1Ball(1.0, 0.01)), problem_stats(problem(L1Ball(1.0, 0.01))))
-    assert ball.method == "acc_pg" and ball.reason.startswith("kappa = L/mu = ")
+    assert ball.method == "acc_pg" and ball.reason.startswith("acc_pg: sqrt(kappa) = ")
+
+
+def test_ball_rule_picks_svrg_where_d_is_tiny_and_kappa_large():
+    from pdsparse.predict import predict_ball
+
+    base = {"n": 50000, "d": 22, "nnz": 650000, "kappa": 7770.0, "kappa_max": 2.65 * 50000}
+    pred = predict_ball(base)  # ijcnn1's numbers
+    assert pred.method == "svrg" and "kappa_max/n = 2.65" in pred.reason
+    assert pred.costs["acc_pg"] == pytest.approx(math.sqrt(7770) * (2 * 650000 + 22))
+    assert pred.costs["svrg"] == pytest.approx(3.65 * (6 * 650000 + 2 * 50000 * 22))
+    assert predict_ball({**base, "d": 5000}).method == "acc_pg"  # dense steps now dear
+    assert predict_ball({**base, "kappa": 100.0}).method == "acc_pg"  # well conditioned
 
 
 # ------------------------------------------------------------------------------ solve("auto")

@@ -30,11 +30,13 @@ The rule (deterministic: the same problem gives the same answer on every machine
   DGPD's Algorithm 1 are never predicted: at their defaults they were behind importance
   dual RCD on every data set of the DGPD reproduction (docs/dgpd.md: 2.6-93x), and DGPD led
   only at settings outside its defaults.
-* **l1 ball**: accelerated projected gradient (Acc PG). Its ``sqrt(kappa) log(1/eps)``
-  passes (``kappa = L / mu``, Nesterov 2004 Sec. 2.2) beat the stochastic methods' here
-  because each of their steps pays a projection onto the ball (O(d)), and the Frank-Wolfe
-  family converges sublinearly; the PDBFW reproduction found Acc PG ahead of PDBFW, FW,
-  SVRG, SCGS and STORC on every data set at their defaults (docs/pdbfw.md).
+* **l1 ball**: accelerated projected gradient (Acc PG) or SVRG, by the leading terms of
+  their complexities in operations (:func:`predict_ball`): Acc PG's ``sqrt(kappa)`` full
+  gradients against SVRG's ``1 + kappa_max / n`` snapshots, whose 2n stochastic steps each
+  pay a dense O(d) step and projection: SVRG wins where d is tiny and kappa large (ijcnn1:
+  d = 22), Acc PG elsewhere (the PDBFW reproduction found Acc PG ahead on every one of its
+  data sets, docs/pdbfw.md). The Frank-Wolfe family (FW, SCGS, STORC, PDBFW) converges
+  sublinearly in general and is not predicted.
 * **trace-norm ball** (a label matrix): not predicted (:class:`~pdsparse.errors.ConfigError`).
 """
 
@@ -51,7 +53,8 @@ from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
 from pdsparse.problem import Problem
 
 __all__ = ["FAMILIES", "PASS_COST", "Prediction", "applicable", "best_sampling", "family_of",
-           "predict", "predict_rcd", "problem_stats"]
+           "predict", "predict_ball", "predict_rcd", "probe_passes", "probe_rates",
+           "problem_stats"]
 
 FAMILIES = ("l2", "elastic_net", "l1_ball")
 """The penalty families :func:`predict` covers (``pdsparse advise --penalty``)."""
@@ -318,6 +321,31 @@ def predict_rcd(stats: dict, loss: str, family: str = "l2", tol: float = 1e-6) -
     return Prediction(method, reason, family, {}, costs, sampling)
 
 
+def predict_ball(stats: dict) -> Prediction:
+    """Acc PG or SVRG on an l1 ball, by the leading terms of their complexities in operations
+    (nonzeros read and vector entries written, each counted once, as Face-Off's T counts):
+    Acc PG sqrt(kappa) log(1/eps) iterations (Nesterov 2004, Sec. 2.2) of two products with
+    A and one projection, ``sqrt(kappa) (2 nnz + d)``; SVRG (1 + kappa_max / n) log(1/eps)
+    snapshots (Johnson & Zhang 2013, m = 2n inner steps; Xiao & Zhang 2014) of one full
+    gradient and 2n steps, each two rows and a dense step and projection,
+    ``(1 + kappa_max / n) (6 nnz + 2 n d)``. The Frank-Wolfe family (FW, SCGS, STORC, PDBFW)
+    converges sublinearly in general and is not predicted."""
+    n, d, nnz = stats["n"], stats["d"], stats["nnz"]
+    costs = {"acc_pg": math.sqrt(stats["kappa"]) * (2 * nnz + d),
+             "svrg": (1 + stats["kappa_max"] / n) * (6 * nnz + 2 * n * d)}
+    method = min(costs, key=lambda m: (costs[m], m != "acc_pg"))
+    other = "svrg" if method == "acc_pg" else "acc_pg"
+    ratio = costs[other] / costs[method] if costs[method] > 0 else math.inf
+    if method == "acc_pg":
+        why = (f"sqrt(kappa) = {math.sqrt(stats['kappa']):.3g} iterations of 2 passes beat "
+               f"SVRG's dense O(d) steps (d = {d})")
+    else:
+        why = (f"kappa_max/n = {stats['kappa_max'] / n:.3g}: a few SVRG passes beat "
+               f"sqrt(kappa) = {math.sqrt(stats['kappa']):.3g} full gradients (d = {d} is small)")
+    return Prediction(method, f"{method}: {why}: predicted {ratio:.3g}x fewer operations",
+                      "l1_ball", {}, costs)
+
+
 def predict(problem: Problem, stats: dict | None = None, tol: float = 1e-6) -> Prediction:
     """The solver :func:`pdsparse.solvers.solve` should run on ``problem`` (module docstring).
 
@@ -331,12 +359,11 @@ def predict(problem: Problem, stats: dict | None = None, tol: float = 1e-6) -> P
         raise ConfigError("no prediction for a trace-norm ball yet: race the solvers with "
                           "'pdsparse advise --race' or pick one of pdbfw, sfw, block_fw")
     if fam == "l1_ball":
-        kappa = (stats or {}).get("kappa")
-        cond = f"kappa = L/mu = {kappa:.3g}: " if kappa is not None else ""
-        return Prediction(
-            "acc_pg", f"{cond}accelerated gradient needs sqrt(kappa) log(1/eps) passes; the "
-            "stochastic methods pay an O(d) projection per step and Frank-Wolfe converges "
-            "sublinearly", fam, applicable(problem)["acc_pg"])
+        stats = stats if stats is not None and "kappa_max" in stats else problem_stats(
+            problem, faceoff=False)
+        pred = predict_ball(stats)
+        pred.options = applicable(problem)[pred.method]
+        return pred
     if stats is None or "T_P_importance" not in stats:
         from pdsparse.stats import data_stats
 
