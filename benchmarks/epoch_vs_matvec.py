@@ -23,6 +23,17 @@ arrays on every product, which roughly doubles the cost of ``problem.csr @ x``. 
 columns ``matvec_int32_s`` / ``ratio_int32`` time the same product on a copy with int32
 ``indptr`` (scipy's fast path), the stricter baseline.
 
+The floor. A coordinate step reads its line twice: a dot product (with phi' of the margins
+for primal RCD, with w for dual RCD), then an axpy into the maintained vector (z = A w, or
+w = A^T alpha / (l2 n)), so one epoch cannot cost less than one ``M @ x`` plus one
+``M.T @ y`` on the matrix the kernel walks (``M.T`` of a CSC matrix is the same arrays read
+as CSR rows, and vice versa), plus, for the logistic loss, the exps of phi': one per nonzero
+for primal RCD (a vectorized ``numpy.exp`` over nnz values), one per row for dual RCD
+(``numpy.exp`` over n values; its Newton step takes a few more, not counted). ``floor_s`` is
+the median time of that sequence, timed as one call interleaved with the others, and
+``ratio_floor = epoch_s / floor_s``; its parts are stored as ``rmatvec_s`` (``M.T @ y``) and
+``exp_s`` (the exp, 0 without one).
+
 Outputs (written atomically): ``results/benchmarks/epoch_vs_matvec.csv`` and a sidecar
 ``epoch_vs_matvec.json`` with the machine, library versions, load average and settings.
 
@@ -61,12 +72,15 @@ DEFAULT_OUT = REPO / "results" / "benchmarks" / "epoch_vs_matvec.csv"
 DEFAULT_MIRROR = REPO.parent / "shared" / "datasets"
 MIRROR_ENV = "PDSPARSE_DATA_MIRROR"
 
-# name -> (file in the mirror, n_features); LIBSVM text, 1-based indices
+# name -> (file in the mirror, n_features, positive class or None); LIBSVM text, 1-based
+# indices. news20 is multiclass (labels 1..20): one-vs-rest with ``positive`` as +1
+# (``--positive news20=K`` picks another class).
 MIRROR_DATASETS = {
-    "leu": ("leu.bz2", 7129),
-    "gisette_scale.t": ("gisette_scale.t.bz2", 5000),
+    "leu": ("leu.bz2", 7129, None),
+    "gisette_scale.t": ("gisette_scale.t.bz2", 5000, None),
+    "news20": ("news20.bz2", 62061, 1),
 }
-DATASETS = ("leu", "gisette_scale.t", "synthetic")
+DATASETS = ("leu", "gisette_scale.t", "news20", "synthetic")
 
 # (solver, sampling, dual_step); dual_step is "" for primal RCD (it has no such option)
 CONFIGS = [
@@ -83,7 +97,8 @@ CONFIGS = [
 
 COLUMNS = [
     "solver", "dataset", "nnz", "epoch_s", "matvec_s", "ratio",
-    "matvec_int32_s", "ratio_int32", "n", "d", "density", "loss", "l2", "sampling",
+    "matvec_int32_s", "ratio_int32", "floor_s", "ratio_floor", "rmatvec_s", "exp_s",
+    "floor_exps", "positive_class", "n", "d", "density", "loss", "l2", "sampling",
     "dual_step", "format", "repeats", "epoch_inner", "matvec_inner", "epoch_min_s",
     "matvec_min_s", "epoch_wall_s", "matvec_wall_s", "clock", "iters_per_epoch", "ns_per_nnz",
     "setup_s", "normalization", "source",
@@ -96,10 +111,9 @@ def log(msg: str) -> None:
 
 def avg_row_norm_normalize(A: sp.csr_matrix) -> sp.csr_matrix:
     """Divide all entries by the average example (row) norm (Face-Off Sec. 7; X = A^T)."""
-    A = sp.csr_matrix(A, dtype=np.float64, copy=True)
-    norms = np.sqrt(np.asarray(A.multiply(A).sum(axis=1)).ravel())
-    A.data /= norms.mean()
-    return A
+    from pdsparse.data.normalize import normalize
+
+    return normalize(A, "avg_example_norm")[0]
 
 
 def resolve_mirror(arg: str | None) -> Path:
@@ -110,16 +124,22 @@ def resolve_mirror(arg: str | None) -> Path:
     return DEFAULT_MIRROR
 
 
-def load_mirror(name: str, mirror: Path) -> tuple[sp.csr_matrix, np.ndarray, str] | None:
-    from sklearn.datasets import load_svmlight_file
+def load_mirror(name: str, mirror: Path, positive: float | None = None
+                ) -> tuple[sp.csr_matrix, np.ndarray, str] | None:
+    """(A, b in {-1, +1}, source) through ``pdsparse.data.libsvm``; a multiclass set is made
+    one-vs-rest with ``positive`` (default: the table's class) as +1."""
+    from pdsparse.data.libsvm import binarize_labels, read_libsvm
 
-    fname, n_features = MIRROR_DATASETS[name]
+    fname, n_features, default_positive = MIRROR_DATASETS[name]
     path = mirror / fname
     if not path.is_file():
         log(f"skipping {name}: {path} not found (set --mirror or ${MIRROR_ENV})")
         return None
-    A, y = load_svmlight_file(str(path), n_features=n_features, zero_based=False)
-    return sp.csr_matrix(A), np.asarray(y, dtype=np.float64), str(path)
+    A, y = read_libsvm(path, n_features=n_features)
+    pos = default_positive if positive is None else positive
+    b = binarize_labels(y, pos)
+    source = str(path) if pos is None else f"{path} (class {pos:g} vs rest)"
+    return A, b, source
 
 
 def load_synthetic(args) -> tuple[sp.csr_matrix, np.ndarray, str]:
@@ -156,6 +176,38 @@ def _sample(f: Callable[[], object], inner: int) -> tuple[float, float]:
     return (time.thread_time() - c) / inner, (time.perf_counter() - t) / inner
 
 
+def floor_calls(M: sp.spmatrix, solver: str, loss: str, seed: int = 0
+                ) -> tuple[Callable[[], object], Callable[[], object], Callable[[], object], int]:
+    """(floor, rmatvec, exp, exps): the epoch's floor on the matrix ``M`` the kernel walks.
+
+    ``floor()`` computes ``M @ x``, ``M.T @ y`` and, for the logistic loss, ``numpy.exp``
+    over ``exps`` values (nnz for primal RCD, one per nonzero; n for dual RCD, one per row;
+    0 otherwise); ``rmatvec()`` and ``exp()`` are its last two parts alone.
+    """
+    rng = np.random.default_rng(seed)
+    n, d = M.shape
+    x, y = rng.standard_normal(d), rng.standard_normal(n)
+    MT = M.T  # CSC -> CSR view (or CSR -> CSC) of the same arrays: built outside the timer
+    exps = 0 if loss != "logistic" else (M.nnz if solver == "primal_rcd" else n)
+    v = -np.abs(rng.standard_normal(exps))  # margins' exps are of -|s|, as in the kernels
+    out = np.empty_like(v)
+
+    def rmatvec() -> None:
+        MT @ y
+
+    def exp() -> None:
+        if exps:
+            np.exp(v, out=out)
+
+    def floor() -> None:
+        M @ x
+        MT @ y
+        if exps:
+            np.exp(v, out=out)
+
+    return floor, rmatvec, exp, exps
+
+
 def bench_config(problem: Problem, solver: str, sampling: str, dual_step: str, repeats: int,
                  min_sample_s: float, seed: int, clock: str = "cpu") -> dict:
     fmt = "csc" if solver == "primal_rcd" else "csr"
@@ -167,6 +219,7 @@ def bench_config(problem: Problem, solver: str, sampling: str, dual_step: str, r
     x = np.random.default_rng(seed).standard_normal(problem.d)
     cls = sp.csc_matrix if fmt == "csc" else sp.csr_matrix
     M32 = cls((M.data, M.indices.astype(np.int32), M.indptr.astype(np.int32)), shape=M.shape)
+    floor, rmatvec, exp, exps = floor_calls(M, solver, problem.loss, seed)
 
     iters_total = 0
 
@@ -184,21 +237,30 @@ def bench_config(problem: Problem, solver: str, sampling: str, dual_step: str, r
     t_epoch = _sample(epoch, 1)[1]
     t_mv = _sample(matvec, 3)[1]
     _sample(matvec32, 3)
+    t_fl = _sample(floor, 3)[1]
+    t_rmv, t_exp = _sample(rmatvec, 3)[1], _sample(exp, 3)[1]
     e_in, m_in = _inner(t_epoch, min_sample_s), _inner(t_mv, min_sample_s)
+    f_in, r_in, x_in = (_inner(t, min_sample_s) for t in (t_fl, t_rmv, t_exp))
     iters_total = 0
-    ep, mv, mv32 = [], [], []
-    for _ in range(repeats):  # interleaved, so background load hits all three alike
+    ep, mv, mv32, fl, rmv, ex = [], [], [], [], [], []
+    for _ in range(repeats):  # interleaved, so background load hits all of them alike
         ep.append(_sample(epoch, e_in))
         mv.append(_sample(matvec, m_in))
         mv32.append(_sample(matvec32, m_in))
+        fl.append(_sample(floor, f_in))
+        rmv.append(_sample(rmatvec, r_in))
+        ex.append(_sample(exp, x_in) if exps else (0.0, 0.0))
     if not np.all(np.isfinite(kernel.iterates()[0])):
         log(f"warning: {solver}/{sampling}/{dual_step}: iterate not finite after the benchmark")
     k = 0 if clock == "cpu" else 1
-    epoch_s, matvec_s, mv32_s = (statistics.median(s[k] for s in v) for v in (ep, mv, mv32))
+    epoch_s, matvec_s, mv32_s, floor_s, rmatvec_s, exp_s = (
+        statistics.median(s[k] for s in v) for v in (ep, mv, mv32, fl, rmv, ex))
     epoch_w, matvec_w = (statistics.median(s[1] for s in v) for v in (ep, mv))
     return {
         "solver": solver, "nnz": nnz, "epoch_s": epoch_s, "matvec_s": matvec_s,
         "ratio": epoch_s / matvec_s, "matvec_int32_s": mv32_s, "ratio_int32": epoch_s / mv32_s,
+        "floor_s": floor_s, "ratio_floor": epoch_s / floor_s, "rmatvec_s": rmatvec_s,
+        "exp_s": exp_s, "floor_exps": exps,
         "sampling": sampling, "dual_step": dual_step, "format": fmt, "repeats": repeats,
         "epoch_inner": e_in, "matvec_inner": m_in, "epoch_min_s": min(s[k] for s in ep),
         "matvec_min_s": min(s[k] for s in mv), "epoch_wall_s": epoch_w, "matvec_wall_s": matvec_w,
@@ -239,6 +301,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     ap.add_argument("--solvers", nargs="+", default=["dual_rcd", "primal_rcd"],
                     choices=["dual_rcd", "primal_rcd"])
+    ap.add_argument("--samplings", nargs="+", default=["importance", "uniform", "permutation"],
+                    choices=["importance", "uniform", "permutation"])
+    ap.add_argument("--positive", action="append", default=[], metavar="DATASET=CLASS",
+                    help="positive class of a multiclass set, one-vs-rest (default: news20=1)")
     ap.add_argument("--loss", default="logistic", choices=["logistic", "squared", "smooth_hinge"])
     ap.add_argument("--repeats", type=int, default=11, help="timed samples per row")
     ap.add_argument("--min-sample-s", type=float, default=0.02,
@@ -255,6 +321,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.repeats < 1 or args.min_sample_s < 0:
         ap.error("--repeats must be >= 1 and --min-sample-s >= 0")
+    positive = {}
+    for item in args.positive:
+        name, _, cls = item.partition("=")
+        if name not in MIRROR_DATASETS or not cls:
+            ap.error(f"--positive {item!r}: expected DATASET=CLASS with DATASET one of "
+                     f"{', '.join(MIRROR_DATASETS)}")
+        positive[name] = float(cls)
 
     mirror = resolve_mirror(args.mirror)
     info = machine_info() | {"mirror": str(mirror), "settings": vars(args) | {"out": str(args.out)},
@@ -264,26 +337,28 @@ def main(argv: list[str] | None = None) -> int:
         if name == "synthetic":
             A, b, source = load_synthetic(args)
         else:
-            got = load_mirror(name, mirror)
+            got = load_mirror(name, mirror, positive.get(name))
             if got is None:
                 continue
             A, b, source = got
+        pos_class = positive.get(name, MIRROR_DATASETS.get(name, (None,) * 3)[2])
         A = avg_row_norm_normalize(A)
         n, d = A.shape
         problem = Problem(A, b, loss=args.loss, l2=1.0 / n, name=name)
         problem.csc  # noqa: B018 -- build the cached CSC copy outside every timing
         log(f"{name}: n={n} d={d} nnz={problem.nnz} ({source})")
         for solver, sampling, dual_step in CONFIGS:
-            if solver not in args.solvers:
+            if solver not in args.solvers or sampling not in args.samplings:
                 continue
             r = bench_config(problem, solver, sampling, dual_step, args.repeats,
                              args.min_sample_s, args.seed, args.clock)
             r |= {"dataset": name, "n": n, "d": d, "density": problem.nnz / (n * d),
                   "loss": args.loss, "l2": problem.l2, "normalization": "avg_example_norm",
-                  "source": source}
+                  "source": source, "positive_class": pos_class}
             rows.append(r)
             log(f"  {solver:10s} {sampling:10s} {dual_step:6s} epoch {r['epoch_s'] * 1e3:9.3f} ms"
                 f"  matvec {r['matvec_s'] * 1e3:8.3f} ms  ratio {r['ratio']:5.2f}"
+                f"  floor {r['floor_s'] * 1e3:8.3f} ms  ratio {r['ratio_floor']:5.2f}"
                 f"  (int32 matvec {r['matvec_int32_s'] * 1e3:8.3f} ms,"
                 f" ratio {r['ratio_int32']:5.2f})")
     if not rows:
@@ -296,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     with atomic_path(args.out.with_suffix(".json")) as tmp:
         tmp.write_text(json.dumps(info, indent=2, default=str) + "\n")
     show = df[["solver", "dataset", "sampling", "dual_step", "nnz", "epoch_s", "matvec_s", "ratio",
-               "matvec_int32_s", "ratio_int32"]]
+               "floor_s", "ratio_floor", "matvec_int32_s", "ratio_int32"]]
     with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
         print(show.to_string(index=False))
     print(f"\nwrote {args.out} ({info['cpu_model']}, nproc={info['nproc']}, "

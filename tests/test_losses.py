@@ -106,7 +106,7 @@ def test_logistic_derivative_is_accurate_to_a_few_ulp():
 
 def test_vectorised_logistic_column_gradient_matches_scalar_sum():
     rng = np.random.default_rng(8)
-    for m in (0, 1, 3, 4, 5, 17, 1000):
+    for m in (0, 1, 2, 3, 4, 5, 6, 7, 17, 38, 1000):  # every tail length 1-3, with and without
         z = rng.normal(0, 3, 50)
         b = rng.choice([-1.0, 1.0], 50)
         idx = rng.integers(0, 50, m).astype(np.int32)
@@ -114,6 +114,56 @@ def test_vectorised_logistic_column_gradient_matches_scalar_sum():
         got = losses.logistic_dot(val, idx, z, b)
         want = float(np.sum(losses.derivs(0, z[idx], b[idx]) * val))
         assert got == pytest.approx(want, rel=1e-13, abs=1e-15)
+
+
+def _fast_deriv(z, b):
+    """-b sigma(-b z) through the 4-lane kernel, one entry at a time (lane 0; the padding
+    lanes add zeros)."""
+    one, idx = np.ones(1), np.zeros(1, dtype=np.int32)
+    return np.array([losses.logistic_dot(one, idx, z[j:j + 1], b[j:j + 1])
+                     for j in range(z.size)])
+
+
+def test_fast_logistic_derivative_is_accurate_on_both_exp_paths():
+    """_fastexp.h: |b z| <= 708 takes the table exp with the power of two put in the
+    exponent field; beyond it (subnormal exps, the clamp at -746, inf, NaN) the guarded
+    path. Within 3 ulp of long double where the result is normal, within 2 units of the
+    smallest subnormal below, 0 where the true value rounds to 0."""
+    rng = np.random.default_rng(17)
+    z = np.concatenate([rng.normal(0, 5, 4000), rng.uniform(-760, 760, 3000),
+                        rng.uniform(700, 716, 1000), rng.uniform(-1e-3, 1e-3, 500),
+                        [0.0, -0.0, 1e-300, 36.0, -36.0, 707.9, 708.0, 708.1, 745.0, 745.2,
+                         746.0, 800.0, np.inf]])
+    b = rng.choice([-1.0, 1.0], z.size)
+    got = _fast_deriv(z, b)
+    want = (-b * (1.0 / (1.0 + np.exp((b * z).astype(np.longdouble))))).astype(np.float64)
+    tiny = np.finfo(float).tiny
+    normal = np.abs(want) >= tiny
+    ulps = np.abs(got - want)[normal] / np.spacing(np.abs(want[normal]))
+    assert ulps.max() <= 3
+    assert np.all(np.abs(got - want)[~normal] <= 2 * 5e-324)
+    assert np.isnan(_fast_deriv(np.array([np.nan]), np.ones(1))[0])
+
+
+def test_fast_logistic_lanes_do_not_depend_on_their_neighbours():
+    """A group of four with one lane beyond |b z| = 708 takes the guarded exp for all four;
+    each lane must still get the value it gets alone (results are a function of the data,
+    not of how it falls into groups of four)."""
+    rng = np.random.default_rng(5)
+    z = np.concatenate([rng.normal(0, 4, 60), rng.uniform(708, 760, 20) * rng.choice([-1, 1], 20)])
+    b = rng.choice([-1.0, 1.0], z.size)
+    alone = _fast_deriv(z, b)
+    idx = rng.permutation(z.size).astype(np.int32)
+    for lane in range(4):
+        val = np.zeros(z.size)
+        val[lane::4] = 1.0  # one lane of every group; the others add exact zeros
+        got = losses.logistic_dot(val, idx, z, b)
+        lanes = idx[lane::4]
+        # lane l sums its entries in order; the other lanes add +-0
+        want = 0.0
+        for j in lanes:
+            want += alone[j]
+        assert got == want
 
 
 def test_logistic_dual_step_is_exact_for_extreme_curvature():

@@ -53,7 +53,7 @@ cdef inline double sigmoid(double s) noexcept nogil:
 
     One value at a time glibc's exp is the faster; ``_fastexp.h``'s polynomial exp pays
     off four lanes at a time, in the primal kernel's column gradient (``pd_logistic_dot``),
-    where the two agree to about 2 ulp.
+    where the two agree to about 3 ulp.
     """
     cdef double e
     if s >= 0.0:
