@@ -60,25 +60,26 @@ FAMILIES = ("l2", "elastic_net", "l1_ball")
 """The penalty families :func:`predict` covers (``pdsparse advise --penalty``)."""
 
 PASS_COST = {
-    ("primal_rcd", "logistic"): (3.76, 17.0),
-    ("primal_rcd", "squared"): (1.42, 5.7),
-    ("primal_rcd", "smooth_hinge"): (1.67, 6.1),
-    ("dual_rcd", "logistic"): (0.92, 33.8),
-    ("dual_rcd", "squared"): (1.21, 27.7),
-    ("dual_rcd", "smooth_hinge"): (1.09, 29.9),
-    ("prox_sdca", "logistic"): (0.80, 49.1),
-    ("prox_sdca", "squared"): (1.16, 27.9),
-    ("prox_sdca", "smooth_hinge"): (1.04, 32.9),
+    ("primal_rcd", "logistic"): (2.39, 12.9),
+    ("dual_rcd", "logistic"): (0.86, 34.7),
+    ("prox_sdca", "logistic"): (0.81, 43.2),
+    ("primal_rcd", "squared"): (1.36, 5.7),
+    ("dual_rcd", "squared"): (1.19, 28.5),
+    ("prox_sdca", "squared"): (1.17, 27.8),
+    ("primal_rcd", "smooth_hinge"): (1.61, 6.0),
+    ("dual_rcd", "smooth_hinge"): (1.06, 30.6),
+    ("prox_sdca", "smooth_hinge"): (1.05, 32.3),
 }
 """CPU time of one pass of each RCD kernel: (ns per nonzero of A, ns per coordinate drawn).
 A pass over nnz(A) costs ``a nnz + b m``, m the coordinates of a pass (d for primal RCD, n
 for dual RCD and Prox-SDCA, dual RCD's kernel on the elastic net). A primal step reads its
 column twice (the dot product with phi', then the update of the margins) and, with the
 logistic loss, evaluates one ``exp`` per nonzero; a dual step reads its row twice and
-evaluates the loss once (Prox-SDCA: a 1-D Newton solve). Fitted (least squares in relative
-error, within 10% on 5 of 6 sets) to the thread CPU time of passes over the six generated
-calibration sets of ``benchmarks/pass_cost.py`` on the development machine (AMD EPYC);
-only ratios between kernels enter the prediction."""
+evaluates the loss once (Prox-SDCA: a 1-D Newton solve). Fitted by ``benchmarks/
+pass_cost.py`` (least squares in relative error; fitted/measured 0.83-1.22, Prox-SDCA with
+the logistic loss 0.55 on one set) to the thread CPU time of passes over six generated
+calibration sets on the development machine (AMD EPYC, 2026-11-26, commit 4f0b4ac); only
+ratios between kernels enter the prediction."""
 
 PROBE_PASSES = 4
 """Passes of each RCD side from 0 whose measured rates predict the elastic net's times."""
