@@ -298,3 +298,53 @@ def test_one_class_file_is_warned_about(tmp_path, capsys):
     assert code == 0 and "warning: the file has one class only (label 1)" in out
     code, out, _ = run_main(["advise", str(path), "--quiet", "--json"], capsys)
     assert "one class only" in json.loads(out)["warnings"][0]
+
+
+# ------------------------------------------------------------------------------ penalty families
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--penalty", "elastic_net"], ["elastic_net needs --l1 > 0"]),
+    (["--penalty", "l1_ball"], ["l1_ball needs --radius > 0"]),
+    (["--l1", "0.1"], ["penalty l2 takes no l1 or radius", "--penalty elastic_net"]),
+    (["--penalty", "elastic_net", "--l1", "0.1", "--radius", "2"], ["takes no radius"]),
+    (["--penalty", "l1_ball", "--radius", "2", "--l1", "0.1"], ["takes no l1"]),
+])
+def test_penalty_settings_are_checked_before_the_data_is_read(tmp_path, capsys, argv, words):
+    missing = tmp_path / "not-there.txt"  # the settings are checked first: no file needed
+    line = one_line_error([missing, *argv], capsys)
+    for word in words:
+        assert word in line
+
+
+def test_each_family_prediction_and_race(tmp_path, capsys):
+    path = write(tmp_path, "dual.txt", dual_favoured())
+    en = run_json([path, "--penalty", "elastic_net", "--l1", "0.001", "--race", "0.1"], capsys)
+    assert en["family"] == "elastic_net" and en["settings"]["l1"] == 0.001
+    assert en["applicable"]["dual_rcd"] == {"dual_step": "newton"}  # Prox-SDCA
+    assert en["prediction"]["method"] in ("primal_rcd", "dual_rcd")
+    assert set(en["stats"]["probe"]) == {"primal_rcd", "dual_rcd"}
+    assert en["stats"]["x_nnz"] == en["stats"]["probe"]["primal_rcd"]["support"]
+    labels = [e["label"] for e in en["race"]["entries"]]
+    assert "dual_rcd (dual_step=newton)" in labels
+    ball = run_json([path, "--penalty", "l1_ball", "--radius", "1", "--loss", "smooth_hinge",
+                     "--race", "0.1"], capsys)
+    assert ball["T_P"] is None and ball["verdict"] is None and "faceoff" not in ball["race"]
+    assert ball["prediction"]["method"] in ("acc_pg", "svrg")
+    assert {e["method"] for e in ball["race"]["entries"]} == set(ball["applicable"]) == {
+        "acc_pg", "fw", "svrg", "scgs", "storc", "pdbfw"}
+    code, out, err = run_main(["advise", path, "--penalty", "l1_ball", "--radius", "1",
+                               "--quiet"], capsys)
+    assert code == 0 and "penalty l1 ball: radius 1" in out and "C_P" not in out
+
+
+def test_tune_races_each_grid(tmp_path, capsys):
+    from pdsparse.race import TUNE_GRID
+
+    path = write(tmp_path, "dual.txt", dual_favoured(30))
+    out = run_json([path, "--race", "0.02", "--tune"], capsys)
+    assert out["race"]["tune"] is True
+    dual = [e for e in out["race"]["entries"] if e["method"] == "dual_rcd"]
+    grid = TUNE_GRID["dual_rcd"]
+    assert len(dual) == len(grid["sampling"]) * len(grid["dual_step"])
+    assert len({e["label"] for e in dual}) == len(dual)

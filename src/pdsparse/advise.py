@@ -486,10 +486,12 @@ def format_advice(adv: Advice) -> str:
         "",
         f"race: at most {race['seconds']:g} s of kernel CPU time each{tuned}, to relative gap "
         f"{race['tol']:g}, ranked by CPU time with setup (seed {s['seed']})",
-        f"  {'':4}{'solver':36}{'CPU s':>10}{'setup s':>10}{'epochs':>10}{'rel gap':>10}  status",
     ]
+    width = max(36, *(len(e["label"]) + 2 for e in race["entries"]))
+    lines.append(f"  {'':4}{'solver':{width}}{'CPU s':>10}{'setup s':>10}{'epochs':>10}"
+                 f"{'rel gap':>10}  status")
     for i, e in enumerate(race["entries"], 1):
-        lines.append(f"  {i:<4}{e['label']:36}{_g(e['cpu_s'], 3):>10}{_g(e['setup_s'], 2):>10}"
+        lines.append(f"  {i:<4}{e['label']:{width}}{_g(e['cpu_s'], 3):>10}{_g(e['setup_s'], 2):>10}"
                      f"{_g(e['epochs'], 4):>10}{_g(e['rel_gap'], 3):>10}  {e['status']}")
     held = "held" if race["held"] else ("within 1.5x" if race["within"] else "did NOT hold")
     lines.append(f"race: prediction {held}: {race['reason']}")
