@@ -222,8 +222,9 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         ``"dual_rcd"``: Algorithm 2, ...) or ``"auto"``: the solver, with the options it
         needs, that :func:`pdsparse.predict.predict` predicts fastest on ``problem`` (the
         prediction of ``pdsparse advise``; ``params["auto"]`` holds its reason). Its cost
-        is not in the trace: one pass over A for l2 and the l1 ball; on the elastic net
-        also the probe, 4 passes of primal and of dual RCD with an evaluation after each.
+        is not in the trace: Face-Off's statistics for l2 (about one pass over A); on the
+        elastic net also the probe (4 passes of primal and of dual RCD with an evaluation
+        after each); on the l1 ball L and kappa_max (10 power iterations: about 20 passes).
     sampling, dual_step : the solver's options (None: its default), see
         :class:`PrimalRCDOptions` / :class:`DualRCDOptions`: sampling ``"importance"``
         (default, eq. 14), ``"uniform"`` or ``"permutation"``; dual step ``"fixed"``
