@@ -15,6 +15,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -74,9 +75,14 @@ DEFAULT_MAX_SECONDS = 600.0
 
 @dataclass
 class Result:
-    """What a run returns: the trace (one row per evaluation) and the final iterates."""
+    """What a run returns: the trace (one row per evaluation) and the final iterates.
 
-    trace: pd.DataFrame
+    ``rows`` are the trace's rows (tuples in :data:`TRACE_COLUMNS` order); ``trace`` is them
+    as a DataFrame, built on first access: a pandas DataFrame costs 0.15-0.4 ms to build,
+    a quarter of a whole call on a 100 x 10 problem, and a caller who wants ``w`` needs none
+    (benchmarks/solve_vs_liblinear.py)."""
+
+    rows: list[tuple] = field(repr=False)
     w: np.ndarray
     alpha: np.ndarray
     status: str
@@ -88,6 +94,11 @@ class Result:
     """Wall time of the evaluations (P, D, gap, nonzero counts), outside ``time_s``."""
     setup_wall_s: float = 0.0
     """Wall time of the setup."""
+
+    @cached_property
+    def trace(self) -> pd.DataFrame:
+        """One row per evaluation (:data:`TRACE_COLUMNS`), the status on the last one."""
+        return pd.DataFrame(self.rows, columns=TRACE_COLUMNS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,7 +332,6 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
             break
         target = schedule.next(touched, gap / abs(p_val) if p_val else math.inf)
     rows[-1] = rows[-1][:-1] + (status,)
-    trace = pd.DataFrame(rows, columns=TRACE_COLUMNS)
     w, alpha = kernel.iterates()
     params = dict(method=spec.name,
                   **{k: ("" if v == NONE else v) for k, v in spec.option_columns(opts).items()},
@@ -330,4 +340,4 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
                   tag=spec.tag(opts), evaluations=len(rows),
                   schedule="adaptive" if schedule.adaptive else
                   "geometric" if eval_per_decade else "fixed")
-    return Result(trace, w.copy(), alpha.copy(), status, setup_s, params, eval_s, setup_wall_s)
+    return Result(rows, w.copy(), alpha.copy(), status, setup_s, params, eval_s, setup_wall_s)
