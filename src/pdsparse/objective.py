@@ -81,7 +81,7 @@ def w_of_alpha(problem: Problem, alpha: np.ndarray) -> np.ndarray:
     """The primal point paired with ``alpha``: grad g^*(A^T alpha / n) (elastic net:
     soft(A^T alpha / n, l1) / l2; a ball with l2 = 0: a vertex)."""
     alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
-    v = problem.mat.T @ alpha / problem.n
+    v = problem.mat_t @ alpha / problem.n
     return problem.penalty.grad_conjugate(v)
 
 
@@ -94,7 +94,7 @@ def dual(problem: Problem, alpha: np.ndarray) -> float:
         conj = losses.conj_neg(problem.loss_id, _flat(alpha), _flat(problem.b))
     if not np.all(np.isfinite(conj)):
         return -np.inf
-    v = problem.mat.T @ alpha / problem.n
+    v = problem.mat_t @ alpha / problem.n
     if alpha.ndim == 1:
         return float(-conj.mean() - problem.penalty.conjugate(v))
     return float(-(conj.sum() / problem.n) - problem.penalty.conjugate(v))
@@ -125,7 +125,7 @@ def evaluate(problem: Problem, w: np.ndarray,
 
 def loss_gradient(problem: Problem, w: np.ndarray) -> np.ndarray:
     """grad f(w) = A^T phi'(A w) / n, the gradient of the loss part of P (no penalty)."""
-    return problem.mat.T @ (-alpha_of_w(problem, w)) / problem.n
+    return problem.mat_t @ (-alpha_of_w(problem, w)) / problem.n
 
 
 def fw_gap(problem: Problem, w: np.ndarray) -> float:
