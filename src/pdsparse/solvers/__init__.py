@@ -126,6 +126,7 @@ MIN_STEP_EPOCHS = 0.5
 MAX_GROWTH = 4.0
 FALLBACK_GROWTH = 2.0
 PROBE_EPOCHS = 1.0 / 16  # first kernel call under a time budget: measures the kernel's speed
+FAR_CALLS = 64  # a kernel call may last 1/FAR_CALLS of the time left (_time_capped)
 
 
 class _FixedSchedule:
@@ -206,16 +207,20 @@ def _time_capped(budget: int, last: tuple[int, float], elapsed: float, max_secon
     """``budget`` cut to what the kernel does, at the speed of its last call (``last``: its
     work and CPU seconds; none yet: a short probe), in half the time left, or in all of it
     and 5% more once that is at most a twentieth of ``max_seconds`` (so that the run ends
-    just past the budget, not short of it), and in at most twice the last call's time. A
-    kernel whose work grows dearer as it runs (PDBFW's growing s: its selection and
-    projection outgrow the counted scans) overran by 1.65x on mnist09-rb when one call was
-    sized at the run's average speed; a call no longer than twice the last one, and no longer
-    than half the time left, re-measures the speed before it can overrun."""
+    just past the budget, not short of it), and in at most twice the last call's time or
+    ``1 / FAR_CALLS`` of the time left, the larger. A kernel whose work grows dearer as it runs
+    (PDBFW's growing s: its selection and projection outgrow the counted scans) overran by
+    1.65x on mnist09-rb when one call was sized at the run's average speed; a call no longer
+    than twice the last one, and no longer than half the time left, re-measures the speed
+    before it can overrun. Far from the budget the doubling alone cost a short run 8 kernel
+    calls (5 us each, an eighth of a solve of a 100 x 10 problem); a call sized at a 64th of
+    the time left ends within half of it even if the kernel slows down 32-fold meanwhile."""
     work, seconds_last = last
     if work <= 0 or seconds_last <= 0:
         return min(budget, max(1, int(PROBE_EPOCHS * nnz)))
     left = max_seconds - elapsed
-    seconds = min(max(0.5 * left, min(1.05 * left, 0.05 * max_seconds)), 2.0 * seconds_last)
+    seconds = min(max(0.5 * left, min(1.05 * left, 0.05 * max_seconds)),
+                  max(2.0 * seconds_last, left / FAR_CALLS))
     return min(budget, max(1, int(math.ceil(seconds * work / seconds_last))))
 
 
