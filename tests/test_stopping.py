@@ -297,3 +297,20 @@ def test_evaluations_share_one_transposed_view_of_the_data():
     alpha = np.linspace(-0.5, 0.5, p.n)
     np.testing.assert_array_equal(t @ alpha, p.mat.T @ alpha)
     assert objective.dual(p, alpha) == objective.dual(Problem(p.csr, p.b, p.loss, p.l2), alpha)
+
+
+def test_row_norms_are_scipys_row_sums_to_the_bit():
+    """The row norms (sampling probabilities and steps of dual RCD) are summed without a
+    scipy matrix around them, in the same order: empty rows, a row of one entry, none."""
+    import scipy.sparse as sp
+
+    A = sp.random(30, 20, density=0.3, random_state=3, format="lil")
+    A[0, :] = 0
+    A[7, :] = 0
+    A[8, :] = 0
+    A[8, 2] = 3.0
+    for M in (A.tocsr(), sp.csr_matrix((4, 3)), make_data(n=300, d=80, seed=5)[0]):
+        p = Problem(M, np.ones(M.shape[0]), "squared", l2=1.0)
+        ref = np.asarray(sp.csr_matrix((M.data * M.data, M.indices, M.indptr),
+                                       shape=M.shape).sum(axis=1)).ravel()
+        assert p.row_sqnorms.dtype == ref.dtype and p.row_sqnorms.tobytes() == ref.tobytes()
