@@ -314,3 +314,34 @@ def test_row_norms_are_scipys_row_sums_to_the_bit():
         ref = np.asarray(sp.csr_matrix((M.data * M.data, M.indices, M.indptr),
                                        shape=M.shape).sum(axis=1)).ravel()
         assert p.row_sqnorms.dtype == ref.dtype and p.row_sqnorms.tobytes() == ref.tobytes()
+
+
+def test_one_pass_evaluation_is_primal_and_dual_to_the_bit():
+    """``objective.evaluate`` (what ``solve`` evaluates with) takes A w and A^T alpha from one
+    pass over A: the values of ``primal`` and ``dual`` to the bit, the products those of
+    scipy; alpha outside the logistic conjugate's domain gives D = -inf as before."""
+    import scipy.sparse as sp
+
+    from pdsparse import losses
+
+    rng = np.random.default_rng(11)
+    A = sp.random(40, 25, density=0.2, random_state=4, format="lil")
+    A[3, :] = 0  # an empty row
+    A = A.tocsr()
+    cases = [(A, "logistic"), (make_data(n=120, d=60, seed=3)[0], "logistic"),
+             (make_data(n=50, d=200, seed=4, loss="squared")[0], "squared")]
+    for M, loss in cases:
+        b = np.where(rng.standard_normal(M.shape[0]) > 0, 1.0, -1.0)
+        p = Problem(M, b, loss, l2=0.03)
+        outside = 2.0 * b  # outside the logistic conjugate's domain
+        for w, alpha in ((rng.standard_normal(p.d), 0.9 * rng.uniform(-1, 1, p.n) * b),
+                         (np.zeros(p.d), -np.zeros(p.n)),
+                         (rng.standard_normal(p.d), outside)):
+            z, u = losses.csr_products(p.csr.data, p.csr.indices, p.csr.indptr, w, alpha)
+            assert z.tobytes() == (p.mat @ w).tobytes()
+            assert u.tobytes() == (p.mat.T @ alpha).tobytes()
+            got = objective.evaluate(p, w, alpha)
+            want = (objective.primal(p, w), objective.dual(p, alpha))
+            assert got[:2] == want and got[2] == want[0] - want[1]
+            if loss == "logistic" and alpha is outside:
+                assert got[1] == -np.inf

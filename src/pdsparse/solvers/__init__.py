@@ -315,9 +315,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         # evaluate, outside the timer
         t = time.perf_counter()
         w, alpha = kernel.iterates()
-        p_val = objective.primal(problem, w)
-        d_val = objective.dual(problem, alpha)
-        gap = p_val - d_val
+        p_val, d_val, gap = objective.evaluate(problem, w, alpha)
         rows.append((iters, touched / nnz, iters / per_sweep, elapsed, wall, setup_s, p_val,
                      d_val, gap, int(np.count_nonzero(w)), int(np.count_nonzero(alpha)), ""))
         eval_s += time.perf_counter() - t
