@@ -45,7 +45,7 @@ variant) and ``solve_vs_liblinear.md`` (tables, machine, load average, versions)
 
 Usage::
 
-    python benchmarks/solve_vs_liblinear.py                        # 15 data sets, ~15 min
+    python benchmarks/solve_vs_liblinear.py                        # 15 data sets, ~1-2 min
     python benchmarks/solve_vs_liblinear.py --datasets leu,zipf-5000x5000 --repeats 3
     python benchmarks/solve_vs_liblinear.py --datasets none         # the 100 x 10 fixed cost only
 """
@@ -276,82 +276,108 @@ def bench(name, kind, A, b, lam_spec, args) -> list[dict]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _per_call_us(fn, reps: int, prepare=None) -> float:
-    """CPU microseconds per call of ``fn`` (on each of ``prepare()``'s items, made outside
-    the clock, when given): the least of 5 batches of ``reps`` calls."""
+def _per_call_us(fn, reps: int) -> float:
+    """CPU microseconds per call of ``fn``: the least of 5 batches of ``reps`` calls."""
     best = np.inf
     for _ in range(5):
-        items = [prepare() for _ in range(reps)] if prepare is not None else None
         gc.collect()
         t0 = CLOCK()
-        if items is None:
-            for _ in range(reps):
-                fn()
-        else:
-            for item in items:
-                fn(item)
+        for _ in range(reps):
+            fn()
         best = min(best, (CLOCK() - t0) / reps * 1e6)
     return best
 
 
+class _Stages:
+    """CPU time spent inside wrapped functions, by stage, and their calls."""
+
+    def __init__(self):
+        self.spent: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+
+    def wrap(self, stage: str, fn):
+        def timed(*args, **kwargs):
+            t0 = CLOCK()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.spent[stage] = self.spent.get(stage, 0.0) + CLOCK() - t0
+                self.calls[stage] = self.calls.get(stage, 0) + 1
+        return timed
+
+
+STAGES = ("Problem(A, b, ...)", "options (registry lookup, parsing, warm start)",
+          "setup (make_kernel: row norms, sampling tables, steps)", "kernel (dual RCD calls)",
+          "evaluations (P, D, gap)", "trace DataFrame")
+REST = "rest (run loop: clock reads, call sizing, schedule; checks, params, Result)"
+
+
 def fixed_cost(reps: int, tol: float) -> dict:
-    """Microseconds per ``solve(Problem(A, b, "logistic", 1/n), "dual_rcd", tol=tol)`` on a
-    100 x 10 dense Gaussian problem (stored as CSR), and each stage's share, each stage timed
-    on its own over fresh inputs made outside the clock: ``Problem(...)``; the options
-    (registry lookup, parsing, warm start); the kernel setup (``make_kernel`` on a fresh
-    problem: row norms, sampling tables, steps); the kernel (``kernel.run`` for the call's
-    nonzeros, in one call); the evaluations (P and D at the final iterates, as many as the
-    call makes, on a fresh problem); the trace DataFrame (built on the first read of
-    ``Result.trace``, outside ``solve``; inside it before); "other" is the rest of the
-    total: the run loop's kernel calls and clock reads, the schedule, ``params``,
-    ``Result`` and cache misses a stage timed alone does not pay."""
-    from pdsparse import objective
+    """CPU microseconds per ``solve(Problem(A, b, "logistic", 1/n), "dual_rcd", tol=tol)`` on
+    a 100 x 10 dense Gaussian problem (stored as CSR), the least of 5 batches of ``reps``
+    calls, and where they go: the calls of a further batch run with the stages' functions
+    wrapped in CPU clocks (``Problem``; ``get_solver``, ``_call_options`` and ``_start``;
+    ``SolverSpec.make_kernel``; the kernel's ``run``; ``objective.evaluate`` or
+    ``primal``/``dual``; ``pd.DataFrame`` as ``solve`` sees it), in their context (caches as
+    a real call leaves them); the rest is what the wrapped total leaves. The wrappers add
+    about a microsecond per wrapped call. Also the first read of ``Result.trace`` when
+    ``solve`` leaves the DataFrame to it (timed apart, not part of the call)."""
+    import types
+
+    import pdsparse.objective as objective_mod
+    import pdsparse.solvers as solvers_mod
     from pdsparse.data.synthetic import dense_gaussian
     from pdsparse.problem import Problem
-    from pdsparse.solvers import TRACE_COLUMNS, Result, get_solver, solve
-    from pdsparse.solvers.registry import _call_options, _start
+    from pdsparse.solvers import TRACE_COLUMNS, Result, SolverSpec, solve
+    from pdsparse.solvers.rcd import _DualKernel
 
     n, d = FIXED_SHAPE
     A, b = dense_gaussian(n, d, SEED)
     l2 = 1.0 / n
-    spec = get_solver("dual_rcd")
-    opts = _call_options(spec, None, sampling=None, dual_step=None)
-    r = solve(Problem(A, b, "logistic", l2), "dual_rcd", tol=tol)
-    rows = list(getattr(r, "rows", None) or r.trace.itertuples(index=False, name=None))
     lazy = "rows" in {f.name for f in dataclasses.fields(Result)}
-    touched = int(round(r.trace.epoch.iloc[-1] * Problem(A, b, "logistic", l2).nnz))
-    evals = len(rows)
-    w, alpha = r.w, r.alpha
 
-    def fresh():
-        return Problem(A, b, "logistic", l2)
-
-    def evaluate(p):
-        for _ in range(evals):
-            objective.primal(p, w)
-            objective.dual(p, alpha)
+    def call():
+        return solve(Problem(A, b, "logistic", l2), "dual_rcd", tol=tol)
 
     for _ in range(200):  # warm up
-        solve(fresh(), "dual_rcd", tol=tol)
-    stages = {
-        "Problem(A, b, ...)": _per_call_us(fresh, reps),
-        "options (registry, parsing)": _per_call_us(
-            lambda: (_call_options(get_solver("dual_rcd"), None, sampling=None,
-                                   dual_step=None), _start(spec, None, None)), reps),
-        "setup (make_kernel: row norms, sampling tables, steps)": _per_call_us(
-            lambda p: spec.make_kernel(p, opts, SEED, None), reps, fresh),
-        "kernel (dual RCD, one call)": _per_call_us(
-            lambda k: k.run(touched), reps, lambda: spec.make_kernel(fresh(), opts, SEED, None)),
-        f"evaluations ({evals} x P and D)": _per_call_us(evaluate, reps, fresh),
-    }
-    frame = _per_call_us(lambda: pd.DataFrame(rows, columns=TRACE_COLUMNS), reps)
-    total = _per_call_us(lambda: solve(fresh(), "dual_rcd", tol=tol), reps)
-    inside = sum(stages.values()) + (0.0 if lazy else frame)
-    stages["trace DataFrame" + (" (first read of Result.trace, not in solve)" if lazy
-                                else " (built in solve)")] = frame
-    stages["other (run loop, schedule, params, Result, cache misses)"] = total - inside
-    return {"total_us": total, "stages": stages, "evaluations": evals,
-            "epochs": float(r.trace.epoch.iloc[-1]), "lazy_trace": lazy, "reps": reps,
+        r = call()
+    rows = list(getattr(r, "rows", None) or r.trace.itertuples(index=False, name=None))
+    total = _per_call_us(call, reps)
+    first_read = _per_call_us(lambda: pd.DataFrame(rows, columns=TRACE_COLUMNS), reps)
+
+    st = _Stages()
+    saved = [(solvers_mod, k, getattr(solvers_mod, k)) for k in
+             ("get_solver", "_call_options", "_start", "pd")]
+    saved += [(objective_mod, k, getattr(objective_mod, k)) for k in
+              ("evaluate", "primal", "dual")]
+    saved += [(SolverSpec, "make_kernel", SolverSpec.make_kernel), (_DualKernel, "run",
+                                                                    _DualKernel.run)]
+    names = dict(zip(["Problem", "options", "setup", "kernel", "evaluations", "frame"], STAGES,
+                     strict=True))
+    for mod, k, fn in saved:
+        stage = {"get_solver": "options", "_call_options": "options", "_start": "options",
+                 "make_kernel": "setup", "run": "kernel"}.get(k, "evaluations")
+        if k == "pd":
+            setattr(mod, k, types.SimpleNamespace(
+                DataFrame=st.wrap(names["frame"], pd.DataFrame)))
+        else:
+            setattr(mod, k, st.wrap(names[stage], fn))
+    problem = st.wrap(names["Problem"], Problem)
+    try:
+        gc.collect()
+        t0 = CLOCK()
+        for _ in range(reps):
+            solve(problem(A, b, "logistic", l2), "dual_rcd", tol=tol)
+        wrapped = (CLOCK() - t0) / reps * 1e6
+    finally:
+        for mod, k, fn in saved:
+            setattr(mod, k, fn)
+    stages = {s: st.spent.get(s, 0.0) / reps * 1e6 for s in STAGES}
+    stages[REST] = wrapped - sum(stages.values())
+    return {"total_us": total, "wrapped_us": wrapped, "stages": stages,
+            "first_read_us": first_read if lazy else 0.0, "lazy_trace": lazy,
+            "kernel_calls": st.calls.get(names["kernel"], 0) / reps,
+            "evaluations": len(rows), "epochs": float(r.trace.epoch.iloc[-1]), "reps": reps,
             "loadavg": loadavg()}
 
 
@@ -462,13 +488,18 @@ def markdown(df: pd.DataFrame, fixed: dict | None, meta: dict) -> str:
     if fixed is not None:
         lines += ["", f"## Fixed cost of one call on a {FIXED_SHAPE[0]} × {FIXED_SHAPE[1]} "
                   "problem", "",
-                  f"`solve(Problem(A, b, \"logistic\", 1/n), \"dual_rcd\", tol=1e-6)`: "
-                  f"{fixed['total_us']:.0f} µs of CPU per call ({fixed['evaluations']} "
-                  f"evaluations, {fixed['epochs']:.1f} epochs); each stage timed on its own, "
-                  f"the least of 5 batches of {fixed['reps']} calls; load average "
+                  f"`solve(Problem(A, b, \"logistic\", 1/n), \"dual_rcd\", tol=1e-6)` on a "
+                  f"dense Gaussian problem: {fixed['total_us']:.0f} µs of CPU per call, the "
+                  f"least of 5 batches of {fixed['reps']} ({fixed['evaluations']} evaluations, "
+                  f"{fixed['epochs']:.1f} epochs, {fixed['kernel_calls']:.0f} kernel calls); "
+                  f"where it goes, from a batch with each stage's functions wrapped in CPU "
+                  f"clocks ({fixed['wrapped_us']:.0f} µs per call); load average "
                   f"{fixed['loadavg']}.", "",
                   "| stage | µs |", "|:--|--:|"]
         lines += [f"| {k} | {v:.0f} |" for k, v in fixed["stages"].items()]
+        if fixed["lazy_trace"]:
+            lines.append(f"| (not in the call: the first read of `Result.trace` builds the "
+                         f"DataFrame) | {fixed['first_read_us']:.0f} |")
     lines += ["", f"* machine: {meta['machine']}; load average start/end "
               f"{meta['load_before']} / {meta['load_after']} (shared: other jobs may run)",
               f"* versions: {meta['versions']}; runtime {meta['seconds']:.0f} s", ""]
