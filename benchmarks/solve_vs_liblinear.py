@@ -428,6 +428,11 @@ def fmt_ms(s: float) -> str:
     return f"{s * 1e3:.3g}"
 
 
+def ideal_cell(r) -> str:
+    """``ms (ratio)`` of the ideal stop, or a dash when it was not run (``--no-ideal``)."""
+    return "—" if np.isnan(r.ideal_s) else f"{fmt_ms(r.ideal_s)} ({r.ratio_ideal:.2f})"
+
+
 def summary(df: pd.DataFrame, column: str = "ratio") -> str:
     """Median and max of a ratio column, with the set of the max."""
     top = df.loc[df[column].idxmax()]
@@ -462,7 +467,7 @@ def markdown(df: pd.DataFrame, fixed: dict | None, meta: dict) -> str:
             lines.append(
                 f"| {r.dataset} | {r.lam} | {r.n:,} | {r.d:,} | {r.nnz:,} | "
                 f"{fmt_ms(r.ours_s)} | {fmt_ms(r.liblinear_s)} ({r.liblinear_how}) | "
-                f"**{r.ratio:.2f}** | {fmt_ms(r.ideal_s)} ({r.ratio_ideal:.2f}) | "
+                f"**{r.ratio:.2f}** | {ideal_cell(r)} | "
                 f"{fmt_ms(r.kernel_s)} / {fmt_ms(r.setup_s)} / "
                 f"{fmt_ms(r.run_s - r.kernel_s - r.setup_s)} | "
                 f"{r.epochs:.1f} / {r.ideal_epochs:.1f} | {r.evals} | {r.rel_subopt:.0e} / "
@@ -533,6 +538,9 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", default=DEFAULT,
                     help="'default' (the call with no options) and/or sampling/dual_step "
                     "pairs, e.g. default,permutation/newton")
+    ap.add_argument("--steps", default="",
+                    help="dual steps to add as permutation/<step> variants (the call of the "
+                    "issue-7 table, sampling=\"permutation\"), e.g. fixed,newton")
     ap.add_argument("--tol", type=float, default=1e-6)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--seed", type=int, default=SEED, help="seed of the generated sets")
@@ -549,6 +557,8 @@ def main(argv=None) -> int:
 
     mirror = Path(resolve_mirror(args.mirror) or "/work/shared/datasets")
     args.variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    args.variants += [f"permutation/{x.strip()}" for x in args.steps.split(",")
+                      if x.strip() and f"permutation/{x.strip()}" not in args.variants]
     if DEFAULT not in args.variants:
         args.variants.insert(0, DEFAULT)
     lams = [x.strip() for x in args.lams.split(",") if x.strip()]
