@@ -134,12 +134,13 @@ class Run(NamedTuple):
     nit: int = -1
 
 
-def timed(fn: Callable):
-    """(wall seconds, ``fn()``) of one call; ``gc.collect()`` first, outside the clock."""
+def timed(fn: Callable, clock: Callable[[], float] = time.perf_counter):
+    """(seconds of ``clock``, ``fn()``) of one call; ``gc.collect()`` first, outside the
+    clock. ``clock``: wall time by default, ``time.process_time`` for CPU time."""
     gc.collect()
-    t0 = time.perf_counter()
+    t0 = clock()
     out = fn()
-    return time.perf_counter() - t0, out
+    return clock() - t0, out
 
 
 def time_kernel(build: Callable, budget: int) -> Run:
@@ -180,15 +181,16 @@ def house_repeats(run: Callable[[], Run], first: Run | None = None) -> list[Run]
     return runs
 
 
-def interleaved(jobs: dict[str, Callable], repeats: int) -> tuple[dict, dict]:
-    """``repeats`` rounds, each running every job once in order (:func:`timed`), so that a
-    drift of the machine's load hits all of them alike: ({job: [seconds of each round]},
-    {job: its last output})."""
+def interleaved(jobs: dict[str, Callable], repeats: int,
+                clock: Callable[[], float] = time.perf_counter) -> tuple[dict, dict]:
+    """``repeats`` rounds, each running every job once in order (:func:`timed` on ``clock``),
+    so that a drift of the machine's load hits all of them alike: ({job: [seconds of each
+    round]}, {job: its last output})."""
     times: dict[str, list[float]] = {}
     outs: dict[str, object] = {}
     for _ in range(repeats):
         for key, fn in jobs.items():
-            sec, out = timed(fn)
+            sec, out = timed(fn, clock)
             times.setdefault(key, []).append(sec)
             outs[key] = out
     return times, outs

@@ -1,45 +1,53 @@
-"""Benchmark: ``solve(p, "dual_rcd", sampling="permutation", tol=1e-6)`` end to end vs LIBLINEAR.
+"""Benchmark: ``solve(Problem(A, b, "logistic", l2), "dual_rcd", tol=1e-6)`` against LIBLINEAR.
 
-The question a user asks: "I call ``solve`` with a tolerance; how long does it take, against
-LIBLINEAR's dual coordinate descent stopped at the same accuracy?" Both minimize the same
-L2-regularized logistic regression without intercept,
+The question a user asks: "I call ``solve`` with a tolerance and nothing else; how long does it
+take, against LIBLINEAR's dual coordinate descent stopped at the same accuracy?" Both minimize
+the same L2-regularized logistic regression without intercept,
 
     P(w) = (1/n) sum_j log(1 + exp(-b_j a_j^T w)) + (l2/2) ||w||^2,
 
 scikit-learn's ``LogisticRegression(solver="liblinear", dual=True, C=1/(l2 n),
 fit_intercept=False)`` (the mapping is checked in tests/test_peers_mapping.py).
 
-Timed, wall clock, setup included, median of ``--repeats`` (5) runs interleaved across variants:
+Timed: CPU time of the process (``time.process_time``; one thread, OMP/OPENBLAS/MKL = 1), end
+to end from the same in-memory CSR matrix, median of ``--repeats`` (5) runs interleaved across
+the variants of a data set (``gc.collect()`` outside the clock):
 
-* ``after``: ``Problem(A, b, "logistic", l2)`` -> ``solve(p, "dual_rcd", sampling="permutation",
-  dual_step=step, tol=tol)`` with every other argument at its default (adaptive evaluation
-  schedule, no epoch cap, 600 s kernel-time budget). Its w must reach (P - P*)/P* <= tol, and
-  its certified relative gap is reported.
-* ``before``: the same call with ``pdsparse.solvers`` as of ``--before-commit`` (loaded from
-  git; its defaults: a full evaluation after every epoch, ``max_epochs=100``). If git cannot
-  give it, the current code with the same schedule (``eval_every=1, max_epochs=100,
-  max_seconds=inf``, bit-identical traces by tests/test_stopping.py) stands in (``note``).
-* ``ideal``: ``Problem`` -> ``make_kernel`` -> ``kernel.run(T)`` with T the nonzeros touched at
-  the first point where the relative gap is <= tol on a trace evaluated every 1/16 epoch: the
-  best any stopping rule based on the gap can do (no evaluation cost, perfect foresight).
+* ``ours``: ``Problem(A, b, "logistic", l2)`` -> ``solve(p, "dual_rcd", tol=tol)`` with every
+  other argument at its default (importance sampling, the fixed step, adaptive evaluation
+  schedule, no epoch cap, 600 s kernel-time budget): problem construction, setup, kernel and
+  the certifying evaluations. Its w must reach (P - P*)/P* <= tol (it stops on its own
+  certificate, gap <= tol |P|). ``--variants`` adds other options of the same call
+  (``sampling/dual_step``, e.g. ``permutation/newton``) beside it, for information.
+* ``ideal``: ``Problem`` -> ``make_kernel`` -> ``kernel.run(T)`` with the default options, T the
+  nonzeros touched at the first point where the relative gap is <= tol on a trace evaluated
+  every 1/16 epoch: no evaluation cost, perfect foresight (``--no-ideal``: skipped).
 * ``liblinear``: the fit with the least work that still reaches (P - P*)/P* <= tol, found by two
   searches: ``max_iter`` doubling then bisection (``tol=1e-15``), and ``tol`` in decades then
   quarter decades (``max_iter=100000``); the faster of the two settings is the reference
   (``liblinear_how``). This is an oracle stop for LIBLINEAR, not what its default does.
 
 P(w) is evaluated with ``pdsparse.objective.primal`` outside every timer; P* comes from
-``pdsparse.reference.reference_solution(problem, rtol=1e-12)``. Data: the LIBSVM mirror
-(``--mirror``, else ``$PDSPARSE_DATA_MIRROR``, else /work/shared/datasets) read with
-``pdsparse.data.libsvm.read_libsvm`` and scaled with ``normalize(A, "avg_example_norm")``
-(Face-Off Sec. 7, as benchmarks/peers.py). One thread (OMP/OPENBLAS/MKL = 1).
+``pdsparse.reference.reference_solution(problem, rtol=1e-12)``. Data: every binary set of the
+LIBSVM mirror (``--mirror``, else ``$PDSPARSE_DATA_MIRROR``, else /work/shared/datasets) read
+with ``pdsparse.data.libsvm.read_libsvm``, and generated sets of 1,000-10,000 rows
+(``pdsparse.data.synthetic``: dense Gaussian and Zipf bag of words, n >> d, n ~ d, n << d,
+labels sign(A w_true + noise) of a planted w_true, seed ``--seed``), all scaled with
+``normalize(A, "avg_example_norm")`` (Face-Off Sec. 7, as benchmarks/peers.py). The load
+average is recorded with each data set.
+
+Also measured: the fixed cost of one call on a 100 x 10 problem, stage by stage (``Problem``,
+option parsing, kernel setup, kernel, evaluations, the trace DataFrame, the rest), each stage
+repeated on its own (``--fixed-reps`` calls per batch, the least of 5 batches).
 
 Outputs (atomic): ``results/benchmarks/solve_vs_liblinear.csv`` (one row per data set x l2 x
-dual step) and ``solve_vs_liblinear.md`` (table, machine, load average, versions).
+variant) and ``solve_vs_liblinear.md`` (tables, machine, load average, versions).
 
 Usage::
 
-    python benchmarks/solve_vs_liblinear.py                       # 5 data sets, ~10 min
-    python benchmarks/solve_vs_liblinear.py --datasets leu --steps newton --repeats 3
+    python benchmarks/solve_vs_liblinear.py                        # 15 data sets, ~1-2 min
+    python benchmarks/solve_vs_liblinear.py --datasets leu,zipf-5000x5000 --repeats 3
+    python benchmarks/solve_vs_liblinear.py --datasets none         # the 100 x 10 fixed cost only
 """
 
 from __future__ import annotations
@@ -50,13 +58,11 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import dataclasses  # noqa: E402
 import gc  # noqa: E402
-import math  # noqa: E402
-import platform  # noqa: E402
-import subprocess  # noqa: E402
+import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-import types  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -68,6 +74,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by file path
 from _harness import (  # noqa: E402
     first_cap,
     interleaved,
+    loadavg,
     medians,
     require_peer,
     search_max_iter,
@@ -76,13 +83,31 @@ from _harness import (  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 OUT_DIR = REPO / "results" / "benchmarks"
-DATASETS = ("leu", "duke", "colon-cancer", "gisette_scale.t", "ijcnn1.tr")
+MIRROR_SETS = ("leu", "leu.t", "duke", "colon-cancer", "gisette_scale.t", "ijcnn1.tr", "ijcnn1",
+               "ijcnn1.t", "cod-rna")
+"""The binary sets of the mirror (news20, mnist and sector are multiclass)."""
+GENERATED = {
+    # name: (generator of pdsparse.data.synthetic, its arguments but the seed)
+    "gauss-10000x20": ("dense_gaussian", {"n": 10_000, "d": 20}),
+    "gauss-1000x1000": ("dense_gaussian", {"n": 1_000, "d": 1_000}),
+    "gauss-1000x3000": ("dense_gaussian", {"n": 1_000, "d": 3_000}),
+    "zipf-10000x500": ("zipf_bow", {"n": 10_000, "d": 500, "mean_nnz_per_row": 10,
+                                    "exponent": 1.0}),
+    "zipf-5000x5000": ("zipf_bow", {"n": 5_000, "d": 5_000, "mean_nnz_per_row": 30,
+                                    "exponent": 1.0}),
+    "zipf-1000x30000": ("zipf_bow", {"n": 1_000, "d": 30_000, "mean_nnz_per_row": 100,
+                                     "exponent": 1.0}),
+}
+"""Generated sets of 1,000-10,000 rows: dense (stored as CSR) and sparse, n >> d, n ~ d, n << d."""
+DATASETS = MIRROR_SETS + tuple(GENERATED)
 LAMS = {"1/n": 1.0, "0.1/n": 0.1}
-BEFORE_COMMIT = "6339f71"  # pdsparse.solvers before the adaptive schedule (issue 7)
+DEFAULT = "default"
 SEED = 0
 TRACE_EVAL_EVERY = 1.0 / 16
 LL_MAX_ITER = 100_000
 BISECT_REL = 0.03
+CLOCK = time.process_time
+FIXED_SHAPE = (100, 10)
 
 
 def log(msg: str) -> None:
@@ -94,47 +119,35 @@ def log(msg: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def load_before_solvers(commit: str):
-    """``pdsparse.solvers`` as of ``commit``, as a separate module (None if git cannot)."""
-    try:
-        src = subprocess.run(["git", "-C", str(REPO), "show", f"{commit}:src/pdsparse/solvers.py"],
-                             capture_output=True, text=True, check=True, timeout=30).stdout
-        mod = types.ModuleType("pdsparse_solvers_before")
-        sys.modules[mod.__name__] = mod  # dataclasses look their module up
-        exec(compile(src, f"{commit}:src/pdsparse/solvers.py", "exec"), mod.__dict__)
-        return mod
-    except Exception as exc:  # noqa: BLE001 - any failure: fall back, and say so
-        log(f"cannot load solvers.py at {commit} ({exc}); 'before' = the fixed schedule")
-        return None
+def variant_options(variant: str) -> dict:
+    """``solve`` keywords of a variant: none for the default call, else sampling/dual_step."""
+    if variant == DEFAULT:
+        return {}
+    sampling, _, step = variant.partition("/")
+    return {"sampling": sampling, "dual_step": step or None}
 
 
-def run_after(A, b, l2, step, tol):
+def run_ours(A, b, l2, tol, variant=DEFAULT):
+    """The call of the issue: a Problem from the CSR matrix, then ``solve`` with defaults."""
     from pdsparse.problem import Problem
     from pdsparse.solvers import solve
 
-    p = Problem(A, b, loss="logistic", l2=l2)
-    return solve(p, "dual_rcd", sampling="permutation", dual_step=step, tol=tol, seed=SEED)
+    return solve(Problem(A, b, "logistic", l2), "dual_rcd", tol=tol, **variant_options(variant))
 
 
-def run_before(A, b, l2, step, tol, before_mod):
-    from pdsparse.problem import Problem
-
-    p = Problem(A, b, loss="logistic", l2=l2)
-    if before_mod is not None:
-        return before_mod.solve(p, "dual_rcd", sampling="permutation", dual_step=step, tol=tol,
-                                seed=SEED)
-    from pdsparse.solvers import solve
-
-    return solve(p, "dual_rcd", sampling="permutation", dual_step=step, tol=tol, seed=SEED,
-                 eval_every=1.0, max_epochs=100, max_seconds=math.inf)
+def timed_ours(A, b, l2, tol, variant=DEFAULT):
+    """(Result, its CPU seconds) of :func:`run_ours`: the split of that one run into kernel,
+    setup and the rest."""
+    t0 = CLOCK()
+    res = run_ours(A, b, l2, tol, variant)
+    return res, CLOCK() - t0
 
 
-def run_ideal(A, b, l2, step, budget):
+def run_ideal(A, b, l2, budget):
     from pdsparse.problem import Problem
     from pdsparse.solvers import make_kernel
 
-    p = Problem(A, b, loss="logistic", l2=l2)
-    k = make_kernel(p, "dual_rcd", "permutation", step, SEED)
+    k = make_kernel(Problem(A, b, "logistic", l2), "dual_rcd", seed=SEED)
     k.run(budget)
     return k.solution().copy()
 
@@ -157,14 +170,14 @@ def liblinear_fit(A, b, l2, max_iter, tol):
 # ---------------------------------------------------------------------------------------------
 
 
-def ideal_budget(A, b, l2, step, tol) -> tuple[int, float]:
+def ideal_budget(A, b, l2, tol) -> tuple[int, float]:
     """Nonzeros touched (and epochs) at the first 1/16-epoch point with relative gap <= tol."""
     from pdsparse.problem import Problem
     from pdsparse.solvers import solve
 
     p = Problem(A, b, loss="logistic", l2=l2)
-    r = solve(p, "dual_rcd", sampling="permutation", dual_step=step, tol=tol, seed=SEED,
-              eval_every=TRACE_EVAL_EVERY, max_epochs=10_000)
+    r = solve(p, "dual_rcd", tol=tol, seed=SEED, eval_every=TRACE_EVAL_EVERY,
+              max_epochs=10_000)
     last = r.trace.iloc[-1]
     if r.status != "converged":
         raise RuntimeError(f"trace for the ideal stop did not converge: {r.status}")
@@ -186,7 +199,7 @@ def search_liblinear(A, b, l2, rel, tol) -> list[dict]:
     return found
 
 
-def bench(name, A, b, lam_spec, steps, args, before_mod) -> list[dict]:
+def bench(name, kind, A, b, lam_spec, args) -> list[dict]:
     from pdsparse import objective
     from pdsparse.problem import Problem
     from pdsparse.reference import CertificationError, reference_solution
@@ -210,55 +223,162 @@ def bench(name, A, b, lam_spec, steps, args, before_mod) -> list[dict]:
     cands = search_liblinear(A, b, l2, rel, tol)
     if not cands:
         raise RuntimeError(f"{name} {lam_spec}: LIBLINEAR never reached {tol:g}")
-    budgets = {s: ideal_budget(A, b, l2, s, tol) for s in steps}
+    budget = ideal_budget(A, b, l2, tol) if args.ideal else None
     # interleaved repeats: every variant once per round, so that load drifts hit all of them
     jobs = {f"ll:{i}": (lambda c=c: liblinear_fit(A, b, l2, c["max_iter"], c["tol"]))
             for i, c in enumerate(cands)}
-    for s in steps:
-        jobs[f"after:{s}"] = lambda s=s: run_after(A, b, l2, s, tol)
-        jobs[f"before:{s}"] = lambda s=s: run_before(A, b, l2, s, tol, before_mod)
-        jobs[f"ideal:{s}"] = lambda s=s: run_ideal(A, b, l2, s, budgets[s][0])
-    times, outs = interleaved(jobs, args.repeats)
+    for v in args.variants:
+        jobs[f"ours:{v}"] = lambda v=v: timed_ours(A, b, l2, tol, v)
+    if budget is not None:
+        jobs["ideal"] = lambda: run_ideal(A, b, l2, budget[0])
+    load0 = loadavg()
+    times, outs = interleaved(jobs, args.repeats, clock=CLOCK)
+    load1 = loadavg()
     med = medians(times)
     ll_key = min((k for k in med if k.startswith("ll:")), key=med.get)
     ll = cands[int(ll_key.split(":")[1])]
     ll_s = med[ll_key]
     ll_rel = rel(outs[ll_key])
     rows = []
-    for s in steps:
-        after, before = outs[f"after:{s}"], outs[f"before:{s}"]
-        la, lb = after.trace.iloc[-1], before.trace.iloc[-1]
+    for v in args.variants:
+        res, run_s = outs[f"ours:{v}"]
+        last = res.trace.iloc[-1]
+        ours_s = med[f"ours:{v}"]
         row = {
-            "dataset": name, "lam": lam_spec, "dual_step": s, "tol": tol,
-            "liblinear_s": ll_s, "before_s": med[f"before:{s}"], "after_s": med[f"after:{s}"],
-            "ideal_s": med[f"ideal:{s}"],
-            "ratio_before": med[f"before:{s}"] / ll_s, "ratio_after": med[f"after:{s}"] / ll_s,
-            "ratio_ideal": med[f"ideal:{s}"] / ll_s,
-            "after_status": after.status, "after_rel_subopt": rel(after.w),
-            "after_rel_gap": la.gap / abs(la.primal), "after_epochs": la.epoch,
-            "after_evals": len(after.trace), "after_eval_s": after.eval_s,
-            "after_setup_s": after.setup_s, "after_kernel_s": la.time_s,
-            "before_status": before.status, "before_rel_subopt": rel(before.w),
-            "before_epochs": lb.epoch, "before_evals": len(before.trace),
-            "ideal_epochs": budgets[s][1], "liblinear_how": ll["how"],
-            "liblinear_rel_subopt": ll_rel,
+            "dataset": name, "kind": kind, "lam": lam_spec, "variant": v, "tol": tol,
+            "n": n, "d": A.shape[1], "nnz": int(A.nnz),
+            "ours_s": ours_s, "liblinear_s": ll_s, "ratio": ours_s / ll_s,
+            "ideal_s": med["ideal"] if budget is not None else np.nan,
+            "ratio_ideal": med["ideal"] / ll_s if budget is not None else np.nan,
+            "ideal_epochs": budget[1] if budget is not None else np.nan,
+            "status": res.status, "rel_subopt": rel(res.w),
+            "rel_gap": last.gap / abs(last.primal), "epochs": last.epoch,
+            "evals": len(res.trace), "eval_wall_s": res.eval_s, "setup_s": res.setup_s,
+            "kernel_s": last.time_s, "run_s": run_s,
+            "liblinear_how": ll["how"], "liblinear_rel_subopt": ll_rel,
             "liblinear_candidates": "; ".join(
                 f"{c['how']}: {med[f'll:{i}']:.4g} s" for i, c in enumerate(cands)),
-            "p_star": p_star, "ref_rel_gap": ref.rel_gap, "n": n, "d": A.shape[1],
-            "nnz": int(A.nnz), "repeats": args.repeats,
-            "samples_after": " ".join(f"{x:.5g}" for x in times[f"after:{s}"]),
+            "p_star": p_star, "ref_rel_gap": ref.rel_gap, "repeats": args.repeats,
+            "samples_ours": " ".join(f"{x:.5g}" for x in times[f"ours:{v}"]),
             "samples_liblinear": " ".join(f"{x:.5g}" for x in times[ll_key]),
-            "before_code": (f"solvers.py@{args.before_commit}" if before_mod is not None
-                            else "fixed schedule (eval_every=1, max_epochs=100)"),
+            "loadavg_start": " ".join(map(str, load0)), "loadavg_end": " ".join(map(str, load1)),
         }
         rows.append(row)
-        log(f"  {s}: LIBLINEAR {ll_s * 1e3:.2f} ms ({ll['how']}); before "
-            f"{row['before_s'] * 1e3:.2f} ms ({row['ratio_before']:.2f}x), after "
-            f"{row['after_s'] * 1e3:.2f} ms ({row['ratio_after']:.2f}x, {row['after_evals']} "
-            f"evals, {row['after_epochs']:.2f} epochs, rel subopt "
-            f"{row['after_rel_subopt']:.1e}), ideal {row['ideal_s'] * 1e3:.2f} ms "
-            f"({row['ratio_ideal']:.2f}x)")
+        log(f"  {v}: LIBLINEAR {ll_s * 1e3:.2f} ms ({ll['how']}); ours {ours_s * 1e3:.2f} ms "
+            f"({row['ratio']:.2f}x, {row['evals']} evals, {row['epochs']:.2f} epochs, rel "
+            f"subopt {row['rel_subopt']:.1e}), ideal {row['ideal_s'] * 1e3:.2f} ms "
+            f"({row['ratio_ideal']:.2f}x, {row['ideal_epochs']:.2f} epochs); load {load1}")
     return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# The fixed cost of a call: a 100 x 10 problem, stage by stage
+# ---------------------------------------------------------------------------------------------
+
+
+def _per_call_us(fn, reps: int) -> float:
+    """CPU microseconds per call of ``fn``: the least of 5 batches of ``reps`` calls."""
+    best = np.inf
+    for _ in range(5):
+        gc.collect()
+        t0 = CLOCK()
+        for _ in range(reps):
+            fn()
+        best = min(best, (CLOCK() - t0) / reps * 1e6)
+    return best
+
+
+class _Stages:
+    """CPU time spent inside wrapped functions, by stage, and their calls."""
+
+    def __init__(self):
+        self.spent: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+
+    def wrap(self, stage: str, fn):
+        def timed(*args, **kwargs):
+            t0 = CLOCK()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.spent[stage] = self.spent.get(stage, 0.0) + CLOCK() - t0
+                self.calls[stage] = self.calls.get(stage, 0) + 1
+        return timed
+
+
+STAGES = ("Problem(A, b, ...)", "options (registry lookup, parsing, warm start)",
+          "setup (make_kernel: row norms, sampling tables, steps)", "kernel (dual RCD calls)",
+          "evaluations (P, D, gap)", "trace DataFrame")
+REST = "rest (run loop: clock reads, call sizing, schedule; checks, params, Result)"
+
+
+def fixed_cost(reps: int, tol: float) -> dict:
+    """CPU microseconds per ``solve(Problem(A, b, "logistic", 1/n), "dual_rcd", tol=tol)`` on
+    a 100 x 10 dense Gaussian problem (stored as CSR), the least of 5 batches of ``reps``
+    calls, and where they go: the calls of a further batch run with the stages' functions
+    wrapped in CPU clocks (``Problem``; ``get_solver``, ``_call_options`` and ``_start``;
+    ``SolverSpec.make_kernel``; the kernel's ``run``; ``objective.evaluate`` or
+    ``primal``/``dual``; ``pd.DataFrame`` as ``solve`` sees it), in their context (caches as
+    a real call leaves them); the rest is what the wrapped total leaves. The wrappers add
+    about a microsecond per wrapped call. Also the first read of ``Result.trace`` when
+    ``solve`` leaves the DataFrame to it (timed apart, not part of the call)."""
+    import types
+
+    import pdsparse.objective as objective_mod
+    import pdsparse.solvers as solvers_mod
+    from pdsparse.data.synthetic import dense_gaussian
+    from pdsparse.problem import Problem
+    from pdsparse.solvers import TRACE_COLUMNS, Result, SolverSpec, solve
+    from pdsparse.solvers.rcd import _DualKernel
+
+    n, d = FIXED_SHAPE
+    A, b = dense_gaussian(n, d, SEED)
+    l2 = 1.0 / n
+    lazy = "rows" in {f.name for f in dataclasses.fields(Result)}
+
+    def call():
+        return solve(Problem(A, b, "logistic", l2), "dual_rcd", tol=tol)
+
+    for _ in range(200):  # warm up
+        r = call()
+    rows = list(getattr(r, "rows", None) or r.trace.itertuples(index=False, name=None))
+    total = _per_call_us(call, reps)
+    first_read = _per_call_us(lambda: pd.DataFrame(rows, columns=TRACE_COLUMNS), reps)
+
+    st = _Stages()
+    saved = [(solvers_mod, k, getattr(solvers_mod, k)) for k in
+             ("get_solver", "_call_options", "_start", "pd")]
+    saved += [(objective_mod, k, getattr(objective_mod, k)) for k in
+              ("evaluate", "primal", "dual")]
+    saved += [(SolverSpec, "make_kernel", SolverSpec.make_kernel), (_DualKernel, "run",
+                                                                    _DualKernel.run)]
+    names = dict(zip(["Problem", "options", "setup", "kernel", "evaluations", "frame"], STAGES,
+                     strict=True))
+    for mod, k, fn in saved:
+        stage = {"get_solver": "options", "_call_options": "options", "_start": "options",
+                 "make_kernel": "setup", "run": "kernel"}.get(k, "evaluations")
+        if k == "pd":
+            setattr(mod, k, types.SimpleNamespace(
+                DataFrame=st.wrap(names["frame"], pd.DataFrame)))
+        else:
+            setattr(mod, k, st.wrap(names[stage], fn))
+    problem = st.wrap(names["Problem"], Problem)
+    try:
+        gc.collect()
+        t0 = CLOCK()
+        for _ in range(reps):
+            solve(problem(A, b, "logistic", l2), "dual_rcd", tol=tol)
+        wrapped = (CLOCK() - t0) / reps * 1e6
+    finally:
+        for mod, k, fn in saved:
+            setattr(mod, k, fn)
+    stages = {s: st.spent.get(s, 0.0) / reps * 1e6 for s in STAGES}
+    stages[REST] = wrapped - sum(stages.values())
+    return {"total_us": total, "wrapped_us": wrapped, "stages": stages,
+            "first_read_us": first_read if lazy else 0.0, "lazy_trace": lazy,
+            "kernel_calls": st.calls.get(names["kernel"], 0) / reps,
+            "evaluations": len(rows), "epochs": float(r.trace.epoch.iloc[-1]), "reps": reps,
+            "loadavg": loadavg()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -266,26 +386,41 @@ def bench(name, A, b, lam_spec, steps, args, before_mod) -> list[dict]:
 # ---------------------------------------------------------------------------------------------
 
 
-def load(name: str, mirror: Path):
+def load(name: str, mirror: Path, seed: int = SEED):
+    """(A, b, kind) of a mirror set or a generated one, A scaled to average row norm 1 and in
+    the CSR form both solvers get (float64, int32 indices); (None, None, kind) if missing."""
+    import scipy.sparse as sp
+
+    from pdsparse.data import synthetic
     from pdsparse.data.libsvm import binarize_labels, read_libsvm
     from pdsparse.data.normalize import normalize
 
-    path = mirror / f"{name}.bz2"
-    if not path.is_file():
-        return None, None
-    A, y = read_libsvm(path)
+    if name in GENERATED:
+        gen, kw = GENERATED[name]
+        A, b = getattr(synthetic, gen)(**kw, seed=seed)
+        kind = "generated"
+    else:
+        path = mirror / f"{name}.bz2"
+        if not path.is_file():
+            return None, None, "mirror"
+        A, y = read_libsvm(path)
+        b, kind = binarize_labels(y), "mirror"
     A, _ = normalize(A, "avg_example_norm")
-    return A, binarize_labels(y)
+    A = sp.csr_matrix(A, dtype=np.float64)
+    A.sum_duplicates()
+    A.sort_indices()
+    A.indices = A.indices.astype(np.int32, copy=False)
+    A.indptr = A.indptr.astype(np.int32, copy=False)
+    return A, np.ascontiguousarray(b, dtype=np.float64), kind
 
 
-def warm_up(before_mod) -> None:
+def warm_up(variants) -> None:
     from pdsparse.data.synthetic import zipf_bow
 
     A, b = zipf_bow(50, 40, 5, 1.0, 1)
-    for s in ("fixed", "newton"):
-        run_after(A, b, 0.02, s, 1e-6)
-        run_before(A, b, 0.02, s, 1e-6, before_mod)
-        run_ideal(A, b, 0.02, s, 5 * A.nnz)
+    for v in variants:
+        run_ours(A, b, 0.02, 1e-6, v)
+    run_ideal(A, b, 0.02, 5 * A.nnz)
     liblinear_fit(A, b, 0.02, 5, 1e-4)
 
 
@@ -293,40 +428,84 @@ def fmt_ms(s: float) -> str:
     return f"{s * 1e3:.3g}"
 
 
-def markdown(df: pd.DataFrame, meta: dict) -> str:
-    lines = [
-        "# solve() end to end vs LIBLINEAR dual CD, to relative suboptimality "
-        f"{df.tol.iloc[0]:g}", "",
-        "Wall milliseconds, setup included, median of "
-        f"{int(df.repeats.iloc[0])} interleaved runs; ratio = ours / LIBLINEAR (< 1: ours "
-        "faster). `before`: solve() as of the issue-7 baseline (full P and D after every "
-        "epoch, max_epochs=100); `after`: solve() with its defaults now; `ideal`: the kernel "
-        "run to the first 1/16-epoch point with relative gap <= tol (no evaluation cost). "
-        "LIBLINEAR: its cheapest oracle setting reaching the tolerance (`liblinear_how` in the "
-        "CSV). Ours: dual RCD, permutation sampling, seed 0.", "",
-        "| dataset | λ | step | LIBLINEAR ms | before ms (ratio) | after ms (ratio) | "
-        "ideal ms (ratio) | after: epochs / evals | after: (P−P*)/P* | status |",
-        "|:--|:--|:--|--:|--:|--:|--:|--:|--:|:--|",
-    ]
-    for r in df.itertuples():
-        lines.append(
-            f"| {r.dataset} | {r.lam} | {r.dual_step} | {fmt_ms(r.liblinear_s)} | "
-            f"{fmt_ms(r.before_s)} ({r.ratio_before:.2f}) | "
-            f"**{fmt_ms(r.after_s)} ({r.ratio_after:.2f})** | "
-            f"{fmt_ms(r.ideal_s)} ({r.ratio_ideal:.2f}) | {r.after_epochs:.2f} / "
-            f"{r.after_evals} | {r.after_rel_subopt:.1e} | {r.after_status} |")
-    ok = (df.after_rel_subopt <= df.tol).all()
-    lines += ["", f"* every `after` run reached (P − P*)/P* ≤ tol: {'yes' if ok else 'NO'}; "
-              f"largest {df.after_rel_subopt.max():.2e}; certified relative gaps "
-              f"{df.after_rel_gap.min():.1e}–{df.after_rel_gap.max():.1e}",
-              f"* ratio after / LIBLINEAR: {df.ratio_after.min():.2f}–"
-              f"{df.ratio_after.max():.2f} (before {df.ratio_before.min():.2f}–"
-              f"{df.ratio_before.max():.2f}, ideal {df.ratio_ideal.min():.2f}–"
-              f"{df.ratio_ideal.max():.2f})",
-              f"* evaluations: before {int(df.before_evals.min())}–"
-              f"{int(df.before_evals.max())}, after {int(df.after_evals.min())}–"
-              f"{int(df.after_evals.max())} per run",
-              f"* machine: {meta['machine']}; load average before/after "
+def ideal_cell(r) -> str:
+    """``ms (ratio)`` of the ideal stop, or a dash when it was not run (``--no-ideal``)."""
+    return "—" if np.isnan(r.ideal_s) else f"{fmt_ms(r.ideal_s)} ({r.ratio_ideal:.2f})"
+
+
+def summary(df: pd.DataFrame, column: str = "ratio") -> str:
+    """Median and max of a ratio column, with the set of the max."""
+    top = df.loc[df[column].idxmax()]
+    return (f"median {df[column].median():.2f}, max {top[column]:.2f} ({top.dataset}), "
+            f"{int((df[column] > 1).sum())} of {len(df)} above 1")
+
+
+def markdown(df: pd.DataFrame, fixed: dict | None, meta: dict) -> str:
+    lines = []
+    if len(df):
+        tol = df.tol.iloc[0]
+        lines += [
+            f"# solve() end to end vs LIBLINEAR dual CD, to relative suboptimality {tol:g}", "",
+            "CPU milliseconds of the process (one thread), end to end from the same in-memory "
+            f"CSR matrix, median of {int(df.repeats.iloc[0])} interleaved runs; ratio = ours "
+            "/ LIBLINEAR (< 1: ours faster). Ours: `solve(Problem(A, b, \"logistic\", l2), "
+            f"\"dual_rcd\", tol={tol:g})` with every other argument at its default (importance "
+            "sampling, fixed step, adaptive evaluations), `Problem` construction, setup, "
+            "kernel and the certifying evaluations included. LIBLINEAR: its cheapest oracle "
+            "setting reaching the tolerance. `ideal`: the kernel run to the first 1/16-epoch "
+            "point with relative gap <= tol (no evaluations, perfect foresight).", "",
+            "`kernel / setup / rest`: of one run of ours, the kernel's CPU time, the setup's "
+            "(`make_kernel`: row norms, sampling tables, steps) and the rest (`Problem`, "
+            "evaluations, Python).", "",
+            "| dataset | λ | n | d | nnz | ours ms | LIBLINEAR ms (setting) | ratio | "
+            "ideal ms (ratio) | ours: kernel / setup / rest ms | epochs: ours / ideal | "
+            "evals | (P−P*)/P* ours / LL | load avg |",
+            "|:--|:--|--:|--:|--:|--:|:--|--:|--:|--:|--:|--:|--:|:--|",
+        ]
+        main = df[df.variant == DEFAULT]
+        for r in main.itertuples():
+            lines.append(
+                f"| {r.dataset} | {r.lam} | {r.n:,} | {r.d:,} | {r.nnz:,} | "
+                f"{fmt_ms(r.ours_s)} | {fmt_ms(r.liblinear_s)} ({r.liblinear_how}) | "
+                f"**{r.ratio:.2f}** | {ideal_cell(r)} | "
+                f"{fmt_ms(r.kernel_s)} / {fmt_ms(r.setup_s)} / "
+                f"{fmt_ms(r.run_s - r.kernel_s - r.setup_s)} | "
+                f"{r.epochs:.1f} / {r.ideal_epochs:.1f} | {r.evals} | {r.rel_subopt:.0e} / "
+                f"{r.liblinear_rel_subopt:.0e} | {r.loadavg_end.split()[0]} |")
+        if len(main):
+            ok = (main.rel_subopt <= main.tol).all()
+            lines += [
+                "", f"* ours / LIBLINEAR, all sets: {summary(main)}",
+                f"* mirror sets: {summary(main[main.kind == 'mirror'])}"
+                if (main.kind == "mirror").any() else "* mirror sets: none run",
+                f"* generated sets: {summary(main[main.kind == 'generated'])}"
+                if (main.kind == "generated").any() else "* generated sets: none run",
+                f"* ideal / LIBLINEAR: {summary(main, 'ratio_ideal')}"
+                if main.ratio_ideal.notna().all() else "* ideal: not run",
+                f"* every run of ours reached (P − P*)/P* ≤ tol: {'yes' if ok else 'NO'}; "
+                f"largest {main.rel_subopt.max():.1e}; certified relative gaps "
+                f"{main.rel_gap.min():.1e}–{main.rel_gap.max():.1e}"]
+        for v in [v for v in df.variant.unique() if v != DEFAULT]:
+            sub = df[df.variant == v]
+            lines.append(f"* variant `{v}` (sampling/dual_step given): ours / LIBLINEAR "
+                         f"{summary(sub)}; per set: " + ", ".join(
+                             f"{r.dataset} {r.ratio:.2f}" for r in sub.itertuples()))
+    if fixed is not None:
+        lines += ["", f"## Fixed cost of one call on a {FIXED_SHAPE[0]} × {FIXED_SHAPE[1]} "
+                  "problem", "",
+                  f"`solve(Problem(A, b, \"logistic\", 1/n), \"dual_rcd\", tol=1e-6)` on a "
+                  f"dense Gaussian problem: {fixed['total_us']:.0f} µs of CPU per call, the "
+                  f"least of 5 batches of {fixed['reps']} ({fixed['evaluations']} evaluations, "
+                  f"{fixed['epochs']:.1f} epochs, {fixed['kernel_calls']:.0f} kernel calls); "
+                  f"where it goes, from a batch with each stage's functions wrapped in CPU "
+                  f"clocks ({fixed['wrapped_us']:.0f} µs per call); load average "
+                  f"{fixed['loadavg']}.", "",
+                  "| stage | µs |", "|:--|--:|"]
+        lines += [f"| {k} | {v:.0f} |" for k, v in fixed["stages"].items()]
+        if fixed["lazy_trace"]:
+            lines.append(f"| (not in the call: the first read of `Result.trace` builds the "
+                         f"DataFrame) | {fixed['first_read_us']:.0f} |")
+    lines += ["", f"* machine: {meta['machine']}; load average start/end "
               f"{meta['load_before']} / {meta['load_after']} (shared: other jobs may run)",
               f"* versions: {meta['versions']}; runtime {meta['seconds']:.0f} s", ""]
     return "\n".join(lines)
@@ -336,27 +515,39 @@ def machine() -> str:
     from _harness import machine as machine_facts
 
     facts = machine_facts()
-    return f"{facts['nproc']} CPUs, {facts['cpu']}"
+    return f"{facts['nproc']} CPUs, {facts['cpu']}, {facts['mem_gib']:.0f} GiB"
 
 
 def versions() -> str:
-    import scipy
-    import sklearn
+    from _harness import versions as version_facts
 
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    return (f"Python {platform.python_version()}, numpy {np.__version__}, scipy "
-            f"{scipy.__version__}, scikit-learn {sklearn.__version__}, git {commit}")
+    import pdsparse
+
+    v = version_facts("sklearn")
+    where = Path(pdsparse.__file__).resolve().parents[1]  # the code measured (PYTHONPATH)
+    names = ("python", "numpy", "scipy", "pandas", "sklearn", "pdsparse", "git_commit")
+    return ", ".join(f"{k} {v[k]}" for k in names) + f" (pdsparse from {where})"
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--datasets", default=",".join(DATASETS))
-    ap.add_argument("--lams", default="1/n,0.1/n")
-    ap.add_argument("--steps", default="fixed,newton", help="dual steps of ours")
+    ap.add_argument("--datasets", default=",".join(DATASETS),
+                    help="mirror sets and generated ones (" + ", ".join(GENERATED) + "); "
+                    "'none': the fixed cost only")
+    ap.add_argument("--lams", default="1/n", help="l2 settings, of " + ", ".join(LAMS))
+    ap.add_argument("--variants", default=DEFAULT,
+                    help="'default' (the call with no options) and/or sampling/dual_step "
+                    "pairs, e.g. default,permutation/newton")
+    ap.add_argument("--steps", default="",
+                    help="dual steps to add as permutation/<step> variants (the call of the "
+                    "issue-7 table, sampling=\"permutation\"), e.g. fixed,newton")
     ap.add_argument("--tol", type=float, default=1e-6)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--before-commit", default=BEFORE_COMMIT)
+    ap.add_argument("--seed", type=int, default=SEED, help="seed of the generated sets")
+    ap.add_argument("--no-ideal", dest="ideal", action="store_false",
+                    help="skip the ideal stop (kernel to the first crossing, no evaluations)")
+    ap.add_argument("--fixed-reps", type=int, default=2000,
+                    help="calls per batch of the 100 x 10 fixed-cost breakdown (0: skip it)")
     ap.add_argument("--mirror", default=None)
     ap.add_argument("--out-dir", default=str(OUT_DIR))
     args = ap.parse_args(argv)
@@ -365,15 +556,23 @@ def main(argv=None) -> int:
     from pdsparse.io import atomic_path
 
     mirror = Path(resolve_mirror(args.mirror) or "/work/shared/datasets")
-    steps = [s.strip() for s in args.steps.split(",") if s.strip()]
+    args.variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    args.variants += [f"permutation/{x.strip()}" for x in args.steps.split(",")
+                      if x.strip() and f"permutation/{x.strip()}" not in args.variants]
+    if DEFAULT not in args.variants:
+        args.variants.insert(0, DEFAULT)
     lams = [x.strip() for x in args.lams.split(",") if x.strip()]
-    before_mod = load_before_solvers(args.before_commit)
+    names = [x.strip() for x in args.datasets.split(",") if x.strip() and x.strip() != "none"]
     t0 = time.perf_counter()
-    load0 = [round(x, 2) for x in os.getloadavg()]
-    warm_up(before_mod)
+    load0 = loadavg()
+    warm_up(args.variants)
+    fixed = fixed_cost(args.fixed_reps, args.tol) if args.fixed_reps > 0 else None
+    if fixed is not None:
+        log(f"fixed cost on {FIXED_SHAPE}: {fixed['total_us']:.0f} us: " + ", ".join(
+            f"{k} {v:.0f}" for k, v in fixed["stages"].items()))
     rows = []
-    for name in [x.strip() for x in args.datasets.split(",") if x.strip()]:
-        A, b = load(name, mirror)
+    for name in names:
+        A, b, kind = load(name, mirror, args.seed)
         if A is None:
             log(f"{name}: not in the mirror {mirror}; skipped")
             continue
@@ -381,20 +580,23 @@ def main(argv=None) -> int:
         gc.collect()
         gc.freeze()
         for lam_spec in lams:
-            rows += bench(name, A, b, lam_spec, steps, args, before_mod)
+            rows += bench(name, kind, A, b, lam_spec, args)
         gc.unfreeze()
     df = pd.DataFrame(rows)
     meta = {"machine": machine(), "versions": versions(), "load_before": load0,
-            "load_after": [round(x, 2) for x in os.getloadavg()],
-            "seconds": time.perf_counter() - t0}
+            "load_after": loadavg(), "seconds": time.perf_counter() - t0}
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with atomic_path(out / "solve_vs_liblinear.csv") as tmp:
         df.to_csv(tmp, index=False)
-    md = markdown(df, meta)
+    md = markdown(df, fixed, meta)
     with atomic_path(out / "solve_vs_liblinear.md") as tmp:
         tmp.write_text(md)
     print(md)
+    if len(df):
+        main_rows = df[df.variant == DEFAULT]
+        log(f"ours / LIBLINEAR: median {statistics.median(main_rows.ratio):.2f}, "
+            f"max {main_rows.ratio.max():.2f}")
     return 0
 
 

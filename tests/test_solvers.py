@@ -313,3 +313,33 @@ def test_a_run_stops_within_a_few_percent_past_its_cpu_budget(data, monkeypatch,
     head = res.trace[cols].iloc[:-1]
     assert len(head) >= {None: 0, 1.0: 2, 1000.0: 1}[eval_every]
     assert head.equals(free.trace[cols].iloc[:len(head)])
+
+
+def test_far_from_its_budget_a_run_makes_one_kernel_call_per_evaluation(data, monkeypatch):
+    """A run far from its CPU budget (the default 600 s) probes the kernel's speed once, then
+    runs each chunk up to the next evaluation in one call: doubling the calls' length from
+    the probe made a short run 8 calls of 5 us overhead each. The iterates are those of a run
+    without a time budget, to the bit."""
+    import pdsparse.solvers as solvers
+    from pdsparse.solvers.rcd import _DualKernel
+
+    A, b = data
+    p = Problem(A, b, l2=0.01)
+    clock = _FakeClock(1e-6)
+    run = _DualKernel.run
+    calls = []
+
+    def timed_run(self, budget):
+        iters, touched = run(self, budget)
+        clock.now += clock.rate * touched
+        calls.append(touched)
+        return iters, touched
+
+    monkeypatch.setattr(solvers, "CPU_CLOCK", clock)
+    monkeypatch.setattr(_DualKernel, "run", timed_run)
+    res = solve(p, "dual_rcd", seed=0)
+    assert res.status == "converged"
+    assert len(calls) == len(res.rows) + 1  # the probe, then one call per evaluation
+    free = solve(p, "dual_rcd", seed=0, max_seconds=math.inf)
+    np.testing.assert_array_equal(res.w, free.w)
+    assert [r[:3] for r in res.rows] == [r[:3] for r in free.rows]

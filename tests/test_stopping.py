@@ -258,3 +258,90 @@ def test_warm_start_converges_at_once():
     assert again.status == "converged" and len(again.trace) == 1
     w0 = solve(p, "primal_rcd", tol=1e-8, w0=first.w)
     assert w0.status == "converged"
+
+
+# ---- what one call costs besides the kernel (benchmarks/solve_vs_liblinear.py) -------------
+
+
+def test_the_trace_frame_is_built_on_first_access_only(monkeypatch):
+    """A pandas DataFrame costs 0.15-0.4 ms to build, a quarter of a whole solve of a
+    100 x 10 problem: ``solve`` keeps the rows and builds ``trace`` when it is read."""
+    import pdsparse.solvers as solvers
+
+    built = []
+    frame = pd.DataFrame
+
+    def counting(*args, **kwargs):
+        built.append(1)
+        return frame(*args, **kwargs)
+
+    p = problem()
+    expected = solve(p, "dual_rcd", seed=2).trace
+    monkeypatch.setattr(solvers.pd, "DataFrame", counting)
+    res = solve(p, "dual_rcd", seed=2)
+    assert built == [] and res.status == "converged"
+    t = res.trace
+    assert built == [1] and res.trace is t  # built once, on first access
+    assert list(t.columns) == solvers.TRACE_COLUMNS and len(t) == len(res.rows)
+    pd.testing.assert_frame_equal(t[COLS], expected[COLS], check_exact=True)
+    assert t.dtypes.equals(expected.dtypes) and t.status.iloc[-1] == res.status
+
+
+def test_evaluations_share_one_transposed_view_of_the_data():
+    """scipy builds a new matrix object at each ``A.T`` (a third of an evaluation of a
+    100 x 10 problem): the problem makes A^T once, a view of the CSR's arrays, no copy."""
+    p = problem()
+    t = p.mat_t
+    assert p.mat_t is t and t.shape == (p.d, p.n)
+    assert np.shares_memory(t.data, p.csr.data) and np.shares_memory(t.indices, p.csr.indices)
+    alpha = np.linspace(-0.5, 0.5, p.n)
+    np.testing.assert_array_equal(t @ alpha, p.mat.T @ alpha)
+    assert objective.dual(p, alpha) == objective.dual(Problem(p.csr, p.b, p.loss, p.l2), alpha)
+
+
+def test_row_norms_are_scipys_row_sums_to_the_bit():
+    """The row norms (sampling probabilities and steps of dual RCD) are summed without a
+    scipy matrix around them, in the same order: empty rows, a row of one entry, none."""
+    import scipy.sparse as sp
+
+    A = sp.random(30, 20, density=0.3, random_state=3, format="lil")
+    A[0, :] = 0
+    A[7, :] = 0
+    A[8, :] = 0
+    A[8, 2] = 3.0
+    for M in (A.tocsr(), sp.csr_matrix((4, 3)), make_data(n=300, d=80, seed=5)[0]):
+        p = Problem(M, np.ones(M.shape[0]), "squared", l2=1.0)
+        ref = np.asarray(sp.csr_matrix((M.data * M.data, M.indices, M.indptr),
+                                       shape=M.shape).sum(axis=1)).ravel()
+        assert p.row_sqnorms.dtype == ref.dtype and p.row_sqnorms.tobytes() == ref.tobytes()
+
+
+def test_one_pass_evaluation_is_primal_and_dual_to_the_bit():
+    """``objective.evaluate`` (what ``solve`` evaluates with) takes A w and A^T alpha from one
+    pass over A: the values of ``primal`` and ``dual`` to the bit, the products those of
+    scipy; alpha outside the logistic conjugate's domain gives D = -inf as before."""
+    import scipy.sparse as sp
+
+    from pdsparse import losses
+
+    rng = np.random.default_rng(11)
+    A = sp.random(40, 25, density=0.2, random_state=4, format="lil")
+    A[3, :] = 0  # an empty row
+    A = A.tocsr()
+    cases = [(A, "logistic"), (make_data(n=120, d=60, seed=3)[0], "logistic"),
+             (make_data(n=50, d=200, seed=4, loss="squared")[0], "squared")]
+    for M, loss in cases:
+        b = np.where(rng.standard_normal(M.shape[0]) > 0, 1.0, -1.0)
+        p = Problem(M, b, loss, l2=0.03)
+        outside = 2.0 * b  # outside the logistic conjugate's domain
+        for w, alpha in ((rng.standard_normal(p.d), 0.9 * rng.uniform(-1, 1, p.n) * b),
+                         (np.zeros(p.d), -np.zeros(p.n)),
+                         (rng.standard_normal(p.d), outside)):
+            z, u = losses.csr_products(p.csr.data, p.csr.indices, p.csr.indptr, w, alpha)
+            assert z.tobytes() == (p.mat @ w).tobytes()
+            assert u.tobytes() == (p.mat.T @ alpha).tobytes()
+            got = objective.evaluate(p, w, alpha)
+            want = (objective.primal(p, w), objective.dual(p, alpha))
+            assert got[:2] == want and got[2] == want[0] - want[1]
+            if loss == "logistic" and alpha is outside:
+                assert got[1] == -np.inf

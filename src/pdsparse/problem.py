@@ -306,6 +306,14 @@ class Problem:
         are the products every evaluation uses (:mod:`pdsparse.objective`)."""
         return self._dense if self._dense is not None else self._csr
 
+    @cached_property
+    def mat_t(self) -> sp.csc_matrix | np.ndarray:
+        """A^T as stored, ``mat.T`` made once: a CSC view of the CSR's arrays (no copy), or the
+        dense array's transpose. The products A^T alpha of every evaluation use it; scipy
+        builds a new matrix object at each ``.T`` (12 us, a third of an evaluation of a
+        100 x 10 problem)."""
+        return self.mat.T
+
     @property
     def csr(self) -> sp.csr_matrix:
         if self._csr is None:
@@ -360,9 +368,14 @@ class Problem:
         if self._dense is not None:
             return np.einsum("ij,ij->i", self._dense, self._dense)
         A = self._csr
-        # sums of data^2 per row, without a second copy of the index arrays
-        sq = sp.csr_matrix((A.data * A.data, A.indices, A.indptr), shape=A.shape)
-        return np.asarray(sq.sum(axis=1)).ravel()
+        # sums of data^2 per row: scipy's csr .sum(axis=1) (a reduceat over the nonempty
+        # rows), without the matrix objects around it (two thirds of a dual RCD setup on a
+        # 100 x 10 problem)
+        out = np.zeros(A.shape[0])
+        rows = np.flatnonzero(np.diff(A.indptr))
+        if rows.size:
+            out[rows] = np.add.reduceat(A.data * A.data, A.indptr[rows].astype(np.intp))
+        return out
 
     @cached_property
     def col_sqnorms(self) -> np.ndarray:

@@ -15,6 +15,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -74,9 +75,14 @@ DEFAULT_MAX_SECONDS = 600.0
 
 @dataclass
 class Result:
-    """What a run returns: the trace (one row per evaluation) and the final iterates."""
+    """What a run returns: the trace (one row per evaluation) and the final iterates.
 
-    trace: pd.DataFrame
+    ``rows`` are the trace's rows (tuples in :data:`TRACE_COLUMNS` order); ``trace`` is them
+    as a DataFrame, built on first access: a pandas DataFrame costs 0.15-0.4 ms to build,
+    a quarter of a whole call on a 100 x 10 problem, and a caller who wants ``w`` needs none
+    (benchmarks/solve_vs_liblinear.py)."""
+
+    rows: list[tuple] = field(repr=False)
     w: np.ndarray
     alpha: np.ndarray
     status: str
@@ -88,6 +94,11 @@ class Result:
     """Wall time of the evaluations (P, D, gap, nonzero counts), outside ``time_s``."""
     setup_wall_s: float = 0.0
     """Wall time of the setup."""
+
+    @cached_property
+    def trace(self) -> pd.DataFrame:
+        """One row per evaluation (:data:`TRACE_COLUMNS`), the status on the last one."""
+        return pd.DataFrame(self.rows, columns=TRACE_COLUMNS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,6 +126,7 @@ MIN_STEP_EPOCHS = 0.5
 MAX_GROWTH = 4.0
 FALLBACK_GROWTH = 2.0
 PROBE_EPOCHS = 1.0 / 16  # first kernel call under a time budget: measures the kernel's speed
+FAR_CALLS = 64  # a kernel call may last 1/FAR_CALLS of the time left (_time_capped)
 
 
 class _FixedSchedule:
@@ -195,16 +207,20 @@ def _time_capped(budget: int, last: tuple[int, float], elapsed: float, max_secon
     """``budget`` cut to what the kernel does, at the speed of its last call (``last``: its
     work and CPU seconds; none yet: a short probe), in half the time left, or in all of it
     and 5% more once that is at most a twentieth of ``max_seconds`` (so that the run ends
-    just past the budget, not short of it), and in at most twice the last call's time. A
-    kernel whose work grows dearer as it runs (PDBFW's growing s: its selection and
-    projection outgrow the counted scans) overran by 1.65x on mnist09-rb when one call was
-    sized at the run's average speed; a call no longer than twice the last one, and no longer
-    than half the time left, re-measures the speed before it can overrun."""
+    just past the budget, not short of it), and in at most twice the last call's time or
+    ``1 / FAR_CALLS`` of the time left, the larger. A kernel whose work grows dearer as it runs
+    (PDBFW's growing s: its selection and projection outgrow the counted scans) overran by
+    1.65x on mnist09-rb when one call was sized at the run's average speed; a call no longer
+    than twice the last one, and no longer than half the time left, re-measures the speed
+    before it can overrun. Far from the budget the doubling alone cost a short run 8 kernel
+    calls (5 us each, an eighth of a solve of a 100 x 10 problem); a call sized at a 64th of
+    the time left ends within half of it even if the kernel slows down 32-fold meanwhile."""
     work, seconds_last = last
     if work <= 0 or seconds_last <= 0:
         return min(budget, max(1, int(PROBE_EPOCHS * nnz)))
     left = max_seconds - elapsed
-    seconds = min(max(0.5 * left, min(1.05 * left, 0.05 * max_seconds)), 2.0 * seconds_last)
+    seconds = min(max(0.5 * left, min(1.05 * left, 0.05 * max_seconds)),
+                  max(2.0 * seconds_last, left / FAR_CALLS))
     return min(budget, max(1, int(math.ceil(seconds * work / seconds_last))))
 
 
@@ -313,9 +329,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         # evaluate, outside the timer
         t = time.perf_counter()
         w, alpha = kernel.iterates()
-        p_val = objective.primal(problem, w)
-        d_val = objective.dual(problem, alpha)
-        gap = p_val - d_val
+        p_val, d_val, gap = objective.evaluate(problem, w, alpha)
         rows.append((iters, touched / nnz, iters / per_sweep, elapsed, wall, setup_s, p_val,
                      d_val, gap, int(np.count_nonzero(w)), int(np.count_nonzero(alpha)), ""))
         eval_s += time.perf_counter() - t
@@ -335,7 +349,6 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
             break
         target = schedule.next(touched, gap / abs(p_val) if p_val else math.inf)
     rows[-1] = rows[-1][:-1] + (status,)
-    trace = pd.DataFrame(rows, columns=TRACE_COLUMNS)
     w, alpha = kernel.iterates()
     params = dict(method=spec.name,
                   **{k: ("" if v == NONE else v) for k, v in spec.option_columns(opts).items()},
@@ -346,4 +359,4 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
                   "geometric" if eval_per_decade else "fixed")
     if auto is not None:
         params["auto"] = auto.reason
-    return Result(trace, w.copy(), alpha.copy(), status, setup_s, params, eval_s, setup_wall_s)
+    return Result(rows, w.copy(), alpha.copy(), status, setup_s, params, eval_s, setup_wall_s)
