@@ -146,7 +146,7 @@ def _loss_gradient_at_zero(problem: Problem) -> np.ndarray:
     from pdsparse import losses
 
     z = np.zeros(problem.n)
-    return np.asarray(problem.mat.T @ losses.derivs(problem.loss_id, z, problem.b),
+    return np.asarray(problem.mat_t @ losses.derivs(problem.loss_id, z, problem.b),
                       dtype=np.float64).reshape(-1) / problem.n
 
 
@@ -232,9 +232,8 @@ def probe_rates(problem: Problem) -> dict:
         touched, epochs, rel = 0, [], []
         for _ in range(PROBE_PASSES):
             touched += kernel.run(nnz)[1]
-            w, alpha = kernel.iterates()
-            p_val = objective.primal(problem, w)
-            gap = (p_val - objective.dual(problem, alpha)) / abs(p_val) if p_val else np.nan
+            p_val, _, gap = objective.evaluate(problem, *kernel.iterates())
+            gap = gap / abs(p_val) if p_val else np.nan
             epochs.append(touched / nnz)
             rel.append(gap if np.isfinite(gap) and gap > 0 else np.nan)
         x, y = np.array(epochs[1:]), np.log10(np.array(rel[1:]))
