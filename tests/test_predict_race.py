@@ -256,9 +256,9 @@ def entry(method, cpu, reached=True, gap=1e-7):
 
 
 def ranked(*entries, seconds=1.0):
-    from pdsparse.race import _rank_key
+    from pdsparse.race import rank_key
 
-    entries = sorted(entries, key=_rank_key)
+    entries = sorted(entries, key=rank_key)
     best = {}
     for e in entries:
         best.setdefault(e.method, e)

@@ -159,12 +159,12 @@ def _faceoff(stats: dict) -> dict:
 
 def _faceoff_in_race(result, predicted: str) -> dict:
     """Primal vs dual RCD in the race (CPU time with setup to tol, else the lower gap)."""
-    from pdsparse.race import _rank_key
+    from pdsparse.race import rank_key
 
     p, d = result.best.get("primal_rcd"), result.best.get("dual_rcd")
     if p is None or d is None:
         return {"winner": None, "held": False, "reason": "primal or dual RCD did not race"}
-    win, lose = (p, d) if _rank_key(p) <= _rank_key(d) else (d, p)
+    win, lose = (p, d) if rank_key(p) <= rank_key(d) else (d, p)
     if win.reached and lose.reached:
         reason = (f"{win.label} reached the gap in {win.cpu_s:.3g} CPU s, "
                   f"{lose.label} in {lose.cpu_s:.3g} s")

@@ -52,9 +52,9 @@ from pdsparse.errors import ConfigError
 from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
 from pdsparse.problem import Problem
 
-__all__ = ["FAMILIES", "PASS_COST", "Prediction", "applicable", "best_sampling", "family_of",
-           "predict", "predict_ball", "predict_rcd", "probe_passes", "probe_rates",
-           "problem_stats"]
+__all__ = ["FAMILIES", "PASS_COST", "Prediction", "accepts", "applicable", "best_sampling",
+           "family_of", "predict", "predict_ball", "predict_rcd", "probe_passes",
+           "probe_rates", "problem_stats"]
 
 FAMILIES = ("l2", "elastic_net", "l1_ball")
 """The penalty families :func:`predict` covers (``pdsparse advise --penalty``)."""
@@ -108,31 +108,35 @@ def _miniature(problem: Problem) -> Problem:
                    penalty=problem.penalty, name="miniature")
 
 
+def accepts(problem: Problem, method: str, options: dict | None = None) -> bool:
+    """Whether solver ``method`` sets up with ``options`` on a miniature of ``problem``:
+    each solver's factory is the one home of what it accepts (a penalty, labels, a loss),
+    asked without setting up anything of the data's size."""
+    from pdsparse.solvers.registry import get_solver
+
+    try:
+        get_solver(method).make_kernel(_miniature(problem), options)
+    except ConfigError:
+        return False
+    return True
+
+
 def applicable(problem: Problem) -> dict[str, dict[str, str]]:
     """The registered solvers that solve ``problem`` (registry order), each with the options
     it needs: ``{}`` when its defaults do, else the first single option changed from its
     default that does (dual RCD on the elastic net is Prox-SDCA, which takes
-    ``dual_step=newton``; Frank-Wolfe's exact line search needs a quadratic loss).
-
-    Each solver's factory is the one home of what it accepts (a penalty, labels, a loss);
-    it is asked on a miniature problem of the same kind, so that nothing of the size of the
-    data is set up here.
-    """
+    ``dual_step=newton``; Frank-Wolfe's exact line search needs a quadratic loss), as
+    :func:`accepts` says."""
     from pdsparse.solvers.registry import SOLVERS
 
-    mini = _miniature(problem)
     found: dict[str, dict[str, str]] = {}
     for name, spec in SOLVERS.items():
         defaults = spec.parse_options()
         tries = [{}] + [{key: value} for key, values in spec.choices().items()
                         for value in values if value != getattr(defaults, key)]
-        for options in tries:
-            try:
-                spec.make_kernel(mini, options)
-            except ConfigError:
-                continue
+        options = next((o for o in tries if accepts(problem, name, o)), None)
+        if options is not None:
             found[name] = options
-            break
     return found
 
 

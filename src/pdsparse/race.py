@@ -27,7 +27,8 @@ from dataclasses import asdict, dataclass, field
 from pdsparse.errors import ConfigError, PdsparseError
 from pdsparse.problem import Problem
 
-__all__ = ["RaceEntry", "RaceResult", "TUNE_GRID", "WITHIN", "judge", "race"]
+__all__ = ["RaceEntry", "RaceResult", "TUNE_GRID", "WITHIN", "judge", "label", "race",
+           "rank_key"]
 
 WITHIN = 1.5
 """A prediction counts as good when its solver is the winner or within this factor of the
@@ -75,8 +76,7 @@ class RaceEntry:
 
     @property
     def label(self) -> str:
-        opts = ", ".join(f"{k}={v}" for k, v in self.options.items())
-        return f"{self.method} ({opts})" if opts else self.method
+        return label(self.method, self.options)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "label": self.label}
@@ -98,7 +98,15 @@ class RaceResult:
         return self.entries[0]
 
 
-def _rank_key(e: RaceEntry) -> tuple:
+def label(method: str, options: dict[str, str]) -> str:
+    """``"dual_rcd (sampling=uniform)"``: a solver and the options it runs with."""
+    opts = ", ".join(f"{k}={v}" for k, v in options.items())
+    return f"{method} ({opts})" if opts else method
+
+
+def rank_key(e: RaceEntry) -> tuple:
+    """The race's order: those that reached ``tol`` by CPU time with setup, then the rest by
+    the relative gap they ended at."""
     gap = e.rel_gap if math.isfinite(e.rel_gap) else math.inf
     return (0, e.cpu_s, e.method) if e.reached else (1, gap, e.cpu_s, e.method)
 
@@ -144,7 +152,7 @@ def race(problem: Problem, seconds: float, tol: float = 1e-6, tune: bool = False
     """Run every applicable solver (or ``methods``: name -> options) on ``problem`` for at
     most ``seconds`` of kernel CPU time each, to relative gap ``tol``; ranked (module
     docstring). ``progress`` gets a line before and after each run."""
-    from pdsparse.predict import applicable
+    from pdsparse.predict import accepts, applicable
 
     if not (math.isfinite(seconds) and seconds > 0):
         raise ConfigError(f"race time must be a positive number of seconds, got {seconds!r}")
@@ -154,10 +162,10 @@ def race(problem: Problem, seconds: float, tol: float = 1e-6, tune: bool = False
     found = applicable(problem) if methods is None else dict(methods)
     runs = [(method, options) for method, base in found.items()
             for options in _grid(method, base, tune)
-            if options == base or _accepts(problem, method, options)]
+            if options == base or accepts(problem, method, options)]
     entries = []
     for i, (method, options) in enumerate(runs, 1):
-        shown = RaceEntry(method, _non_default(method, options), False, 0, 0, 0, 0, 0, "").label
+        shown = label(method, _non_default(method, options))
         say(f"race {i}/{len(runs)}: {shown}, at most {seconds:g} CPU s")
         entry = _run(problem, method, options, seconds, tol, seed)
         entry.options = _non_default(method, options)
@@ -167,23 +175,11 @@ def race(problem: Problem, seconds: float, tol: float = 1e-6, tune: bool = False
         entries.append(entry)
     if not entries:
         raise ConfigError(f"no registered solver accepts {problem!r}")
-    entries.sort(key=_rank_key)
+    entries.sort(key=rank_key)
     best: dict[str, RaceEntry] = {}
     for e in entries:
         best.setdefault(e.method, e)
     return RaceResult(entries, float(seconds), float(tol), bool(tune), best)
-
-
-def _accepts(problem: Problem, method: str, options: dict) -> bool:
-    """Whether ``method`` sets up with ``options`` on a miniature of ``problem``."""
-    from pdsparse.predict import _miniature
-    from pdsparse.solvers import get_solver
-
-    try:
-        get_solver(method).make_kernel(_miniature(problem), options)
-    except ConfigError:
-        return False
-    return True
 
 
 def judge(result: RaceResult, predicted: str) -> dict:
