@@ -441,6 +441,7 @@ def test_choices_equal_the_library_constants():
     from pdsparse.data.synthetic import GENERATORS
     from pdsparse.losses import LOSSES
     from pdsparse.penalties import PENALTIES
+    from pdsparse.predict import FAMILIES
     from pdsparse.solvers import DUAL_STEPS, METHODS, SAMPLINGS
     from pdsparse.solvers.dgpd import ETA_CHOICES, INNER_CHOICES
 
@@ -454,6 +455,7 @@ def test_choices_equal_the_library_constants():
         "dgpd_etas": tuple(ETA_CHOICES),
         "synthetic_kinds": tuple(GENERATORS),
         "penalties": tuple(PENALTIES),
+        "penalty_families": tuple(FAMILIES),
     }
 
 

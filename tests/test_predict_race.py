@@ -67,6 +67,9 @@ def test_applicable_solvers_and_the_options_they_need(loss, penalty, expected):
 
 
 def test_family_of_each_penalty():
+    from pdsparse.predict import FAMILIES
+
+    assert FAMILIES == ("l2", "elastic_net", "l1_ball")  # each one below, in this order
     assert family_of(problem(ElasticNet(0.1))) == "l2"
     assert family_of(problem(ElasticNet(0.1, 0.01))) == "elastic_net"
     assert family_of(problem(L1Ball(1.0, 0.1))) == "l1_ball"
@@ -222,6 +225,7 @@ def test_race_reaches_the_same_certified_gap_from_the_same_start():
     for e in result.entries:
         if e.reached:
             assert e.rel_gap <= 1e-6 and e.cpu_s == pytest.approx(e.setup_s + e.kernel_s)
+    assert result.winner.reached  # the ranking starts with a certified solution
     keys = [(not e.reached, e.cpu_s if e.reached else e.rel_gap) for e in result.entries]
     assert keys == sorted(keys)
     assert result.best[result.winner.method] is result.winner

@@ -322,7 +322,7 @@ def test_one_pass_evaluation_is_primal_and_dual_to_the_bit():
     scipy; alpha outside the logistic conjugate's domain gives D = -inf as before."""
     import scipy.sparse as sp
 
-    from pdsparse import losses
+    from pdsparse import _products
 
     rng = np.random.default_rng(11)
     A = sp.random(40, 25, density=0.2, random_state=4, format="lil")
@@ -337,7 +337,7 @@ def test_one_pass_evaluation_is_primal_and_dual_to_the_bit():
         for w, alpha in ((rng.standard_normal(p.d), 0.9 * rng.uniform(-1, 1, p.n) * b),
                          (np.zeros(p.d), -np.zeros(p.n)),
                          (rng.standard_normal(p.d), outside)):
-            z, u = losses.csr_products(p.csr.data, p.csr.indices, p.csr.indptr, w, alpha)
+            z, u = _products.csr_products(p.csr.data, p.csr.indices, p.csr.indptr, w, alpha)
             assert z.tobytes() == (p.mat @ w).tobytes()
             assert u.tobytes() == (p.mat.T @ alpha).tobytes()
             got = objective.evaluate(p, w, alpha)

@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from pdsparse.errors import ConfigError, DataError
+from pdsparse.names import DEFAULT_TOL
 
 __all__ = ["Advice", "advise", "format_advice"]
 
@@ -45,8 +46,6 @@ SIDES = (("primal", "primal_rcd", "P"), ("dual", "dual_rcd", "D"))
 """(side, solver method, letter of T_P / T_D)."""
 TOSS_UP = 1.1
 """A predicted speedup below this factor is called a toss-up in the verdict."""
-DEFAULT_TOL = 1e-6
-"""Relative duality gap the race runs every solver to (the default of ``solve``)."""
 
 
 @dataclass

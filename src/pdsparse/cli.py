@@ -77,7 +77,14 @@ def _choices() -> dict[str, tuple[str, ...]]:
         "dgpd_etas": names.DGPD_ETAS,
         "synthetic_kinds": names.SYNTHETIC_KINDS,
         "penalties": names.PENALTIES,
+        "penalty_families": names.PENALTY_FAMILIES,
     }
+
+
+def _default_tol() -> float:
+    from pdsparse.names import DEFAULT_TOL
+
+    return DEFAULT_TOL
 
 
 def _option_help() -> str:
@@ -524,7 +531,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Each subcommand is one step of the Snakemake workflow: "
             "fetch -> prepare -> stats/reference/run -> aggregate -> output (tables, "
             "figures) -> scorecard.\n"
-            "'pdsparse advise FILE' predicts primal vs dual RCD for any LIBSVM file."
+            "'pdsparse advise FILE' predicts (and races) the fastest solver for any LIBSVM file."
         ),
         epilog="Run 'pdsparse <command> --help' for the options of a command. "
         "Errors exit with status 2 and a one-line message.",
@@ -713,15 +720,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="also race every applicable solver for at most this much kernel CPU time each",
     )
-    p.add_argument("--penalty", choices=("l2", "elastic_net", "l1_ball"), default="l2",
+    p.add_argument("--penalty", choices=choices["penalty_families"], default="l2",
                    help="l2 (default): l2/2 ||w||^2; elastic_net: + l1 ||w||_1 (give --l1); "
                    "l1_ball: ||w||_1 <= radius, plus l2/2 ||w||^2 (give --radius)")
     p.add_argument("--l1", type=_l2_arg, default=None,
                    help="l1 weight of the elastic net: number or 'c/n'")
     p.add_argument("--radius", type=_positive_float, default=None,
                    help="radius of the l1 ball")
-    p.add_argument("--tol", type=_positive_float, default=1e-6,
-                   help="the race's certified relative duality gap (default 1e-6)")
+    p.add_argument("--tol", type=_positive_float, default=_default_tol(),
+                   help="the race's certified relative duality gap")
     p.add_argument("--tune", action="store_true",
                    help="race each solver at every setting of its grid "
                    "(pdsparse.race.TUNE_GRID), represented by its fastest")

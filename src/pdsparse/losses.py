@@ -48,4 +48,3 @@ derivs = _losses.derivs
 conj_neg = _losses.conj_neg
 dual_steps = _losses.dual_steps
 logistic_dot = _losses.logistic_dot
-csr_products = _losses.csr_products

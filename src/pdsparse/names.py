@@ -14,6 +14,8 @@ PAPERS = ("faceoff", "dgpd", "pdbfw")
 """The papers, by config section (= folder of :mod:`pdsparse.papers`), in the scorecard's order."""
 LOSSES = ("logistic", "squared", "smooth_hinge")
 PENALTIES = ("elastic_net", "l1_ball", "trace_ball")
+PENALTY_FAMILIES = ("l2", "elastic_net", "l1_ball")
+"""What ``pdsparse advise --penalty`` predicts and races for (:data:`pdsparse.predict.FAMILIES`)."""
 NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
 METHODS = ("primal_rcd", "dual_rcd", "spdc", "dgpd", "dgpd_full", "acc_pg", "fw", "svrg",
            "scgs", "storc", "sfw", "block_fw", "pdbfw")
@@ -27,6 +29,10 @@ PDBFW_SIZES = ("auto",)
 PDBFW_KS = ("auto", "balance", "n")
 PDBFW_EXTRAPOLATIONS = ("none", "primal")
 SAMPLINGS = ("uniform", "importance", "permutation")
+DEFAULT_TOL = 1e-6
+"""The certified relative duality gap a run is for unless told otherwise (``solve``, the
+race and the prediction of ``pdsparse advise``, its ``--tol``): a number, kept here so that
+the command line offers it without importing the solvers."""
 DUAL_STEPS = ("fixed", "newton", "printed")
 BALL_MOMENTA = ("nesterov", "fista")
 ACC_PG_LIPSCHITZ = ("exact", "power", "backtracking")

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdsparse import losses
+from pdsparse import _products, losses
 from pdsparse.errors import ConfigError
 from pdsparse.problem import Problem
 
@@ -130,7 +130,7 @@ def evaluate(problem: Problem, w: np.ndarray,
              alpha: np.ndarray | None = None) -> tuple[float, float, float]:
     """(P(w), D(alpha), gap), with alpha = alpha(w) when not given: the values of
     :func:`primal` and :func:`dual` to the bit. With sparse data and a vector variable A w
-    and A^T alpha come from one pass over A (``losses.csr_products``, scipy's operations in
+    and A^T alpha come from one pass over A (``_products.csr_products``, scipy's operations in
     scipy's order) instead of two: an evaluation of :func:`pdsparse.solvers.solve` costs
     0.6x as much."""
     if alpha is None:
@@ -141,7 +141,7 @@ def evaluate(problem: Problem, w: np.ndarray,
     w = _check(problem, w, problem.var_shape, "primal variable")
     alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
     R = problem.csr
-    z, u = losses.csr_products(R.data, R.indices, R.indptr, w, alpha)
+    z, u = _products.csr_products(R.data, R.indices, R.indptr, w, alpha)
     p_val = _primal_at(problem, w, z)
     conj = _conj_neg(problem, alpha)
     d_val = _dual_at(problem, alpha, conj, u) if np.all(np.isfinite(conj)) else -np.inf

@@ -49,6 +49,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pdsparse.errors import ConfigError
+from pdsparse.names import DEFAULT_TOL, PENALTY_FAMILIES
 from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
 from pdsparse.problem import Problem
 
@@ -56,7 +57,7 @@ __all__ = ["FAMILIES", "PASS_COST", "Prediction", "accepts", "applicable", "best
            "family_of", "predict", "predict_ball", "predict_rcd", "probe_passes",
            "probe_rates", "problem_stats"]
 
-FAMILIES = ("l2", "elastic_net", "l1_ball")
+FAMILIES = PENALTY_FAMILIES
 """The penalty families :func:`predict` covers (``pdsparse advise --penalty``)."""
 
 PASS_COST = {
@@ -292,7 +293,8 @@ def pass_cost(kernel: str, loss: str, nnz: int, coords: int) -> float:
     return per_nnz * nnz + per_coord * coords
 
 
-def predict_rcd(stats: dict, loss: str, family: str = "l2", tol: float = 1e-6) -> Prediction:
+def predict_rcd(stats: dict, loss: str, family: str = "l2",
+                tol: float = DEFAULT_TOL) -> Prediction:
     """Primal or dual RCD (module docstring) from the statistics: :func:`problem_stats` or,
     for l2, :func:`pdsparse.stats.data_stats` alone (no labels needed); options not
     resolved. Passes: T/nnz of each side at its better sampling (Face-Off eqs. 12-15); on
@@ -350,7 +352,8 @@ def predict_ball(stats: dict) -> Prediction:
                       "l1_ball", {}, costs)
 
 
-def predict(problem: Problem, stats: dict | None = None, tol: float = 1e-6) -> Prediction:
+def predict(problem: Problem, stats: dict | None = None,
+            tol: float = DEFAULT_TOL) -> Prediction:
     """The solver :func:`pdsparse.solvers.solve` should run on ``problem`` (module docstring).
 
     ``stats``: the output of :func:`problem_stats` when already computed; otherwise only

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from pdsparse.errors import ConfigError, PdsparseError
+from pdsparse.names import DEFAULT_TOL
 from pdsparse.problem import Problem
 
 __all__ = ["RaceEntry", "RaceResult", "TUNE_GRID", "WITHIN", "judge", "label", "race",
@@ -146,7 +147,7 @@ def _run(problem: Problem, method: str, options: dict, seconds: float, tol: floa
                      res.status)
 
 
-def race(problem: Problem, seconds: float, tol: float = 1e-6, tune: bool = False,
+def race(problem: Problem, seconds: float, tol: float = DEFAULT_TOL, tune: bool = False,
          methods: dict[str, dict[str, str]] | None = None, seed: int = 0,
          progress: Callable[[str], None] | None = None) -> RaceResult:
     """Run every applicable solver (or ``methods``: name -> options) on ``problem`` for at

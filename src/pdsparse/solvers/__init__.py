@@ -23,7 +23,7 @@ import pandas as pd
 
 from pdsparse import objective
 from pdsparse.errors import ConfigError
-from pdsparse.names import DUAL_STEPS, METHODS, SAMPLINGS
+from pdsparse.names import DEFAULT_TOL, DUAL_STEPS, METHODS, SAMPLINGS
 from pdsparse.problem import Problem
 from pdsparse.solvers.base import sampling_probabilities
 from pdsparse.solvers.rcd import DualRCDOptions, PrimalRCDOptions
@@ -67,8 +67,6 @@ epochs of dual RCD took 3x the wall time with four busy processes on two cores, 
 CPU time); CPU time is what another machine repeats. The process's, not the thread's, so
 that work a BLAS call hands to its own threads is counted too."""
 
-DEFAULT_TOL = 1e-6
-"""Default target of :func:`solve`: a certified relative duality gap gap / |P| <= 1e-6."""
 DEFAULT_MAX_SECONDS = 600.0
 """Default kernel-time budget of :func:`solve` (the CLI's ``run --max-seconds`` default)."""
 
