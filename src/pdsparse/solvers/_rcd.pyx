@@ -19,6 +19,7 @@ random rows come from ``_sampling.pxd`` (``Sampler``, ``sampler_next``).
 from libc.stdint cimport uint64_t
 
 from pdsparse._losses cimport LOGISTIC, dual_step_exact, loss_deriv, pd_logistic_dot
+from pdsparse.solvers._matrix cimport sparse_dot4
 from pdsparse.solvers._sampling cimport Sampler, pd_prefetch, sampler_init, sampler_next
 
 
@@ -126,6 +127,9 @@ def dual_rcd(const double[::1] data, const int[::1] indices, const int[::1] indp
     check_length(b.shape[0], n, "b")
     check_length(curvature.shape[0], n, "curvature")
     check_length(fixed_step.shape[0], n, "fixed_step")
+    cdef const double* dp = &data[0] if data.shape[0] > 0 else NULL
+    cdef const int* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    cdef const double* wp = &w[0] if w.shape[0] > 0 else NULL
     with nogil:
         while touched < budget:
             j = sampler_next(&smp)
@@ -136,9 +140,7 @@ def dual_rcd(const double[::1] data, const int[::1] indices, const int[::1] indp
                 pd_prefetch(&fixed_step[smp.ahead])
             start = indptr[j]
             end = indptr[j + 1]
-            zj = 0.0
-            for k in range(start, end):
-                zj += data[k] * w[indices[k]]
+            zj = sparse_dot4(dp, ip, start, end, wp)
             aj = alpha[j]
             if newton:
                 anew = dual_step_exact(loss, aj, b[j], zj, curvature[j])
