@@ -14,11 +14,13 @@ to end from the same in-memory CSR matrix, median of ``--repeats`` (5) runs inte
 the variants of a data set (``gc.collect()`` outside the clock):
 
 * ``ours``: ``Problem(A, b, "logistic", l2)`` -> ``solve(p, "dual_rcd", tol=tol)`` with every
-  other argument at its default (importance sampling, the fixed step, adaptive evaluation
-  schedule, no epoch cap, 600 s kernel-time budget): problem construction, setup, kernel and
+  other argument at its default (a random permutation per epoch and the exact 1-D step,
+  LIBLINEAR's own choices, since session 5; adaptive evaluation schedule, no epoch cap, 600 s
+  kernel-time budget): problem construction, setup, kernel and
   the certifying evaluations. Its w must reach (P - P*)/P* <= tol (it stops on its own
   certificate, gap <= tol |P|). ``--variants`` adds other options of the same call
-  (``sampling/dual_step``, e.g. ``permutation/newton``) beside it, for information.
+  (``sampling/dual_step``, e.g. ``importance/fixed``, the paper's Sec. 7 setting and the
+  default before session 5) beside it, for information.
 * ``ideal``: ``Problem`` -> ``make_kernel`` -> ``kernel.run(T)`` with the default options, T the
   nonzeros touched at the first point where the relative gap is <= tol on a trace evaluated
   every 1/16 epoch: no evaluation cost, perfect foresight (``--no-ideal``: skipped).
@@ -449,11 +451,12 @@ def markdown(df: pd.DataFrame, fixed: dict | None, meta: dict) -> str:
             "CPU milliseconds of the process (one thread), end to end from the same in-memory "
             f"CSR matrix, median of {int(df.repeats.iloc[0])} interleaved runs; ratio = ours "
             "/ LIBLINEAR (< 1: ours faster). Ours: `solve(Problem(A, b, \"logistic\", l2), "
-            f"\"dual_rcd\", tol={tol:g})` with every other argument at its default (importance "
-            "sampling, fixed step, adaptive evaluations), `Problem` construction, setup, "
-            "kernel and the certifying evaluations included. LIBLINEAR: its cheapest oracle "
-            "setting reaching the tolerance. `ideal`: the kernel run to the first 1/16-epoch "
-            "point with relative gap <= tol (no evaluations, perfect foresight).", "",
+            f"\"dual_rcd\", tol={tol:g})` with every other argument at its default (a "
+            "permutation per epoch, the exact step, adaptive evaluations), `Problem` "
+            "construction, setup, kernel and the certifying evaluations included. LIBLINEAR: "
+            "its cheapest oracle setting reaching the tolerance. `ideal`: the kernel run to "
+            "the first 1/16-epoch point with relative gap <= tol (no evaluations, perfect "
+            "foresight).", "",
             "`kernel / setup / rest`: of one run of ours, the kernel's CPU time, the setup's "
             "(`make_kernel`: row norms, sampling tables, steps) and the rest (`Problem`, "
             "evaluations, Python).", "",

@@ -615,11 +615,12 @@ def test_elastic_net_from_the_command_line(pipeline, tmp_path, capsys):
     # dual RCD with l1 is Prox-SDCA: the exact step only, said plainly for another one
     code, _, err = run_main(
         ["run", "--data", npz, "--reference", ref, "--experiment", "e", "--solver",
-         "dual_rcd", "--l1", "0.01", "--out", tmp_path / "d.parquet"], capsys)
+         "dual_rcd", "--option", "dual_step=fixed", "--l1", "0.01", "--out",
+         tmp_path / "d.parquet"], capsys)
     assert code == 2 and "dual_step=newton" in err
     code, _, err = run_main(
         ["run", "--data", npz, "--reference", ref, "--experiment", "e", "--solver",
-         "dual_rcd", "--option", "dual_step=newton", "--l1", "0.01", "--max-epochs", "50",
+         "dual_rcd", "--l1", "0.01", "--max-epochs", "50",
          "--out", tmp_path / "d.parquet"], capsys)
     assert code == 0, err
 

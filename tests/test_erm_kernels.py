@@ -496,4 +496,6 @@ def test_registry_routes_and_warm_starts():
     k = SOLVERS["spdc"].make_kernel(p, None, 0, ref.w)
     np.testing.assert_array_equal(k.solution(), ref.w)
     with pytest.raises(ValueError, match="dual_step=newton"):
-        SOLVERS["dual_rcd"].make_kernel(p, {"sampling": "uniform"}, 0)
+        SOLVERS["dual_rcd"].make_kernel(p, {"sampling": "uniform", "dual_step": "fixed"}, 0)
+    # the default step is the exact one: dense data needs no option
+    assert isinstance(SOLVERS["dual_rcd"].make_kernel(p, None, 0), ProxSDCAKernel)

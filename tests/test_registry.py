@@ -56,7 +56,8 @@ def test_specs_describe_themselves():
 
 def test_option_defaults_and_validation():
     assert PrimalRCDOptions() == PrimalRCDOptions(sampling="importance")
-    assert DualRCDOptions() == DualRCDOptions("importance", "fixed")
+    # dual RCD's defaults are LIBLINEAR's order and step, not the paper's Sec. 7 setting
+    assert DualRCDOptions() == DualRCDOptions("permutation", "newton")
     with pytest.raises(dataclasses.FrozenInstanceError):
         DualRCDOptions().sampling = "uniform"
     with pytest.raises(ConfigError, match=r"dual_rcd: unknown dual_step 'exact'.*"
@@ -84,13 +85,13 @@ def test_tags_are_path_safe_and_never_collide(name):
 
 def test_tags_and_columns_of_the_defaults():
     assert SOLVERS["primal_rcd"].tag() == "importance"
-    assert SOLVERS["dual_rcd"].tag() == "importance-fixed"
-    assert SOLVERS["dual_rcd"].tag({"sampling": "permutation", "dual_step": "newton"}) == \
-        "permutation-newton"
+    assert SOLVERS["dual_rcd"].tag() == "permutation-newton"
+    assert SOLVERS["dual_rcd"].tag({"sampling": "importance", "dual_step": "fixed"}) == \
+        "importance-fixed"
     none = dict.fromkeys(option_names(), "none")  # every solver's options are columns
     assert SOLVERS["primal_rcd"].option_columns() == {**none, "sampling": "importance"}
-    assert SOLVERS["dual_rcd"].option_columns() == {**none, "sampling": "importance",
-                                                    "dual_step": "fixed"}
+    assert SOLVERS["dual_rcd"].option_columns() == {**none, "sampling": "permutation",
+                                                    "dual_step": "newton"}
     assert SOLVERS["dgpd"].option_columns() == {**none, "inner": "5", "eta": "theorem"}
     assert SOLVERS["dgpd"].option_columns({"passes": "gauss_seidel"}) == {
         **none, "inner": "5", "eta": "theorem", "passes": "gauss_seidel"}

@@ -12,7 +12,7 @@ every step of the Snakemake workflow can also be run (and debugged) by hand; add
     pdsparse stats     --data data/processed/leu__avg_example_norm.npz
     pdsparse reference --data data/processed/leu__avg_example_norm.npz --out ref.parquet
     pdsparse run       --data data/processed/leu__avg_example_norm.npz --reference ref.parquet \\
-                       --experiment e --solver dual_rcd --option dual_step=newton \\
+                       --experiment e --solver dual_rcd --option sampling=importance \\
                        --seed 0 1 2 --out trace.parquet
     pdsparse aggregate --runs trace.parquet --references ref.parquet --out agg.parquet
     pdsparse output    faceoff figure3 --n 1000 --out figure3.png figure3.pdf

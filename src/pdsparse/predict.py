@@ -61,25 +61,27 @@ FAMILIES = PENALTY_FAMILIES
 """The penalty families :func:`predict` covers (``pdsparse advise --penalty``)."""
 
 PASS_COST = {
-    ("primal_rcd", "logistic"): (2.39, 12.9),
-    ("dual_rcd", "logistic"): (0.86, 34.7),
-    ("prox_sdca", "logistic"): (0.81, 43.2),
-    ("primal_rcd", "squared"): (1.36, 5.7),
-    ("dual_rcd", "squared"): (1.19, 28.5),
-    ("prox_sdca", "squared"): (1.17, 27.8),
-    ("primal_rcd", "smooth_hinge"): (1.61, 6.0),
-    ("dual_rcd", "smooth_hinge"): (1.06, 30.6),
-    ("prox_sdca", "smooth_hinge"): (1.05, 32.3),
+    ("primal_rcd", "logistic"): (2.52, 12.7),
+    ("dual_rcd", "logistic"): (1.05, 81.1),
+    ("prox_sdca", "logistic"): (1.51, 84.4),
+    ("primal_rcd", "squared"): (1.37, 5.0),
+    ("dual_rcd", "squared"): (1.0, 27.7),
+    ("prox_sdca", "squared"): (1.31, 31.3),
+    ("primal_rcd", "smooth_hinge"): (1.57, 5.3),
+    ("dual_rcd", "smooth_hinge"): (0.83, 31.9),
+    ("prox_sdca", "smooth_hinge"): (1.22, 33.6),
 }
-"""CPU time of one pass of each RCD kernel: (ns per nonzero of A, ns per coordinate drawn).
-A pass over nnz(A) costs ``a nnz + b m``, m the coordinates of a pass (d for primal RCD, n
-for dual RCD and Prox-SDCA, dual RCD's kernel on the elastic net). A primal step reads its
-column twice (the dot product with phi', then the update of the margins) and, with the
-logistic loss, evaluates one ``exp`` per nonzero; a dual step reads its row twice and
-evaluates the loss once (Prox-SDCA: a 1-D Newton solve). Fitted by ``benchmarks/
-pass_cost.py`` (least squares in relative error; fitted/measured 0.83-1.22, Prox-SDCA with
-the logistic loss 0.55 on one set) to the thread CPU time of passes over six generated
-calibration sets on the development machine (AMD EPYC, 2026-11-26, commit 4f0b4ac); only
+"""CPU time of one pass of each RCD kernel at its defaults: (ns per nonzero of A, ns per
+coordinate drawn). A pass over nnz(A) costs ``a nnz + b m``, m the coordinates of a pass (d
+for primal RCD, n for dual RCD and Prox-SDCA, dual RCD's kernel on the elastic net). A
+primal step reads its column twice (the dot product with phi', then the update of the
+margins) and, with the logistic loss, evaluates one ``exp`` per nonzero; a dual step reads
+its row twice and solves the 1-D problem exactly (with the logistic loss two or three
+Newton steps, each an ``exp``, early on; one near the optimum). Fitted by
+``benchmarks/pass_cost.py`` (least squares in relative error; fitted/measured 0.83-1.32) to
+the thread CPU time of the first 8 passes from the start (what a solve runs; a pass near
+the optimum costs up to half as much) on six generated calibration sets on the development
+machine (AMD EPYC, 2026-11-26, session 5, dual RCD's defaults permutation + Newton); only
 ratios between kernels enter the prediction."""
 
 PROBE_PASSES = 4
@@ -125,8 +127,8 @@ def accepts(problem: Problem, method: str, options: dict | None = None) -> bool:
 def applicable(problem: Problem) -> dict[str, dict[str, str]]:
     """The registered solvers that solve ``problem`` (registry order), each with the options
     it needs: ``{}`` when its defaults do, else the first single option changed from its
-    default that does (dual RCD on the elastic net is Prox-SDCA, which takes
-    ``dual_step=newton``; Frank-Wolfe's exact line search needs a quadratic loss), as
+    default that does (Frank-Wolfe's exact line search needs a quadratic loss: with the
+    logistic loss FW takes ``step=open_loop``), as
     :func:`accepts` says."""
     from pdsparse.solvers.registry import SOLVERS
 
@@ -272,7 +274,7 @@ class Prediction:
     family: str
     options: dict = field(default_factory=dict)
     """The options it runs with: ``{}`` (its defaults) unless the problem needs one
-    (:func:`applicable`: Prox-SDCA's ``dual_step=newton`` on the elastic net)."""
+    (:func:`applicable`: FW's ``step=open_loop`` with the logistic loss)."""
     costs: dict = field(default_factory=dict)
     """Predicted CPU cost of the modelled candidates, in passes of dual RCD up to the common
     log(1/eps) factor (l2 and elastic net); empty when the rule compares no numbers."""

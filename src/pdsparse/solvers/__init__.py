@@ -241,9 +241,9 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         after each); on the l1 ball L and kappa_max (10 power iterations: about 20 passes).
     sampling, dual_step : the solver's options (None: its default), see
         :class:`PrimalRCDOptions` / :class:`DualRCDOptions`: sampling ``"importance"``
-        (default, eq. 14), ``"uniform"`` or ``"permutation"``; dual step ``"fixed"``
-        (default), ``"newton"`` or ``"printed"``. ``options=`` takes the options dataclass,
-        a mapping or "key=value" strings instead.
+        (eq. 14; primal RCD's default), ``"uniform"`` or ``"permutation"`` (dual RCD's
+        default); dual step ``"newton"`` (default), ``"fixed"`` (Sec. 7) or ``"printed"``.
+        ``options=`` takes the options dataclass, a mapping or "key=value" strings instead.
     tol : stop once the duality gap P(w) - D(alpha) is at most ``tol * |P(w)|`` (default
         1e-6); the gap bounds the suboptimality, so P(w) - P* <= tol |P(w)| is certified.
         0 disables it.

@@ -339,10 +339,11 @@ def make_kernel(problem: Problem, method: str, sampling: str | None = None,
                 options: Any = None) -> _Kernel:
     """Set up a kernel without running it (benchmarks time ``kernel.run`` directly).
 
-    ``sampling`` and ``dual_step`` map onto the solver's options dataclass (None: the
-    default, "importance" and "fixed"); ``options=`` takes the dataclass, a mapping or
-    "key=value" strings instead. ``SOLVERS[method].make_kernel(problem, options, seed,
-    start)`` is the registry's form of the same call.
+    ``sampling`` and ``dual_step`` map onto the solver's options dataclass (None: its
+    default; primal RCD: "importance"; dual RCD: "permutation" and "newton"); ``options=``
+    takes the dataclass, a mapping or "key=value" strings instead.
+    ``SOLVERS[method].make_kernel(problem, options, seed, start)`` is the registry's form of
+    the same call.
     """
     spec = get_solver(method)
     opts = _call_options(spec, options, sampling=sampling, dual_step=dual_step)
