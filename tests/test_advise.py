@@ -14,7 +14,7 @@ import pytest
 from pdsparse import advise as advise_mod
 from pdsparse.advise import Advice, advise, format_advice
 from pdsparse.cli import main
-from pdsparse.predict import pass_cost
+from pdsparse.predict import pass_cost, probe_passes
 
 
 def libsvm_text(rows: list[dict[int, float]], labels: list) -> str:
@@ -111,14 +111,20 @@ def test_primal_verdict_text(tmp_path, capsys):
         f"Face-Off's verdict (operations, Sec. 8): primal RCD, predicted {1 / ratio:.3g}x fewer "
         f"operations (T_P/T_D = {ratio:.3g}, importance sampling)"
     )
-    # the prediction weighs the passes by their cost: a primal pass with the logistic loss
-    # costs PASS_COST dual passes (one exp per nonzero)
+    # the prediction weighs the passes the probe measured (4 of each side at its defaults,
+    # extrapolated to 1e-6) by their cost: a primal pass with the logistic loss costs
+    # PASS_COST dual passes (one exp per nonzero)
+    probe = run_json([path], capsys)["stats"]["probe"]
+    passes = {m: probe_passes(probe[m], 1e-6) for m in ("primal_rcd", "dual_rcd")}
     cost = (pass_cost("primal_rcd", "logistic", exp["nnz"], exp["d"])
             / pass_cost("dual_rcd", "logistic", exp["nnz"], exp["n"]))
+    speedup = passes["dual_rcd"] / (passes["primal_rcd"] * cost)
+    assert speedup > 1
     assert lines[-1] == (
-        f"prediction: primal_rcd: primal RCD: T_P/T_D = {ratio:.3g} passes, a primal pass "
-        f"costs {cost:.3g}x a dual one here (logistic loss): predicted "
-        f"{1 / (ratio * cost):.3g}x less CPU time")
+        f"prediction: primal_rcd: primal RCD: {passes['primal_rcd']:.3g} vs "
+        f"{passes['dual_rcd']:.3g} passes to 1e-06 at the rates of their first 4, a primal "
+        f"pass costs {cost:.3g}x a dual one here (logistic loss): predicted "
+        f"{speedup:.3g}x less CPU time")
     assert lines[-2] == "solvers for this problem: primal_rcd, dual_rcd, spdc, dgpd, dgpd_full"
     assert "n = 61 examples, d = 60 features" in out
     for label in ("C_P, C_D (eq. 16)", "T uniform", "T importance (eq. 15)"):

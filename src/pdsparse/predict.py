@@ -11,21 +11,20 @@ factories decide); :func:`problem_stats` computes what the theory of those solve
 
 The rule (deterministic: the same problem gives the same answer on every machine)
 ---------------------------------------------------------------------------------
-* **l2**: primal RCD (Face-Off Algorithm 1) or dual RCD (Algorithm 2), whichever needs less
-  *time* by Face-Off's total complexities: passes ``T_P / nnz`` and ``T_D / nnz`` (eqs.
-  12-15, each side at its better sampling; the ``log(1/eps)`` factor is common to both)
-  times the CPU cost of one pass of each kernel, :data:`PASS_COST` (per nonzero and per
-  coordinate). Face-Off's own rule compares T alone (Sec. 8), which counts operations: with
-  the logistic loss a primal pass evaluates one ``exp`` per nonzero where a dual pass
-  evaluates one per row, so a primal pass costs several dual ones (on leukemia T predicts
-  primal and the race, in seconds, goes to dual: the README).
-* **elastic net**: the same two (primal RCD with its proximal step; dual RCD is then
-  Prox-SDCA), but T does not see what l1 does: x* is sparse and the loss is often far better
-  conditioned on its support than the l2 weight says, so primal RCD needs many fewer passes
-  than T_P (zipf-50k-x-1k, l1 = lambda_max / 10: 14 passes to 1e-6 where T_P predicts
-  2,900), while Prox-SDCA's dual gains nothing. The passes come from :func:`probe_rates`
-  instead: each side's first :data:`PROBE_PASSES` passes from 0, their measured rate
-  extrapolated to the tolerance (seeded draws: deterministic), times :data:`PASS_COST`.
+* **l2 and elastic net**: primal RCD (Face-Off Algorithm 1, proximal with l1) or dual RCD
+  (Algorithm 2; Prox-SDCA with l1), whichever needs less *time*: the passes each needs to
+  the tolerance times the CPU cost of one pass of each kernel, :data:`PASS_COST` (per
+  nonzero and per coordinate: with the logistic loss a primal pass evaluates one ``exp`` per
+  nonzero where a dual pass solves one 1-D problem per row). The passes come from
+  :func:`probe_rates`: each side's first :data:`PROBE_PASSES` passes from 0 at its defaults,
+  their measured rate extrapolated to the tolerance (seeded draws: deterministic).
+  Face-Off's total complexities T_P and T_D (eqs. 12-15; ``pdsparse advise`` still prints
+  their verdict) describe the paper's algorithms, not the defaults: dual RCD takes
+  LIBLINEAR's exact step in a random order (3-7 passes to 1e-6 on the benchmark's real
+  sets), and with l1 the primal is sparse and far better conditioned on its support than
+  the l2 weight says (zipf-50k-x-1k, l1 = lambda_max / 10: 14 passes where T_P predicts
+  2,900). The T rule (T x pass cost) predicted primal RCD on Face-Off's two worst cases for
+  the dual, where the exact-step dual won by 2.7x and 46x (benchmarks/README.md).
 * DGPD, SPDC and
   DGPD's Algorithm 1 are never predicted: at their defaults they were behind importance
   dual RCD on every data set of the DGPD reproduction (docs/dgpd.md: 2.6-93x), and DGPD led
@@ -203,6 +202,8 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
     out["lambda_max"] = lam_max
     if fam == "l2":
         out["x_nnz"], out["x_nnz_source"] = int(d), "no l1 term: dense in general"
+        if faceoff:
+            out["probe"] = probe_rates(problem)
     elif fam == "elastic_net":
         if float(problem.l1) >= lam_max:
             out["x_nnz"], out["x_nnz_source"] = 0, "l1 >= lambda_max: x* = 0 (KKT at 0)"
@@ -297,20 +298,19 @@ def pass_cost(kernel: str, loss: str, nnz: int, coords: int) -> float:
 
 def predict_rcd(stats: dict, loss: str, family: str = "l2",
                 tol: float = DEFAULT_TOL) -> Prediction:
-    """Primal or dual RCD (module docstring) from the statistics: :func:`problem_stats` or,
-    for l2, :func:`pdsparse.stats.data_stats` alone (no labels needed); options not
-    resolved. Passes: T/nnz of each side at its better sampling (Face-Off eqs. 12-15); on
-    the elastic net, where T misses what l1 does to the primal (a sparse x* on which the
-    loss is often well conditioned), the passes to ``tol`` of :func:`probe_rates` when
-    known; times: passes x :func:`pass_cost`."""
+    """Primal or dual RCD (module docstring) from the statistics: :func:`problem_stats` (or
+    :func:`pdsparse.stats.data_stats` alone, no labels needed); options not resolved.
+    Passes: those to ``tol`` of :func:`probe_rates` (``stats["probe"]``) when known, else
+    Face-Off's T/nnz of each side at its better sampling (eqs. 12-15: the paper's
+    algorithms, not the defaults); times: passes x :func:`pass_cost`."""
     passes, sampling = {}, {}
     nnz = max(stats["nnz"], 1)
     for method, side in (("primal_rcd", "P"), ("dual_rcd", "D")):
         uni, imp = stats[f"T_{side}_uniform"], stats[f"T_{side}_importance"]
         sampling[method] = best_sampling(uni, imp)
         passes[method] = min(uni, imp) / nnz
-    probe = family == "elastic_net" and "probe" in stats
-    if probe:  # T ignores what l1 does to the primal: the probes' measured rates instead
+    probe = "probe" in stats
+    if probe:  # T describes the paper's steps and ignores l1: the measured rates instead
         passes = {m: probe_passes(stats["probe"][m], tol) for m in passes}
     dual_kernel = "prox_sdca" if family == "elastic_net" else "dual_rcd"
     per_pass = {"primal_rcd": pass_cost("primal_rcd", loss, nnz, stats["d"]),
@@ -359,9 +359,9 @@ def predict(problem: Problem, stats: dict | None = None,
     """The solver :func:`pdsparse.solvers.solve` should run on ``problem`` (module docstring).
 
     ``stats``: the output of :func:`problem_stats` when already computed; otherwise only
-    what the rule reads is computed (Face-Off's T for l2 and the elastic net: one pass over
-    A; on the elastic net also :func:`probe_rates`; nothing for the l1 ball). ``tol``: the
-    relative gap the run is for (the elastic net's probes extrapolate to it).
+    what the rule reads is computed (for l2 and the elastic net Face-Off's T, one pass over
+    A, and :func:`probe_rates`, 4 passes of each RCD side; nothing for the l1 ball).
+    ``tol``: the relative gap the run is for (the probes extrapolate to it).
     """
     fam = family_of(problem)
     if fam == "trace_ball":
@@ -378,8 +378,8 @@ def predict(problem: Problem, stats: dict | None = None,
 
         A = problem.mat if sp.issparse(problem.mat) else sp.csr_matrix(problem.mat)
         stats = {**(stats or {}), **data_stats(A, float(problem.l2), float(problem.smoothness))}
-    if fam == "elastic_net" and "probe" not in stats and float(problem.l1) < float(
-            stats.get("lambda_max", math.inf)):
+    if "probe" not in stats and (fam == "l2" or float(problem.l1) < float(
+            stats.get("lambda_max", math.inf))):
         stats = {**stats, "probe": probe_rates(problem)}
     pred = predict_rcd(stats, problem.loss, fam, tol)
     pred.options = applicable(problem)[pred.method]

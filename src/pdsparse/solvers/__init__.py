@@ -236,9 +236,11 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         ``"dual_rcd"``: Algorithm 2, ...) or ``"auto"``: the solver, with the options it
         needs, that :func:`pdsparse.predict.predict` predicts fastest on ``problem`` (the
         prediction of ``pdsparse advise``; ``params["auto"]`` holds its reason). Its cost
-        is not in the trace: Face-Off's statistics for l2 (about one pass over A); on the
-        elastic net also the probe (4 passes of primal and of dual RCD with an evaluation
-        after each); on the l1 ball L and kappa_max (10 power iterations: about 20 passes).
+        is not in the trace, and on small problems it exceeds the solve's: for l2 and the
+        elastic net Face-Off's statistics (about one pass over A) and the probe (4 passes
+        of primal and of dual RCD with an evaluation after each; 1.5-13x a dual RCD solve
+        to 1e-6 on the benchmark's l2 problems); on the l1 ball L and kappa_max (10 power
+        iterations: about 20 passes). Name the solver to skip it.
     sampling, dual_step : the solver's options (None: its default), see
         :class:`PrimalRCDOptions` / :class:`DualRCDOptions`: sampling ``"importance"``
         (eq. 14; primal RCD's default), ``"uniform"`` or ``"permutation"`` (dual RCD's
