@@ -349,7 +349,8 @@ def test_dual_rcd_defaults_are_liblinears_and_need_fewer_epochs():
     """Dual RCD's defaults (a permutation per epoch, the exact step: LIBLINEAR's) reach a
     certified 1e-6 in fewer epochs than the paper's Sec. 7 setting (importance sampling, the
     fixed step), the default before session 5 (benchmarks/README.md: 3-7 epochs against
-    10-16 on the 15 sets of solve_vs_liblinear.py). Epochs are a function of the seed."""
+    5-16, medians 5.6 and 12, on the 15 sets of solve_vs_liblinear.py). Epochs are a
+    function of the seed."""
     A, b = make_data(n=400, d=60, loss="logistic")
     p = Problem(A, b, loss="logistic", l2=1.0 / A.shape[0])
     epochs = {}

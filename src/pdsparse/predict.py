@@ -24,7 +24,7 @@ The rule (deterministic: the same problem gives the same answer on every machine
   sets), and with l1 the primal is sparse and far better conditioned on its support than
   the l2 weight says (zipf-50k-x-1k, l1 = lambda_max / 10: 14 passes where T_P predicts
   2,900). The T rule (T x pass cost) predicted primal RCD on Face-Off's two worst cases for
-  the dual, where the exact-step dual won by 2.7x and 46x (benchmarks/README.md).
+  the dual, where the exact-step dual won by 2.4-2.7x and 45-46x (benchmarks/README.md).
 * DGPD, SPDC and
   DGPD's Algorithm 1 are never predicted: at their defaults they were behind importance
   dual RCD on every data set of the DGPD reproduction (docs/dgpd.md: 2.6-93x), and DGPD led
