@@ -183,7 +183,7 @@ cdef inline double dual_step_exact(int loss, double alpha, double b, double z,
             # (|sigma''| <= 1 / (6 sqrt 3), g' >= 1), and the linearization misses sigma(sn)
             # by a relative step^2 / 2: a relative error <= (1 + q) step^2 / 2 <= 1e-13 in t.
             # The old test on the step alone (|step| <= 1e-10) needed one more sigmoid to
-            # see the step shrink (logistic dual epochs on ijcnn1 1.4x faster).
+            # see the step shrink (logistic dual epochs on ijcnn1 1.3x faster).
             return b * (sig + sig * (1.0 - sig) * step)
         if sn <= lo or sn >= hi or fabs(2.0 * g) > fabs(dx_old * gp):
             dx_old = dx

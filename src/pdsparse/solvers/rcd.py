@@ -79,7 +79,7 @@ class _PrimalKernel(_Kernel):
 
 
 class _DualKernel(_Kernel):
-    def __init__(self, problem, sampling, seed, alpha0=None, dual_step="newton", **_):
+    def __init__(self, problem, sampling, seed, alpha0=None, *, dual_step, **_):
         super().__init__(problem, sampling, seed)
         p = problem
         if p.elastic_net("dual_rcd").l1:
