@@ -15,8 +15,13 @@ it) and reports, from the aggregate of those runs,
   setup to the tightest target any of its configurations reached, then to the looser ones);
 * the methods ranked at their printed settings and at their best, per target.
 
-A time to a target a configuration never reached is unknown: it is shown as a lower bound
-(">= its longest run") and ranks after every configuration that did reach the target.
+Times to a target are interpolated between the trace rows that bracket it and a run that did
+not get there is judged as the speedup tables judge it (:func:`pdsparse.speedup.outcome`):
+cut by its budget while still improving, its time is a lower bound (">= its length
+(budget)"); diverged, stalled or stopped at its tolerance, it never gets there ("not
+reached"). Either way it ranks after every configuration that reached the target. Each
+time keeps its seeds (``<measure>_seeds_<t>``: ``value:kind`` per seed) so that a verdict
+pairs seed i of a method with seed i of another and says its spread.
 """
 
 from __future__ import annotations
@@ -32,14 +37,16 @@ from pdsparse.errors import DataError
 from pdsparse.output import Builder, pairs, positive_float, require_file, write_table
 from pdsparse.speedup import (
     MEASURES,
+    NOT_REACHED,
     config_label,
     read_aggregates,
+    seed_times,
     time_to_target,
     with_setup,
 )
 
-__all__ = ["sensitivity_table", "best_and_printed", "rankings", "write_sensitivity",
-           "draw_sensitivity"]
+__all__ = ["sensitivity_table", "best_and_printed", "rankings", "seeds_of",
+           "write_sensitivity", "draw_sensitivity"]
 
 PathLike = str | os.PathLike
 
@@ -89,9 +96,12 @@ def sensitivity_table(df: pd.DataFrame, targets: Sequence[float],
     """One row per configuration: ``method``, ``config`` (its label), ``tag``, ``printed``
     (the paper's setting: ``printed[method]`` is its options tag; an ablation in
     :data:`ABLATIONS` is a method of its own), ``setup_s``, and per
-    target t ``time_<t>``, ``kernel_<t>``, ``passes_<t>`` (medians over seeds; NaN when not
-    reached) with the lower bounds ``time_min_<t>`` etc. (the longest run), and ``final``
-    (the last relative suboptimality, median over seeds)."""
+    target t ``time_<t>``, ``kernel_<t>``, ``passes_<t>`` (interpolated, medians over seeds;
+    NaN when not reached) with the lower bounds ``time_min_<t>`` etc. (the median of the
+    seeds' lengths when cut by their budget, inf when never reached), each seed's
+    ``time_seeds_<t>`` etc. (:func:`seeds_of` reads them), ``why_<t>`` (``reached``,
+    ``budget`` or the reason it never gets there, :func:`pdsparse.speedup.time_to_target`),
+    and ``final`` (the last relative suboptimality, median over seeds)."""
     need = {"solver", "config", "tag", "seed", "cpu_s", "time_s", "epoch", "rel_subopt"}
     missing = sorted(need - set(df.columns))
     if missing:
@@ -110,10 +120,31 @@ def sensitivity_table(df: pd.DataFrame, targets: Sequence[float],
     for t in targets:
         for prefix, x in MEASURES:
             tt = time_to_target(df, t, y="rel_subopt", x=x, by=("config",))
-            tt = tt.rename(columns={"time": f"{prefix}_{t:g}", "x_max": f"{prefix}_min_{t:g}"})
-            out = out.merge(tt[["config", f"{prefix}_{t:g}", f"{prefix}_min_{t:g}"]],
-                            on="config", how="left")
+            tt = tt.rename(columns={"time": f"{prefix}_{t:g}", "x_max": f"{prefix}_min_{t:g}",
+                                    "outcome": f"why_{t:g}"})
+            seeds = seed_times(df, t, y="rel_subopt", x=x, by=("config",))
+            tt[f"{prefix}_seeds_{t:g}"] = tt["config"].map(
+                {c: ";".join(f"{s}={v!r}:{k}" for s, v, k in
+                             zip(g["seed"], g["value"], g["kind"], strict=True))
+                 for c, g in seeds.groupby("config", sort=False)})
+            cols = [f"{prefix}_{t:g}", f"{prefix}_min_{t:g}", f"{prefix}_seeds_{t:g}"]
+            cols += [f"why_{t:g}"] if prefix == "time" else []
+            out = out.merge(tt[["config", *cols]], on="config", how="left")
     return out.sort_values(["method", "config"], kind="stable").reset_index(drop=True)
+
+
+def seeds_of(row: Mapping, prefix: str, t: float) -> pd.DataFrame:
+    """The seeds of a configuration's time to ``t`` in a measure (``time``, ``kernel``,
+    ``passes``) as :func:`pdsparse.speedup.seed_times` gives them (seed, value, kind), from
+    the table's ``<prefix>_seeds_<t>`` column (also once written to CSV and read back)."""
+    text = row.get(f"{prefix}_seeds_{t:g}")
+    rows = []
+    if isinstance(text, str) and text:
+        for item in text.split(";"):
+            seed, rest = item.split("=", 1)
+            value, kind = rest.rsplit(":", 1)
+            rows.append({"seed": int(seed), "value": float(value), "kind": kind})
+    return pd.DataFrame(rows, columns=["seed", "value", "kind"])
 
 
 def _score(row: Mapping, targets: Sequence[float]) -> tuple:
@@ -143,27 +174,53 @@ def best_and_printed(table: pd.DataFrame, targets: Sequence[float]) -> pd.DataFr
 
 def rankings(summary: pd.DataFrame, targets: Sequence[float]) -> pd.DataFrame:
     """Per target and setting (printed / best): the methods that reached the target in order
-    of CPU time with setup, then those that did not, by name: their lower bounds are the
-    budget, which orders nothing."""
+    of CPU time with setup (median over seeds; ``~`` between two whose seeds' spreads
+    overlap: their order is not decided), then those that did not, by name, each with why
+    (``budget``: cut while still improving, its length orders nothing; or never: diverged,
+    stalled, stopped at its tolerance)."""
     rows = []
     for t in targets:
         for setting in ("printed", "best"):
             part = summary[summary["setting"] == setting].to_dict("records")
             done = sorted((r for r in part if not math.isnan(r[f"time_{t:g}"])),
                           key=lambda r: r[f"time_{t:g}"])
-            short = sorted(str(r["method"]) for r in part if math.isnan(r[f"time_{t:g}"]))
-            text = " < ".join(str(r["method"]) for r in done) or "none"
+            short = sorted(f"{r['method']}{_why(r, t)}" for r in part
+                           if math.isnan(r[f"time_{t:g}"]))
+            text = str(done[0]["method"]) if done else "none"
+            for slower, faster in zip(done[1:], done, strict=False):
+                text += f" {_order(faster, slower, t)} {slower['method']}"
             rows.append({"target": t, "setting": setting,
                          "ranking": text + (f" (not reached: {', '.join(short)})"
                                             if short else "")})
     return pd.DataFrame(rows)
 
 
+def _why(row: Mapping, t: float) -> str:
+    """`` (budget)``, `` (diverged)``...: why a configuration did not reach ``t``; "" for a
+    table without the reason (written before issue 28)."""
+    why = row.get(f"why_{t:g}")
+    if not isinstance(why, str) or why in ("", "reached"):
+        return ""
+    return f" ({why})"
+
+
+def _order(faster: Mapping, slower: Mapping, t: float) -> str:
+    """``<`` when every seed of ``faster`` reached ``t`` before every seed of ``slower``,
+    ``~`` when their spreads overlap (the order is not decided by the repeated runs)."""
+    a, b = seeds_of(faster, "time", t), seeds_of(slower, "time", t)
+    if a.empty or b.empty:
+        return "<"
+    return "<" if a["value"].max() < b["value"].min() else "~"
+
+
 def _cell(row: Mapping, prefix: str, t: float, unit: str) -> str:
     v, lo = row[f"{prefix}_{t:g}"], row[f"{prefix}_min_{t:g}"]
     if v is not None and not math.isnan(v):
         return f"{v:.3g}{unit}"
-    return f"≥ {lo:.3g}{unit}" if lo is not None and not math.isnan(lo) else "—"
+    why = row.get(f"why_{t:g}")
+    if why in NOT_REACHED:
+        return f"not reached: {why}"
+    return f"≥ {lo:.3g}{unit} (budget)" if lo is not None and math.isfinite(lo) else "—"
 
 
 def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
@@ -214,10 +271,14 @@ def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
     for _, r in table.iterrows():
         lines.append(line(r, "printed" if r["printed"] else ""))
     lines += ["", "CPU seconds (the process's CPU time, whatever the load) with the run's "
-              "setup, medians over seeds; in brackets the kernel's time and the passes over "
-              "the data (entries read / nnz(A), every scan counted). \"≥\": not reached, "
-              "the run's length. The best setting of a method: the least CPU time to the "
-              "tightest target it reached, then to the looser ones."]
+              "setup, medians over seeds, interpolated between the trace rows that bracket "
+              "the target; in brackets the kernel's time and the passes over the data "
+              "(entries read / nnz(A), every scan counted). \"≥ … (budget)\": cut by its "
+              "budget while still improving, the run's length; \"not reached\": diverged, "
+              "stalled or stopped at its tolerance short of the target (never). In a "
+              "ranking, \"<\": every seed of the first before every seed of the second; "
+              "\"~\": their seeds overlap. The best setting of a method: the least CPU time "
+              "to the tightest target it reached, then to the looser ones."]
     if caption:
         lines += ["", caption.strip()]
     table = table.merge(summary.groupby("config")["setting"].agg(",".join).rename("role")

@@ -30,6 +30,7 @@ from pdsparse.problem import ProblemKey
 
 __all__ = [
     "BEST",
+    "TODAY",
     "DataSpec",
     "Generator",
     "Output",
@@ -326,17 +327,22 @@ class Plan:
 
 BEST = "_best"
 """Suffix of the experiment that reruns a race with the ``best`` settings of its paper."""
+TODAY = "_today"
+"""Suffix of the experiment that runs today's best methods (``<paper>.today``) on a race's
+problems: said beside the race's verdict, never one of the paper's baselines."""
 
 
-def best_solvers(cfg: Mapping, paper: str) -> list[tuple[str, tuple[tuple[str, str], ...], str]]:
-    """``<paper>.best`` as (method, options, tag), one per method (checked)."""
+def best_solvers(cfg: Mapping, paper: str, key: str = "best"
+                 ) -> list[tuple[str, tuple[tuple[str, str], ...], str]]:
+    """``<paper>.best`` (or another list ``key`` of solvers, ``today``) as (method,
+    options, tag), one per method (checked)."""
     out, seen = [], set()
-    for i, solver in enumerate(cfg.get("best") or []):
-        where = f"{paper}.best[{i}]"
+    for i, solver in enumerate(cfg.get(key) or []):
+        where = f"{paper}.{key}[{i}]"
         options, tag = solver_options(solver, where)
         if solver["method"] in seen:
-            raise ConfigError(f"{where}: a second best setting of {solver['method']!r} (one "
-                              "per method)")
+            raise ConfigError(f"{where}: a second {key} setting of {solver['method']!r} "
+                              "(one per method)")
         seen.add(solver["method"])
         out.append((solver["method"], options, tag))
     return out

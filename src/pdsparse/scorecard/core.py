@@ -42,7 +42,8 @@ TOLERANCES = {
     "FACEOFF_TARGET": "Face-Off figures: passes to (P − P*)/|P*| ≤ 1e-6 are compared",
     "TIE": "a ratio of passes within [0.8, 1.25] is a tie",
     "TP_TD_FACTOR": "Fig. 1d: the ratio of passes within a factor 1.5 of Table 1's T_P/T_D",
-    "CLAIM_FACTOR": "a claimed speedup (≈10×, up to 30×) is met at half of it or more",
+    "CLAIM_FACTOR": "a claimed speedup (≈10×, up to 30×) is met at half of it or more, "
+                    "on every seed (inconclusive when the seeds straddle it)",
     "SPARSITY_RTOL": "PDBFW Table 2: sparsity ratio within 25 % (relative)",
     "NZ_FACTOR": "DGPD Table 2: fractions of nonzero variables within a factor 2",
     "SAME_DATA_RTOL": "the paper's data: samples and features within 1 %",
@@ -174,6 +175,8 @@ def _missing(path: str) -> str:
 
 
 NOT_RUN = "—"
+INCONCLUSIVE = "inconclusive"
+"""A speed verdict whose repeated runs (seeds) straddle its threshold: neither yes nor no."""
 
 
 def _not_run(paper: str, outputs: str, item: str, why: str, paper_value: str = "") -> Row:
@@ -223,25 +226,19 @@ def _statuses(cfg: Mapping, table, sizes: tuple[str, str], values: Mapping[str, 
 # ------------------------------------------------------------------------------ speedups
 
 
-STOP_REASONS = {
-    "max_time": "not reached within its budget",
-    "diverged": "diverged",
-    "max_epochs": "stalled: epoch cap reached",
-    "converged": "stopped at its tolerance short of the target",
-}
-"""Why a configuration did not reach a race's target, by how its runs ended."""
-
-
 @dataclass
 class _Race:
     """One problem of a speed claim: the base solver against every other configuration.
 
     ``target``: the tightest relative objective (P - P*)/P* of the config's targets the base
-    reached (None: none); ``margins``: config -> (the base's speedup over it at ``target``
-    in CPU time with the runs' setup, which the verdict uses, ``">="`` when that config
-    never got there: a lower bound); ``kernel``: the same in kernel CPU time alone;
-    ``levels``: config -> the lowest (P - P*)/P* within ``budget``, the kernel CPU time
-    every configuration ran."""
+    reached on every seed (None: none); ``margins``: config -> (the base's speedup over it
+    at ``target`` in CPU time with the runs' setup, which the verdict uses: the median over
+    seeds of seed i against seed i of the base; its flag: ``""`` measured, ``">="`` a lower
+    bound (cut by its budget while still improving), ``"not reached"`` (inf: it never gets
+    there), :func:`pdsparse.speedup.speedup_table`); ``spread``: config -> (min, max) of
+    that ratio over seeds; ``kernel``: the same in kernel CPU time alone; ``levels``:
+    config -> the lowest (P - P*)/P* within ``budget``, the kernel CPU time every
+    configuration ran."""
 
     data: str
     experiment: str
@@ -254,39 +251,84 @@ class _Race:
     kernel: dict[str, tuple[float, str]] = field(default_factory=dict)
     passes: dict[str, tuple[float, str]] = field(default_factory=dict)
     """config -> the speedup in passes over the data (as ``kernel``)."""
-    stops: dict[str, str] = field(default_factory=dict)
-    """config -> how its runs ended (the trace's last ``status``, most seeds)."""
+    spread: dict[str, tuple[float, float]] = field(default_factory=dict)
+    why: dict[str, str] = field(default_factory=dict)
+    """config -> why it did not reach ``target`` (``budget``, ``diverged``, ``stalled``,
+    ``tolerance``; :func:`pdsparse.speedup.outcome`), "" when it did."""
+    today: frozenset[str] = frozenset()
+    """The configurations of today's best methods (``<paper>.today``): raced and said
+    beside, never one of the paper's baselines (:meth:`against`)."""
+
+    def _fmt(self, config: str) -> str:
+        from pdsparse.speedup import format_speedup
+
+        value, flag = self.margins[config]
+        lo, hi = self.spread.get(config, (math.nan, math.nan))
+        return format_speedup(value, flag, self.why.get(config, ""), lo, hi)
 
     def _kernel(self, config: str) -> str:
-        why = ""
-        if self.margins.get(config, (0, ""))[1]:  # a lower bound: the target was not reached
-            why = "; " + STOP_REASONS.get(self.stops.get(config, ""), "target not reached")
-        if config not in self.kernel:
-            return why
+        if config not in self.kernel or self.margins[config][1] == "not reached":
+            return ""
         passes = f"; passes {_x(*self.passes[config])}" if config in self.passes else ""
-        return f" (kernel alone {_x(*self.kernel[config])}{passes}{why})"
+        return f" (kernel alone {_x(*self.kernel[config])}{passes})"
 
-    def closest(self) -> tuple[str, float, str]:
-        """The other configuration nearest to the base: (config, speedup, bound)."""
-        config = min(self.margins, key=lambda c: self.margins[c][0])
+    def rivals(self, today: bool = False) -> list[str]:
+        """The paper's baselines (or, with ``today``, today's best methods) raced."""
+        return [c for c in self.margins if (c in self.today) == today]
+
+    def closest(self, today: bool = False) -> tuple[str, float, str]:
+        """The baseline nearest to the base (with ``today``: today's best method nearest):
+        (config, speedup, flag); a rival that never reaches the target is infinitely far."""
+        rivals = self.rivals(today) or list(self.margins)
+        config = min(rivals, key=lambda c: self.margins[c][0])
         return config, *self.margins[config]
 
+    def verdict(self, threshold: float, today: bool = False) -> str:
+        """Whether the base is at least ``threshold`` times faster than every baseline (or
+        today's best, ``today``): "yes" when every seed's ratio clears it against every
+        one, "no" when every seed's falls short against one, else "inconclusive"
+        (:func:`pdsparse.speedup.verdict`)."""
+        from pdsparse.speedup import verdict
+
+        found = [verdict(*self.spread.get(c, (self.margins[c][0],) * 2),
+                         self.margins[c][1], threshold) for c in self.rivals(today)]
+        if not found:
+            return "inconclusive"
+        return "no" if "no" in found else "yes" if set(found) == {"yes"} else "inconclusive"
+
+    def judge(self, threshold: float, today: bool = False) -> str:
+        """:meth:`verdict`, or without a target (the base reached none): "yes" to be ahead
+        (``threshold`` <= 1) when lowest at the end of the common budget, else "no"."""
+        if self.target is not None:
+            return self.verdict(threshold, today)
+        return "yes" if threshold <= 1 and self.ahead else "no"
+
+    def per_rival(self, threshold: float) -> dict[str, str]:
+        """Baseline -> the verdict of "the base is ``threshold`` times faster than it"."""
+        from pdsparse.speedup import verdict
+
+        return {c: verdict(*self.spread.get(c, (self.margins[c][0],) * 2), self.margins[c][1],
+                           threshold) for c in self.rivals()}
+
     def best_other(self) -> tuple[str, float]:
-        others = {c: v for c, v in self.levels.items() if c != self.base_config}
+        others = {c: v for c, v in self.levels.items()
+                  if c != self.base_config and c not in self.today}
         config = min(others, key=others.get)
         return config, others[config]
 
     @property
     def ahead(self) -> bool:
-        """The base is faster than every other configuration to ``target``; without a
-        target, lowest at the end of the common budget."""
+        """The base is faster than every baseline to ``target`` on every seed (today's best
+        methods aside); without a target, lowest at the end of the common budget."""
         if self.target is not None:
-            return bool(self.margins) and self.closest()[1] > 1
+            return bool(self.rivals()) and self.verdict(1.0) == "yes" and \
+                self.closest()[1] > 1
         return bool(self.levels) and self.levels[self.base_config] < self.best_other()[1]
 
     def text(self) -> str:
         if self.target is not None:
-            parts = [f"{_x(v, b)} over {c}{self._kernel(c)}" for c, (v, b) in
+            parts = [f"{self._fmt(c)} over {c}{' [today]' if c in self.today else ''}"
+                     f"{self._kernel(c)}" for c, _ in
                      sorted(self.margins.items(), key=lambda kv: kv[1][0])]
             return (f"at (P − P*)/P* ≤ {self.target:g}, CPU time with setup: {self.base} "
                     + ", ".join(parts))
@@ -294,40 +336,82 @@ class _Race:
         return (f"{self.base} reaches no target; lowest (P − P*)/P* within "
                 f"{self.budget:.3g} s: " + ", ".join(parts))
 
-    def short(self) -> str:
-        """One clause for a row over several problems."""
+    def short(self, today: bool = False) -> str:
+        """One clause for a row over several problems (``today``: against today's best)."""
         if self.target is not None:
-            config, value, bound = self.closest()
+            config, value, _ = self.closest(today)
             if value > 1:
-                return (f"{self.data}: {_x(value, bound)} over {config}{self._kernel(config)} "
-                        f"(to {self.target:g})")
+                return (f"{self.data}: {self._fmt(config)} over {config}{self._kernel(config)}"
+                        f" (to {self.target:g})")
             return (f"{self.data}: {_x(1 / value)} behind {config}{self._kernel(config)} "
-                    f"(to {self.target:g})")
+                    f"(to {self.target:g}; {self._fmt(config)})")
         config, level = self.best_other()
         return (f"{self.data}: {self.base} reaches no target, {self.base_config} at "
                 f"{self.levels[self.base_config]:.2g} against {config} at {level:.2g}")
+
+    def against_today(self) -> str:
+        """"against today's best: …" (the clause said beside a verdict), "" when no method
+        of today's best was raced here."""
+        if not self.rivals(today=True):
+            return ""
+        if self.target is None:
+            level = min(self.levels.get(c, math.inf) for c in self.today)
+            return (f"against today's best: {self.base} at "
+                    f"{self.levels[self.base_config]:.2g}, today's best at {level:.2g} "
+                    "at the end of the budget")
+        return "against today's best: " + self.short(today=True).split(": ", 1)[1]
+
+
+def _grade_verdicts(found: Sequence[str]) -> str:
+    """A row's grade over several verdicts (races or rivals; "partly" counts as "no"): yes
+    (all yes), partly (some yes, the rest no), no (none yes, none inconclusive), else
+    inconclusive (a race whose seeds straddle the threshold decides)."""
+    found = ["no" if f == "partly" else f for f in found]
+    if found and set(found) == {"yes"}:
+        return "yes"
+    if INCONCLUSIVE in found:
+        return INCONCLUSIVE
+    return "partly" if "yes" in found else "no"
+
+
+def _verdict_counts(found: Sequence[str]) -> str:
+    """``2 of 3`` (yes of all), with the inconclusive ones named: ``2 of 3 (1 inconclusive)``."""
+    undecided = found.count(INCONCLUSIVE)
+    return f"{found.count('yes')} of {len(found)}" + (
+        f" ({undecided} inconclusive: the seeds straddle it)" if undecided else "")
 
 
 def _race_frame(ctx: _Context, paper: str, experiment: str, best: bool):
     """The runs of one race: the aggregate ``results/<paper>/<experiment>.parquet`` or, with
     ``best``, the same race with each method of ``<paper>.best`` at that setting (the
     experiment ``<experiment>_best`` replaces that method's printed runs problem by problem;
-    a method whose best setting is its printed one keeps its runs). None when missing."""
+    a method whose best setting is its printed one keeps its runs); either way with the runs
+    of today's best methods (``<experiment>_today``, ``<paper>.today``) beside, marked in a
+    column ``today``. None when missing."""
     import pandas as pd
 
-    from pdsparse.papers.plan import BEST
+    from pdsparse.papers.plan import BEST, TODAY
 
     printed = ctx.read_parquet(paper, f"{experiment}.parquet")
-    if not best or printed is None:
-        return printed
-    rerun = ctx.read_parquet(paper, f"{experiment}{BEST}.parquet")
-    if rerun is None:
+    if printed is None:
         return None
-    replaced = set(zip(rerun["problem"], rerun["solver"], strict=True))
-    keep = [(p, m) not in replaced for p, m in zip(printed["problem"], printed["solver"],
-                                                   strict=True)]
-    return pd.concat([printed[keep], rerun.assign(experiment=printed["experiment"].iloc[0])
-                      if "experiment" in printed.columns else rerun], ignore_index=True)
+    frame = printed
+    if best:
+        rerun = ctx.read_parquet(paper, f"{experiment}{BEST}.parquet")
+        if rerun is None:
+            return None
+        replaced = set(zip(rerun["problem"], rerun["solver"], strict=True))
+        keep = [(p, m) not in replaced for p, m in zip(printed["problem"], printed["solver"],
+                                                       strict=True)]
+        frame = pd.concat([printed[keep], rerun.assign(experiment=printed["experiment"].iloc[0])
+                           if "experiment" in printed.columns else rerun], ignore_index=True)
+    frame = frame.assign(today=False)
+    today = ctx.read_parquet(paper, f"{experiment}{TODAY}.parquet")
+    if today is None:
+        return frame
+    if "experiment" in frame.columns:
+        today = today.assign(experiment=frame["experiment"].iloc[0])
+    return pd.concat([frame, today.assign(today=True)], ignore_index=True)
 
 
 def _races(ctx: _Context, paper: str, experiments: Iterable[str], names: Mapping[str, str],
@@ -349,6 +433,12 @@ def _races(ctx: _Context, paper: str, experiments: Iterable[str], names: Mapping
     heads = df["problem"].astype(str).str.split("__", n=1).str[0]
     df["data"] = [names.get(h, h) for h in heads]
     df["config"] = [config_label(r, option_names()) for r in df.to_dict("records")]
+    if "today" in df.columns:  # a method of today's best already raced as a baseline (at
+        # its best setting) is that baseline: its today run is not raced twice
+        raced = set(zip(df.loc[~df["today"], "problem"], df.loc[~df["today"], "config"],
+                        strict=True))
+        df = df[~(df["today"] & pd.Series([(p, c) in raced for p, c in zip(
+            df["problem"], df["config"], strict=True)], index=df.index))]
     table = speedup_table(df, base, targets, option_names(), by=("data", "experiment"))
     races = []
     for (data, experiment), rows in table.groupby(["data", "experiment"], sort=False):
@@ -358,24 +448,29 @@ def _races(ctx: _Context, paper: str, experiments: Iterable[str], names: Mapping
             continue  # no base, or nothing to race it against
         reached = [t for t in targets if bases[f"time_{t:g}"].notna().any()]
         target = min(reached) if reached else None
-        margins, kernel, passes = {}, {}, {}
+        margins, kernel, passes, spread, why = {}, {}, {}, {}, {}
         if target is not None:
             for _, r in rows[rows["solver"] != base].iterrows():
+                config = str(r["config"])
                 for out, prefix in ((margins, ""), (kernel, "kernel_"), (passes, "passes_")):
                     if f"{prefix}bound_{target:g}" not in r:
                         continue  # no passes in a hand-made aggregate
                     bound = r[f"{prefix}bound_{target:g}"]
-                    out[str(r["config"])] = (float(r[f"{prefix}speedup_{target:g}"]),
-                                             bound if isinstance(bound, str) else "")
+                    out[config] = (float(r[f"{prefix}speedup_{target:g}"]),
+                                   bound if isinstance(bound, str) else "")
+                spread[config] = (float(r[f"speedup_lo_{target:g}"]),
+                                  float(r[f"speedup_hi_{target:g}"]))
+                why[config] = str(r[f"why_{target:g}"])
         budget = float(runs.groupby("config")["time_s"].max().min())
         within = runs[runs["time_s"] <= budget]
         levels = within.groupby(["config", "seed"])["rel_subopt"].min().groupby(
             level="config").median()
-        ends = runs[runs["status"].astype(str) != ""] if "status" in runs.columns else runs[:0]
-        stops = {str(c): str(s.mode().iloc[0]) for c, s in ends.groupby("config")["status"]}
+        today_configs = frozenset(str(c) for c in runs.loc[runs["today"], "config"]) \
+            if "today" in runs.columns else frozenset()
         races.append(_Race(data, experiment, base, target, margins,
                            {str(c): float(v) for c, v in levels.items()},
-                           str(bases["config"].iloc[0]), budget, kernel, passes, stops))
+                           str(bases["config"].iloc[0]), budget, kernel, passes, spread,
+                           why, today_configs))
     return races
 
 
@@ -423,34 +518,81 @@ def _table2_row(ctx: _Context, item: tuple, entry: Mapping, name: str, table, cs
 # ------------------------------------------------------------------ the sensitivity study
 
 
-def _sens_time(r: Mapping, prefix: str, t: float) -> tuple[float, str]:
-    """(value at target t, ">=" when only a lower bound: the run stopped short)."""
+def _sens_seeds(r: Mapping, prefix: str, t: float):
+    """A configuration's seeds at ``t`` (seed, value, kind); from a table written before
+    issue 28 (no seeds column): one pseudo-seed, the median or the lower bound."""
+    import pandas as pd
+
+    from pdsparse.sensitivity import seeds_of
+
+    seeds = seeds_of(r, prefix, t)
+    if not seeds.empty:
+        return seeds
     v = r.get(f"{prefix}_{t:g}")
     if v is not None and not (isinstance(v, float) and math.isnan(v)):
-        return float(v), ""
-    return float(r.get(f"{prefix}_min_{t:g}", math.nan)), ">="
+        return pd.DataFrame({"seed": [0], "value": [float(v)], "kind": ["reached"]})
+    return pd.DataFrame({"seed": [0], "value": [float(r.get(f"{prefix}_min_{t:g}", math.nan))],
+                         "kind": ["budget"]})
+
+
+def _sens_rank(r: Mapping, prefix: str, t: float) -> tuple[int, float]:
+    """Order of a baseline at ``t``: reached on every seed first, then cut by its budget,
+    then never; by the median over seeds within each."""
+    seeds = _sens_seeds(r, prefix, t)
+    kinds = set(seeds["kind"])
+    rank = 0 if kinds == {"reached"} else 2 if not kinds & {"reached", "budget"} else 1
+    return rank, float(seeds["value"].median())
 
 
 def _sens_ratio(rows: Sequence[Mapping], base: str, t: float, prefix: str,
-                of: str = "") -> tuple[float, str, str]:
-    """(the fastest baseline's time / the base's, bound flag, that baseline) at t; ``of``:
-    judge that method (an ablation of the base) instead of the base itself. The base and
-    its ablations (not the paper's algorithm) are no baselines."""
+                of: str = "") -> tuple[float, float, float, str, str]:
+    """(median, min, max over paired seeds of the fastest baseline's time / the base's, its
+    flag, that baseline) at t (:func:`pdsparse.speedup.ratio`); ``of``: judge that method
+    (an ablation of the base) instead of the base itself. The base and its ablations (not
+    the paper's algorithm) are no baselines. When the base did not reach t on every seed:
+    the ratio is at most the baseline's time over the base's run (``"<="``) when the base
+    was cut by its budget, 0 (``"base not reached"``) when it never gets there, NaN when
+    neither got there."""
     from pdsparse.sensitivity import ABLATIONS
+    from pdsparse.speedup import ratio
 
     mine = [r for r in rows if r["method"] == (of or base)]
     others = [r for r in rows if r["method"] != base and r["method"] not in ABLATIONS.values()]
     if not mine or not others:
-        return math.nan, "", ""
-    tb, bound_b = _sens_time(mine[0], prefix, t)
-    best = min(others, key=lambda r: (bool(_sens_time(r, prefix, t)[1]),
-                                      _sens_time(r, prefix, t)[0]))
-    to, bound_o = _sens_time(best, prefix, t)
-    if bound_b and bound_o:
-        return math.nan, "", str(best["method"])
-    if bound_b:  # the base did not get there: the ratio is at most to / (its run length)
-        return to / tb, "<=", str(best["method"])
-    return to / tb, ">=" if bound_o else "", str(best["method"])
+        return math.nan, math.nan, math.nan, "", ""
+    best = min(others, key=lambda r: _sens_rank(r, prefix, t))
+    rival = str(best["method"])
+    b, o = _sens_seeds(mine[0], prefix, t), _sens_seeds(best, prefix, t)
+    if (b["kind"] == "reached").all():
+        return (*ratio(o, b), rival)
+    if not (o["kind"] == "reached").all():
+        return math.nan, math.nan, math.nan, "", rival
+    if (b["kind"] == "budget").any() and math.isfinite(b["value"].median()):
+        bound = float(o["value"].median() / b["value"].median())
+        return bound, bound, bound, "<=", rival
+    return 0.0, 0.0, 0.0, "base not reached", rival
+
+
+def _claim_grade(lo: float, hi: float, flag: str, need: float) -> str:
+    """A speed claim's grade from the spread of its ratio: "yes" / "no" only when the whole
+    spread clears ``need`` (:func:`pdsparse.speedup.verdict`), "partly" when it is short of
+    the claim but ahead on every seed, else "inconclusive"."""
+    from pdsparse.speedup import verdict
+
+    grade = verdict(lo, hi, flag, need)
+    if grade == "no" and verdict(lo, hi, flag, 1.0) == "yes" and lo > 1:
+        return "partly"
+    return grade
+
+
+def _ratio_text(ratio: float, lo: float, hi: float, flag: str) -> str:
+    from pdsparse.speedup import format_speedup
+
+    if flag == "<=":
+        return f"{_x(ratio)} at most (the base cut by its budget)"
+    if flag == "base not reached":
+        return "0× (the base never reaches it)"
+    return format_speedup(ratio, flag, "", lo, hi)
 
 
 def sensitivity_row(ctx: _Context, paper: str, cfg: Mapping, base: str, claim: str,
@@ -486,41 +628,49 @@ def sensitivity_row(ctx: _Context, paper: str, cfg: Mapping, base: str, claim: s
         label = mine[0]["config"] if mine else base
         # every target the base reached at this setting (else the loosest, as a bound); the
         # verdict takes the largest ratio: the claim's most favourable reading
-        reached = [t for t in targets if mine and not _sens_time(mine[0], "time", t)[1]]
+        reached = [t for t in targets if mine and not math.isnan(
+            mine[0].get(f"time_{t:g}", math.nan))]
         found = []
         for t in reached or targets[-1:]:
-            ratio, bound, rival = _sens_ratio(rows, base, t, "time")
-            passes, pbound, _ = _sens_ratio(rows, base, t, "passes")
-            found.append((ratio, bound, rival, t))
-            parts.append(f"{setting} ({label}), to {t:g}: "
-                         f"{_x(ratio, bound if bound == '>=' else '')}"
-                         f"{' at most' if bound == '<=' else ''} vs {rival} in CPU s with setup"
-                         f", {_x(passes, pbound if pbound == '>=' else '')} in passes")
+            ratio, lo, hi, flag, rival = _sens_ratio(rows, base, t, "time")
+            passes, plo, phi, pflag, _ = _sens_ratio(rows, base, t, "passes")
+            found.append((ratio, lo, hi, flag, rival))
+            parts.append(f"{setting} ({label}), to {t:g}: {_ratio_text(ratio, lo, hi, flag)} "
+                         f"vs {rival} in CPU s with setup, "
+                         f"{_ratio_text(passes, plo, phi, pflag)} in passes")
         known = [f for f in found if not math.isnan(f[0])]
-        verdict[setting] = max(known, key=lambda f: f[0])[:3] if known else found[0][:3]
+        verdict[setting] = max(known, key=lambda f: f[0]) if known else found[0]
     from pdsparse.sensitivity import ABLATIONS
 
     best_rows = summary[summary["setting"] == "best"].to_dict("records")
     for method in ABLATIONS.values():  # said beside, never graded: not the printed algorithm
         ablation = [r for r in best_rows if r["method"] == method]
-        reached = [t for t in targets if ablation and not _sens_time(ablation[0], "time", t)[1]]
+        reached = [t for t in targets if ablation and not math.isnan(
+            ablation[0].get(f"time_{t:g}", math.nan))]
         if reached:
             t = min(reached)
-            ratio, bound, rival = _sens_ratio(best_rows, base, t, "time", of=method)
+            ratio, lo, hi, flag, rival = _sens_ratio(best_rows, base, t, "time", of=method)
             parts.append(f"ablation {method} ({ablation[0]['config']}; not the printed "
-                         f"algorithm), to {t:g}: {_x(ratio, bound if bound == '>=' else '')}"
-                         f" vs {rival}")
-    ratio_p, _, rival_p = verdict["printed"]
-    ratio_b, _, rival_b = verdict["best"]
+                         f"algorithm), to {t:g}: {_ratio_text(ratio, lo, hi, flag)} vs {rival}")
+    ratio_p, lo_p, hi_p, flag_p, _ = verdict["printed"]
+    ratio_b, lo_b, hi_b, flag_b, rival_b = verdict["best"]
     need = claimed / CLAIM_FACTOR
-    grade = "yes" if ratio_p >= need else "partly" if ratio_p > 1 else "no"
+    grade = _claim_grade(lo_p, hi_p, flag_p, need)
+    if grade == "inconclusive":
+        notes.append(f"the seeds straddle {need:g}× ({_ratio_text(ratio_p, lo_p, hi_p, flag_p)}"
+                     "): neither yes nor no")
     if grade != "yes":
-        if ratio_b >= need:
+        best_grade = _claim_grade(lo_b, hi_b, flag_b, need)
+        if best_grade == "yes":
             notes.append(f"holds only at settings the paper does not print ({_x(ratio_b)}): "
                          "not counted as agreement")
-        elif ratio_b > 1:
+        elif best_grade == "partly" or (ratio_b > 1 and best_grade == "no"):
             notes.append(f"at the best settings {base} is ahead of {rival_b} by {_x(ratio_b)}"
                          f", short of {need:g}×")
+        elif best_grade == "inconclusive" and not math.isnan(ratio_b):
+            notes.append(f"at the best settings {base} against {rival_b}: "
+                         f"{_ratio_text(ratio_b, lo_b, hi_b, flag_b)}, the seeds straddle "
+                         f"{need:g}×")
         elif math.isnan(ratio_b):
             notes.append(f"at the best settings neither {base} nor {rival_b or 'a baseline'} "
                          "reached the targets within the budget")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pdsparse.scorecard.core import (
     COLUMNS,
+    INCONCLUSIVE,
     NOT_RUN,
     PAPER_CITATIONS,
     PAPER_TITLES,
@@ -23,9 +24,13 @@ from pdsparse.scorecard.core import (
 
 
 def summary(rows: Sequence[Row]) -> str:
-    counts = {k: sum(r.agreement == k for r in rows) for k in ("yes", "partly", "no", NOT_RUN)}
+    counts = {k: sum(r.agreement == k for r in rows)
+              for k in ("yes", "partly", "no", INCONCLUSIVE, NOT_RUN)}
+    undecided = (f"{counts[INCONCLUSIVE]} inconclusive (the repeated runs straddle the "
+                 "threshold), " if counts[INCONCLUSIVE] else "")
     return (f"{len(rows)} items: {counts['yes']} agree, {counts['partly']} partly, "
-            f"{counts['no']} do not, {counts[NOT_RUN]} not run or without a printed value")
+            f"{counts['no']} do not, {undecided}{counts[NOT_RUN]} not run or without a "
+            "printed value")
 
 
 NOTE_MIN_CHARS = 60
@@ -94,7 +99,8 @@ def to_markdown(rows: Sequence[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-_COLOURS = {"yes": "#d9f2d9", "partly": "#fff0c2", "no": "#f8d0d0", NOT_RUN: "#e6e6e6"}
+_COLOURS = {"yes": "#d9f2d9", "partly": "#fff0c2", "no": "#f8d0d0", INCONCLUSIVE: "#dde6f5",
+            NOT_RUN: "#e6e6e6"}
 def to_html(rows: Sequence[Row]) -> str:
     esc = html.escape
     head = "".join(f"<th>{h}</th>" for h in ("paper", "item", "reproduced", "paper value",
@@ -193,7 +199,8 @@ def labels(rows: Sequence[Row], paper: str, name: str) -> dict[str, str]:
     mine = rows_of(rows, paper, name)
     reproduced = sorted({"yes" if r.reproduced.startswith("yes") else
                          r.reproduced.split(":")[0] for r in mine})
-    counts = {k: sum(r.agreement == k for r in mine) for k in ("yes", "partly", "no")}
+    counts = {k: sum(r.agreement == k for r in mine)
+              for k in ("yes", "partly", "no", INCONCLUSIVE)}
     agreement = ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "—"
     return {"item": item_title(paper, name),
             "reproduced": " / ".join(reproduced) or "—",
