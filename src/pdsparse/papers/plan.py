@@ -373,12 +373,13 @@ def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapp
     ``problem``, in the experiment ``name``, with the table ``name`` and the figure
     ``<name>_figure`` of :mod:`pdsparse.sensitivity`. ``printed`` maps each method to the
     options the paper prints (the study's ``printed`` entry of a method replaces them); a
-    method's printed setting must be one of its grid's. ``where``: the study's config key."""
+    method's printed setting must be one of its grid's. ``where``: the study's config key;
+    its ``seeds`` (default ``<paper>.seeds``) those of every configuration."""
     import shlex
 
     sens = study if study is not None else cfg[SENSITIVITY]
     where = where or f"{out.paper}.{SENSITIVITY}"
-    seeds = tuple(int(s) for s in cfg["seeds"])
+    seeds = tuple(int(s) for s in (sens.get("seeds") or cfg["seeds"]))
     tags: dict[str, list[str]] = {}
     for i, entry in enumerate(sens["grid"]):
         for solver in _grid(entry, f"{where}.grid[{i}]"):

@@ -259,7 +259,9 @@ class _Race:
     """The configurations of today's best methods (``<paper>.today``): raced and said
     beside, never one of the paper's baselines (:meth:`against`)."""
 
-    def _fmt(self, config: str) -> str:
+    def margin_text(self, config: str) -> str:
+        """The base's speedup over ``config`` as the tables say it (median, min-max,
+        "(budget)", "not reached: ...": :func:`pdsparse.speedup.format_speedup`)."""
         from pdsparse.speedup import format_speedup
 
         value, flag = self.margins[config]
@@ -327,7 +329,7 @@ class _Race:
 
     def text(self) -> str:
         if self.target is not None:
-            parts = [f"{self._fmt(c)} over {c}{' [today]' if c in self.today else ''}"
+            parts = [f"{self.margin_text(c)} over {c}{' [today]' if c in self.today else ''}"
                      f"{self._kernel(c)}" for c, _ in
                      sorted(self.margins.items(), key=lambda kv: kv[1][0])]
             return (f"at (P − P*)/P* ≤ {self.target:g}, CPU time with setup: {self.base} "
@@ -341,10 +343,10 @@ class _Race:
         if self.target is not None:
             config, value, _ = self.closest(today)
             if value > 1:
-                return (f"{self.data}: {self._fmt(config)} over {config}{self._kernel(config)}"
-                        f" (to {self.target:g})")
+                return (f"{self.data}: {self.margin_text(config)} over {config}"
+                        f"{self._kernel(config)} (to {self.target:g})")
             return (f"{self.data}: {_x(1 / value)} behind {config}{self._kernel(config)} "
-                    f"(to {self.target:g}; {self._fmt(config)})")
+                    f"(to {self.target:g}; {self.margin_text(config)})")
         config, level = self.best_other()
         return (f"{self.data}: {self.base} reaches no target, {self.base_config} at "
                 f"{self.levels[self.base_config]:.2g} against {config} at {level:.2g}")

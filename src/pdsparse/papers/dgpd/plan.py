@@ -22,6 +22,7 @@ from typing import Any
 from pdsparse.errors import ConfigError
 from pdsparse.papers.plan import (
     BEST,
+    TODAY,
     DataSpec,
     Output,
     Plan,
@@ -79,9 +80,12 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
     for i, solver in enumerate(cfg["solvers"]):
         options, tag = solver_options(solver, f"{PAPER}.solvers[{i}]")
         printed.setdefault(solver["method"], []).append((options, tag))
-    # the best settings rerun each race (experiment <...>_best) where they differ
+    # the best settings rerun each race (experiment <...>_best) where they differ; today's
+    # best methods run beside it (experiment <...>_today), never as a paper's baseline
     best = [b for b in best_solvers(cfg, PAPER) if b[2] not in
             [tag for _, tag in printed.get(b[0], [])]]
+    today = [b for b in best_solvers(cfg, PAPER, "today") if b[2] not in
+             [tag for _, tag in printed.get(b[0], [])]]
     for lam, mu in grid:
         experiment = _experiment(lam, mu)
         for name, (spec, entry) in kept.items():
@@ -91,6 +95,7 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
             runs = [(experiment, method, options, tag) for method, settings in printed.items()
                     for options, tag in settings]
             runs += [(experiment + BEST, *b) for b in best]
+            runs += [(experiment + TODAY, *b) for b in today]
             for exp, method, options, tag in runs:
                 out.add_run(RunGroup(
                     PAPER, exp, problem, method, options, tag, seeds,

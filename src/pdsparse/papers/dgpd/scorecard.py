@@ -82,8 +82,10 @@ def _race_rows(ctx: _Context, cfg: Mapping, dv, status: Mapping[str, str], best:
     if all_races:
         value, race = max(timed, key=lambda vr: vr[0]) if timed else (math.nan, None)
         grade = _claim_grade(timed, need)
-        ours = (f"largest speedup of DGPD over the fastest baseline: {race._fmt(race.closest()[0])}"
-                f" ({race.data}, {race.experiment}, to {race.target:g})" if timed else
+        rival = race.closest()[0] if timed else ""
+        ours = (f"largest speedup of DGPD over the fastest baseline: "
+                f"{race.margin_text(rival)} over {rival} ({race.data}, {race.experiment}, "
+                f"to {race.target:g})" if timed else
                 f"DGPD reaches none of the targets {targets} on any problem")
         if timed and race.against_today():
             ours += f"; there, {race.against_today()}"

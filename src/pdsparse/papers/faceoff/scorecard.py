@@ -25,8 +25,9 @@ TABLE1_NAMES = {"nnz": "‖X‖₀", "T_P_over_T_D": "T_P/T_D"}
 
 
 def _passes(df, target: float) -> dict[str, tuple[float, float, float]]:
-    """solver -> (passes to target or NaN, longest run, final rel. subopt.), medians over
-    seeds, for the paper's pair: primal RCD and dual RCD (fixed step), importance sampling."""
+    """solver -> (passes to target or NaN, a lower bound: the run's length when cut by its
+    budget, inf when it never gets there; final rel. subopt.), medians over seeds, for the
+    paper's pair: primal RCD and dual RCD (fixed step), importance sampling."""
     from pdsparse.speedup import time_to_target
 
     out = {}
@@ -41,6 +42,13 @@ def _passes(df, target: float) -> dict[str, tuple[float, float, float]]:
     return out
 
 
+def _short(x: float) -> str:
+    """A run that did not reach the target: ``> its length`` (cut by its budget while still
+    improving), or ``never`` (diverged, stalled, stopped at its tolerance: inf,
+    :func:`pdsparse.speedup.outcome`)."""
+    return f"> {x:.3g}" if math.isfinite(x) else "never"
+
+
 def _faster(p: dict) -> tuple[str, float, str]:
     """(faster method or "tie", ratio passes dual / passes primal, description)."""
     (tp, xp, lp), (td, xd, ld) = p["primal_rcd"], p["dual_rcd"]
@@ -50,15 +58,15 @@ def _faster(p: dict) -> tuple[str, float, str]:
         text = f"passes to {t}: primal {tp:.3g}, dual {td:.3g} (dual/primal {ratio:.3g})"
     elif math.isnan(tp) and math.isnan(td):
         ratio = ld / lp if lp > 0 else math.inf
-        text = (f"neither reaches {t} (primal {xp:.3g} passes, dual {xd:.3g}); final "
+        text = (f"neither reaches {t} (primal {_short(xp)} passes, dual {_short(xd)}); final "
                 f"(P − P*)/|P*|: primal {lp:.2g}, dual {ld:.2g}")
         return ("primal" if ld > lp else "dual" if lp > ld else "tie"), ratio, text
     elif math.isnan(td):
         ratio = xd / tp
-        text = f"passes to {t}: primal {tp:.3g}, dual > {xd:.3g} (not reached)"
+        text = f"passes to {t}: primal {tp:.3g}, dual {_short(xd)} (not reached)"
     else:
         ratio = td / xp
-        text = f"passes to {t}: primal > {xp:.3g} (not reached), dual {td:.3g}"
+        text = f"passes to {t}: primal {_short(xp)} (not reached), dual {td:.3g}"
     faster = "primal" if ratio > TIE else "dual" if ratio < 1 / TIE else "tie"
     return faster, ratio, text
 

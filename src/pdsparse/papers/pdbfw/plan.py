@@ -21,6 +21,7 @@ from pdsparse.data.prepare import Recipe
 from pdsparse.errors import ConfigError
 from pdsparse.papers.plan import (
     BEST,
+    TODAY,
     DataSpec,
     Generator,
     Output,
@@ -75,7 +76,7 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
         for m in mus[name]:
             problem = _problem(cfg, spec, entry, m)
             _add_runs(out, cfg, cfg["solvers"], _experiment(m), problem, entry, name,
-                      best=True)
+                      best=True, today=cfg)
 
     if cfg.get("sensitivity"):
         _sensitivity(out, cfg, kept)
@@ -95,10 +96,12 @@ def plan(config: Mapping, registry: Mapping[str, Any], available: Callable[[str]
 
 def _add_runs(out: Plan, cfg: Mapping, solvers, experiment: str, problem: ProblemSpec,
               entry: Mapping, name: str, max_seconds: float | None = None,
-              best: bool = False) -> None:
-    """The race of ``solvers`` on ``problem`` (a data set's ``options`` applied) and, with
+              best: bool = False, today: Mapping | None = None) -> None:
+    """The race of ``solvers`` on ``problem`` (a data set's ``options`` applied), with
     ``best``, ``pdbfw.best`` where it differs from them (the sensitivity study's settings,
-    which no data set's options change)."""
+    which no data set's options change), and the ``today`` list of ``today`` (the section
+    holding it: ``pdbfw`` or ``pdbfw.trace``; experiment ``<...>_today``) where it differs
+    from them: today's best methods for the problem, raced beside, not the paper's."""
     seeds = tuple(int(s) for s in cfg["seeds"])
     overrides = dict(entry.get("options") or {})
     for i, solver in enumerate(solvers):  # the configured solvers first: typos named there
@@ -114,9 +117,14 @@ def _add_runs(out: Plan, cfg: Mapping, solvers, experiment: str, problem: Proble
                                (overrides.get(solver["method"]) or {}).items()}}
         runs.append((experiment, solver["method"],
                      *solver_options(merged, f"{PAPER}.solvers[{i}] on {name}")))
+    raced = {(r[1], r[3]) for r in runs}
     if best:  # the best settings rerun the race (experiment <...>_best) where they differ
         runs += [(experiment + BEST, *b) for b in best_solvers(cfg, PAPER)
-                 if (b[0], b[2]) not in {(r[1], r[3]) for r in runs}]
+                 if (b[0], b[2]) not in raced]
+    if today is not None:
+        where = PAPER if today is cfg else f"{PAPER}.trace"
+        runs += [(experiment + TODAY, *b) for b in best_solvers(today, where, "today")
+                 if (b[0], b[2]) not in raced]
     for exp, method, options, tag in runs:
         out.add_run(RunGroup(
             PAPER, exp, problem, method, options, tag, seeds,
@@ -259,7 +267,7 @@ def _trace_runs(out: Plan, cfg: Mapping, trace: Mapping) -> None:
     for rank in trace["ranks"]:
         problem = _trace_problem(trace, rank)
         _add_runs(out, cfg, trace["solvers"], f"trace_rank{int(rank)}", problem, {},
-                  f"trace rank {rank}", max_seconds=float(trace["max_seconds"]))
+                  f"trace rank {rank}", max_seconds=float(trace["max_seconds"]), today=trace)
     sens = trace.get("sensitivity")
     if sens:
         where = f"{PAPER}.trace.sensitivity"

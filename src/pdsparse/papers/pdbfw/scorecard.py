@@ -134,7 +134,7 @@ def _pdbfw_figure1(ctx: _Context, cfg: Mapping, pv, status: Mapping[str, str],
     for race in races:
         duke = cfg["datasets"].get(race.data, {}).get("paper") == PDBFW_DUKE
         rivals = race.per_rival(need)
-        below = [f"{c} ({race._fmt(c)})" for c, v in rivals.items() if v != "yes"]
+        below = [f"{c} ({race.margin_text(c)})" for c, v in rivals.items() if v != "yes"]
         straddle = [c for c, v in rivals.items() if v == INCONCLUSIVE]
         if duke:
             paper_value = "no ≈10× speedup on duke, the smallest set"
