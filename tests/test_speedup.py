@@ -16,6 +16,7 @@ from pdsparse.speedup import (
     still_improving,
     time_to_target,
     verdict,
+    with_setup,
     write_speedup_table,
 )
 
@@ -228,3 +229,16 @@ def test_a_claim_is_yes_or_no_only_when_the_whole_spread_clears_it():
     # a lower bound below the threshold says nothing
     assert verdict(2.0, 3.0, ">=", 5.0) == "inconclusive"
     assert verdict(math.inf, math.inf, "not reached", 5.0) == "yes"
+
+
+def test_every_seed_pays_the_setup_of_a_fresh_problem():
+    """One run job builds the problem once for its seeds: seed 0 pays the copies and norms,
+    seeds 1 and 2 find them cached. Each is charged the largest (what a user pays)."""
+    df = _runs("fast", 2.0, sampling="none")
+    df["setup_s"] = df["seed"].map({0: 1.0, 1: 0.01, 2: 0.02})
+    out = with_setup(df)
+    assert (out["setup_s"] == 1.0).all()
+    assert out["cpu_s"].tolist() == pytest.approx((df["time_s"] + 1.0).tolist())
+    slow = _runs("slow", 0.5, sampling="none").assign(setup_s=0.5)
+    assert set(with_setup(pd.concat([df, slow])).groupby("solver")["setup_s"].unique()
+               .map(tuple)) == {(1.0,), (0.5,)}
