@@ -257,7 +257,7 @@ class _Race:
     ``tolerance``; :func:`pdsparse.speedup.outcome`), "" when it did."""
     today: frozenset[str] = frozenset()
     """The configurations of today's best methods (``<paper>.today``): raced and said
-    beside, never one of the paper's baselines (:meth:`against`)."""
+    beside, never one of the paper's baselines (:meth:`against_today`)."""
 
     def margin_text(self, config: str) -> str:
         """The base's speedup over ``config`` as the tables say it (median, min-max,
@@ -285,36 +285,38 @@ class _Race:
         config = min(rivals, key=lambda c: self.margins[c][0])
         return config, *self.margins[config]
 
-    def verdict(self, threshold: float, today: bool = False) -> str:
-        """Whether the base is at least ``threshold`` times faster than every baseline (or
-        today's best, ``today``): "yes" when every seed's ratio clears it against every
-        one, "no" when every seed's falls short against one, else "inconclusive"
+    def per_rival(self, threshold: float, today: bool = False) -> dict[str, str]:
+        """Baseline (or, ``today``, today's best method) -> the verdict of "the base is
+        ``threshold`` times faster than it" from the spread of its seed-paired ratios
         (:func:`pdsparse.speedup.verdict`)."""
         from pdsparse.speedup import verdict
 
-        found = [verdict(*self.spread.get(c, (self.margins[c][0],) * 2),
-                         self.margins[c][1], threshold) for c in self.rivals(today)]
+        return {c: verdict(*self.spread.get(c, (self.margins[c][0],) * 2), self.margins[c][1],
+                           threshold) for c in self.rivals(today)}
+
+    def verdict(self, threshold: float, today: bool = False) -> str:
+        """Whether the base is at least ``threshold`` times faster than every baseline (or
+        today's best, ``today``): "yes" when every seed's ratio clears it against every
+        one, "no" when every seed's falls short against one, else "inconclusive"."""
+        found = list(self.per_rival(threshold, today).values())
         if not found:
-            return "inconclusive"
-        return "no" if "no" in found else "yes" if set(found) == {"yes"} else "inconclusive"
+            return INCONCLUSIVE
+        return "no" if "no" in found else "yes" if set(found) == {"yes"} else INCONCLUSIVE
 
     def judge(self, threshold: float, today: bool = False) -> str:
         """:meth:`verdict`, or without a target (the base reached none): "yes" to be ahead
         (``threshold`` <= 1) when lowest at the end of the common budget, else "no"."""
         if self.target is not None:
             return self.verdict(threshold, today)
-        return "yes" if threshold <= 1 and self.ahead else "no"
-
-    def per_rival(self, threshold: float) -> dict[str, str]:
-        """Baseline -> the verdict of "the base is ``threshold`` times faster than it"."""
-        from pdsparse.speedup import verdict
-
-        return {c: verdict(*self.spread.get(c, (self.margins[c][0],) * 2), self.margins[c][1],
-                           threshold) for c in self.rivals()}
+        others = [v for c, v in self.levels.items()
+                  if c != self.base_config and (c in self.today) == today]
+        lowest = bool(others) and self.levels[self.base_config] < min(others)
+        return "yes" if threshold <= 1 and lowest else "no"
 
     def best_other(self) -> tuple[str, float]:
-        others = {c: v for c, v in self.levels.items()
-                  if c != self.base_config and c not in self.today}
+        others = {c: v for c, v in self.levels.items() if c != self.base_config}
+        baselines = {c: v for c, v in others.items() if c not in self.today}
+        others = baselines or others  # only today's best raced here: it, said as such
         config = min(others, key=others.get)
         return config, others[config]
 
