@@ -320,3 +320,23 @@ def test_todays_best_is_raced_beside_and_never_graded(tmp_path):
     assert race.ahead and race.verdict(2.0) == "yes" and race.verdict(1.0, today=True) == "no"
     assert "[today]" in race.text()
     assert race.against_today().startswith("against today's best: 4× behind acc_pg")
+
+
+def test_todays_best_is_said_where_the_base_reaches_no_target(tmp_path):
+    """Figure 2's case: no run reaches 1e-6; the verdict compares the ends of the budget
+    against the baselines, today's best (lower than all) is said beside with [today]."""
+    from pdsparse.scorecard.core import _Context, _races
+
+    def flat(solver, level, experiment="e", **extra):
+        return [{"experiment": experiment, "solver": solver, "seed": 0, "time_s": float(k),
+                 "rel_subopt": level * (1 + 1 / (k + 1)), "status": "max_time" if k == 3
+                 else "", **extra} for k in range(4)]
+
+    _write_race(tmp_path, flat("pdbfw", 0.1) + flat("fw", 0.5))
+    _write_race(tmp_path, flat("acc_pg", 0.001, experiment="e_today"), "e_today")
+    (race,) = _races(_Context({}, tmp_path, {}), "pdbfw", ["e"], {}, "pdbfw", [1e-6])
+    assert race.target is None and race.ahead and race.judge(1.0) == "yes"
+    assert race.judge(1.0, today=True) == "no"
+    assert "acc_pg [today] 0.0013, pdbfw 0.12, fw 0.62" in race.text()
+    assert race.against_today() == ("against today's best: pdbfw at 0.12, acc_pg at 0.0013 "
+                                    "at the end of the budget")

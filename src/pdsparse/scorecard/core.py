@@ -336,7 +336,8 @@ class _Race:
                      sorted(self.margins.items(), key=lambda kv: kv[1][0])]
             return (f"at (P − P*)/P* ≤ {self.target:g}, CPU time with setup: {self.base} "
                     + ", ".join(parts))
-        parts = [f"{c} {v:.2g}" for c, v in sorted(self.levels.items(), key=lambda kv: kv[1])]
+        parts = [f"{c}{' [today]' if c in self.today else ''} {v:.2g}"
+                 for c, v in sorted(self.levels.items(), key=lambda kv: kv[1])]
         return (f"{self.base} reaches no target; lowest (P − P*)/P* within "
                 f"{self.budget:.3g} s: " + ", ".join(parts))
 
@@ -356,13 +357,13 @@ class _Race:
     def against_today(self) -> str:
         """"against today's best: …" (the clause said beside a verdict), "" when no method
         of today's best was raced here."""
-        if not self.rivals(today=True):
+        if not self.today:
             return ""
         if self.target is None:
-            level = min(self.levels.get(c, math.inf) for c in self.today)
+            config = min(self.today, key=lambda c: self.levels.get(c, math.inf))
             return (f"against today's best: {self.base} at "
-                    f"{self.levels[self.base_config]:.2g}, today's best at {level:.2g} "
-                    "at the end of the budget")
+                    f"{self.levels[self.base_config]:.2g}, {config} at "
+                    f"{self.levels.get(config, math.nan):.2g} at the end of the budget")
         return "against today's best: " + self.short(today=True).split(": ", 1)[1]
 
 

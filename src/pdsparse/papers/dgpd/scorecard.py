@@ -108,7 +108,7 @@ def _today_clause(races) -> str:
 
 def _today_count(races) -> str:
     """"; against today's best: DGPD ahead on k of m data sets (said beside, not graded)"."""
-    found = [r.judge(1.0, today=True) for r in races if r.rivals(today=True)]
+    found = [r.judge(1.0, today=True) for r in races if r.today]
     return (f"; against today's best: DGPD ahead on {_verdict_counts(found)} data sets (said "
             "beside, not graded)" if found else "")
 
