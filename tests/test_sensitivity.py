@@ -261,3 +261,41 @@ def test_the_scorecard_says_an_ablation_beside_and_grades_without_it(tmp_path):
     assert "ablation pdbfw_pdfw_m" in row.our_value and "not the printed algorithm" in \
         row.our_value
     assert "vs pdbfw_pdfw_m" not in row.our_value
+
+
+def test_a_diverged_baseline_is_not_reached_in_the_study_and_its_verdict(tmp_path):
+    """Issue 28's synthetic case in a sensitivity study: the base reaches 1e-6 at 10 s, the
+    baseline diverges at 2 s and never goes below 1e-2. Before: "≥ 2 s" and a ratio of
+    0.2x (the base behind); now: "not reached: diverged", ranked after the base."""
+    from pdsparse.scorecard.core import _Context, sensitivity_row
+
+    rows = []
+    for seed in (0, 1, 2):
+        rows += [{"solver": "dgpd", "seed": seed, "time_s": 10 * k / 6, "epoch": float(k),
+                  "rel_subopt": 10.0 ** -k, "status": "converged" if k == 6 else "",
+                  "inner": "5", "eta": "x10"} for k in range(7)]
+        rows += [{"solver": "spdc", "seed": seed, "time_s": 0.5 * k, "epoch": float(k),
+                  "rel_subopt": v, "status": "diverged" if k == 4 else ""}
+                 for k, v in enumerate((1.0, 0.1, 0.02, 0.05, 3.0))]
+    df = pd.DataFrame(rows).assign(problem="p", setup_s=0.0)
+    for name in option_names():
+        df[name] = df[name].fillna("none") if name in df.columns else "none"
+    path = tmp_path / "agg.parquet"
+    df.to_parquet(path)
+    out = tmp_path / "results" / "tables" / "dgpd"
+    out.mkdir(parents=True)
+    printed = {"dgpd": "5-x10", "spdc": "default"}
+    from pdsparse.solvers import get_solver
+
+    printed["spdc"] = get_solver("spdc").tag(get_solver("spdc").parse_options({}))
+    printed["dgpd"] = get_solver("dgpd").tag(get_solver("dgpd").parse_options(
+        {"inner": "5", "eta": "x10"}))
+    write_sensitivity([path], [1e-6], printed, out / "sensitivity.csv", out / "sensitivity.md")
+    md = (out / "sensitivity.md").read_text()
+    assert "not reached: diverged" in md and "≥ 2 s" not in md
+    assert "| 1e-06 | dgpd (not reached: spdc (diverged)) |" in md
+    row = sensitivity_row(_Context({}, tmp_path / "results", {}), "dgpd",
+                          {"sensitivity": {"dataset": "toy", "targets": [1e-6]}}, "dgpd",
+                          "up to 30x", 30)
+    assert "to 1e-06: ∞× (the rival never reaches it) vs spdc" in row.our_value
+    assert row.agreement == "yes"

@@ -597,6 +597,8 @@ def _ratio_text(ratio: float, lo: float, hi: float, flag: str) -> str:
         return f"{_x(ratio)} at most (the base cut by its budget)"
     if flag == "base not reached":
         return "0× (the base never reaches it)"
+    if flag == "not reached":  # the rival never gets there: infinitely slower
+        return "∞× (the rival never reaches it)"
     return format_speedup(ratio, flag, "", lo, hi)
 
 
