@@ -49,7 +49,8 @@ paths). No ``pdsparse`` import: the script must judge the package before and aft
 - Tables (``tables/<paper>/<name>.csv``): read as text and compared cell by cell, so any
   change in a printed digit counts. Time-dependent cells: the columns of a time to a target
   and what follows from it in the speedup tables (``time_*``, ``xmax_*``, ``reached_*``,
-  ``speedup_*``, ``bound_*``), and, in a table with a ``status`` column (DGPD Table 2: the
+  ``speedup_*``, ``bound_*``, ``why_*``, ``kernel_*``, ``passes_*``), and, in a table
+  with a ``status`` column (DGPD Table 2: the
   final iterate of each data set's runs), the final-iterate columns ``nz_primal``,
   ``nz_dual``, ``test_accuracy`` and ``status`` of rows whose status is ``max_time`` in
   either tree; rows whose runs stopped on their own must agree there too.
@@ -120,9 +121,11 @@ ROW_COLUMNS = {
     "rel_subopt",
 }
 CAPPED = "max_time"  # the stop reason of a run that hit its time budget (pdsparse.solvers.solve)
-# CSV columns derived from measured time (pdsparse.speedup): time to a target, its bound,
-# seeds that reached it, the speedup and its bound flag.
-TIME_COLUMN = re.compile(r"^(time|xmax|reached|speedup|bound)_")
+# CSV columns derived from measured time (pdsparse.speedup, pdsparse.sensitivity): time to
+# a target, its bound, seeds that reached it, the speedup, its spread and bound flag, why a
+# run did not reach it (a budget-cut run may be still improving on one machine and not on
+# another), and the same in kernel time and passes (``kernel_*``, ``passes_*``).
+TIME_COLUMN = re.compile(r"^(time|xmax|reached|speedup|bound|why|kernel|passes)_")
 # CSV columns of a run's final iterate (pdsparse.tables_dgpd): time-dependent in rows whose
 # status says the run was time-capped.
 FINAL_ITERATE = {"nz_primal", "nz_dual", "test_accuracy", "status"}
