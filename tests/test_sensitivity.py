@@ -299,3 +299,28 @@ def test_a_diverged_baseline_is_not_reached_in_the_study_and_its_verdict(tmp_pat
                           "up to 30x", 30)
     assert "to 1e-06: ∞× (the rival never reaches it) vs spdc" in row.our_value
     assert row.agreement == "yes"
+
+
+def test_a_ranking_says_when_the_seeds_of_two_methods_overlap():
+    """dual_rcd takes 2, 3, 4 s on its seeds, dgpd 3.5, 5, 6 s: dual_rcd first by the median,
+    but not on every seed ("~"); primal_rcd's 10, 11, 12 s are behind both ("<")."""
+    rows = []
+    for method, times, opts in (("dgpd", (3.5, 5.0, 6.0), {"inner": "5", "eta": "x10"}),
+                                ("dual_rcd", (2.0, 3.0, 4.0), {"sampling": "uniform",
+                                                               "dual_step": "newton"}),
+                                ("primal_rcd", (10.0, 11.0, 12.0), {"sampling": "uniform"})):
+        for seed, t in enumerate(times):
+            rows += [{"solver": method, "seed": seed, "time_s": x, "epoch": x,
+                      "rel_subopt": r, "status": "converged" if x else "", **opts}
+                     for x, r in ((0.0, 1.0), (t, 1e-7))]
+    df = pd.DataFrame(rows).assign(problem="p", setup_s=0.0)
+    for name in option_names():
+        df[name] = df[name].fillna("none") if name in df.columns else "none"
+    df["cpu_s"] = df["time_s"]
+    from pdsparse.speedup import config_label
+
+    df["config"] = [config_label(r, option_names()) for r in df.to_dict("records")]
+    df["tag"] = df["solver"]
+    table = sensitivity_table(df, [1e-6], {m: m for m in ("dgpd", "dual_rcd", "primal_rcd")})
+    ranks = rankings(best_and_printed(table, [1e-6]), [1e-6]).set_index("setting")["ranking"]
+    assert ranks["printed"] == "dual_rcd ~ dgpd < primal_rcd"
