@@ -39,7 +39,7 @@ from pdsparse.speedup import (
 )
 
 __all__ = ["sensitivity_table", "best_and_printed", "rankings", "write_sensitivity",
-           "draw_sensitivity"]
+           "draw_sensitivity", "ABLATIONS", "DEGENERATE", "degenerate_name", "not_the_papers"]
 
 PathLike = str | os.PathLike
 
@@ -75,8 +75,90 @@ ABLATIONS = {("pdbfw", "extrapolate", "primal"): "pdbfw_pdfw_m"}
 paper's algorithm (PDBFW reading an extrapolated primal point, the PDFW.m ablation) is its
 own method, so that it is never reported as the best setting of the printed one."""
 
+PROJECTED_GRADIENT = "projected gradient (PDBFW, k = n, δ → ∞)"
+"""PDBFW with every dual row and an unbounded dual step. (10) becomes y = f′(A x) on every
+row, so the next step (8) reads z / n + μ x = ∇P(x) and, with L η = μ / 2 and a block that
+holds the projection's support, x⁺ = ½ x + ½ Π(x − (2/μ) ∇P(x)): relaxed projected gradient
+with step 2/μ (``tests/test_sensitivity_grids.py`` checks the kernel against that recursion:
+to rounding at δ = exact; at a multiplier m the proximal term of (10) keeps a weight
+q = n / δ = n (1/β + 25 R / (2 μ n)) / m, and the iterates differ from the recursion by about
+q / 2, relatively)."""
+
+LARGE_DELTAS = ("x100000", "exact")
+"""PDBFW's dual steps at or past which k = n counts as :data:`PROJECTED_GRADIENT`: q = n / δ
+is 0.27 at × 10⁵ on the l1 study's mnist09-rb (n = 11,872, unit rows, μ = 10/n: each row's y
+moves 79 % of the way to f′(a_iᵀx), about 10 % from the recursion) and 0.01 or less on
+problems of n ≤ 500; at × 10⁴ it is 2.7 there, a proximal dual step that still holds y back
+(on n = 60, 400 and 2,000 the iterates differ from the recursion by 0.6, 5 and 15 % at × 10⁴,
+by 0.06, 0.5 and 2 % at × 10⁵, and by 2e-15 to 1e-14 at exact). Both k = n names are
+outside PDBFW's best; the threshold only says which of the two a setting carries."""
+
+DEGENERATE = (
+    ("pdbfw", {"k": ("n",), "delta": LARGE_DELTAS, "extrapolate": ("none",)},
+     PROJECTED_GRADIENT),
+    ("pdbfw", {"k": ("n",), "delta": LARGE_DELTAS, "extrapolate": ("primal",)},
+     "projected reflected gradient (PDFW.m, k = n, δ → ∞)"),
+    ("pdbfw", {"k": ("n",), "extrapolate": ("none",)}, "PDBFW with every dual row (k = n)"),
+)
+"""(solver, {option: values}, name), first match wins: a setting that turns a method into
+another is reported under the other's name, never as the paper's method at its best (which
+is taken over the settings that keep its defining feature; PDBFW's is a partial dual update,
+k < n, near the printed ⌈ns/d⌉).
+
+* PDBFW, k = n, δ ≥ × 10⁵ or exact: relaxed projected gradient (:data:`PROJECTED_GRADIENT`).
+* The same with the PDFW.m extrapolation: y = f′(A (2x − x_prev)), so the step reads the
+  loss's gradient at the reflected point 2x − x_prev (Malitsky's projected reflected
+  gradient, relaxed by ½); otherwise that ablation is ``pdbfw_pdfw_m`` (:data:`ABLATIONS`).
+* PDBFW, k = n at a smaller δ: a full-dual primal-dual method (every dual row each
+  iteration, a proximal dual step): not the partial dual update the paper's complexity
+  rests on.
+
+Settings of the studies that look degenerate and are not (docs/dgpd.md, docs/pdbfw.md):
+DGPD's ``step: curvature`` makes each dual step nearly exact on the full-size Mnist-RB
+(q = R²/(nμ) = 0.0017 against the loss's curvature 1), but the searches stay doubly greedy;
+DGPD's batch would become Algorithm 1's full update only at batch ≥ max(n, d), far past the
+grids' 64; Acc PG, SVRG, SCGS, STORC, FW, SFW and block FW keep their algorithm at every step
+multiplier (a large one diverges, which the tables show as not reached)."""
+
+
+def _default(solver: str, option: str) -> str:
+    from dataclasses import fields
+
+    from pdsparse.solvers import get_solver
+
+    for f in fields(get_solver(solver).options):
+        if f.name == option:
+            return str(f.default)
+    return ""
+
+
+def degenerate_name(row: Mapping) -> str | None:
+    """The name a configuration (a row with ``solver`` and its option columns; ``"none"`` or
+    missing: the option's default) is reported under when its setting turns the method into
+    another (:data:`DEGENERATE`), else None."""
+    solver = str(row["solver"])
+    for name, options, method in DEGENERATE:
+        if solver != name:
+            continue
+        given = {k: str(row.get(k, "none")) for k in options}
+        given = {k: _default(solver, k) if v in ("none", "nan", "") else v
+                 for k, v in given.items()}
+        if all(given[k] in values for k, values in options.items()):
+            return method
+    return None
+
+
+def not_the_papers(method: str) -> bool:
+    """Whether a ``method`` of a sensitivity table is a variant of a method (an ablation or
+    a degenerate setting) rather than a method of its own: said beside a verdict, never its
+    base's best nor one of the paper's baselines."""
+    return method in ABLATIONS.values() or method in {m for _, _, m in DEGENERATE}
+
 
 def _method(row: Mapping) -> str:
+    name = degenerate_name(row)
+    if name is not None:
+        return name
     solver = str(row["solver"])
     for (name, option, value), method in ABLATIONS.items():
         if solver == name and str(row.get(option, "")) == value:
@@ -88,7 +170,8 @@ def sensitivity_table(df: pd.DataFrame, targets: Sequence[float],
                       printed: Mapping[str, str]) -> pd.DataFrame:
     """One row per configuration: ``method``, ``config`` (its label), ``tag``, ``printed``
     (the paper's setting: ``printed[method]`` is its options tag; an ablation in
-    :data:`ABLATIONS` is a method of its own), ``setup_s``, and per
+    :data:`ABLATIONS` and a degenerate setting in :data:`DEGENERATE` are methods of their
+    own, named there), ``setup_s``, and per
     target t ``time_<t>``, ``kernel_<t>``, ``passes_<t>`` (medians over seeds; NaN when not
     reached) with the lower bounds ``time_min_<t>`` etc. (the longest run), and ``final``
     (the last relative suboptimality, median over seeds)."""
@@ -96,7 +179,8 @@ def sensitivity_table(df: pd.DataFrame, targets: Sequence[float],
     missing = sorted(need - set(df.columns))
     if missing:
         raise DataError(f"sensitivity: the aggregate lacks column(s) {missing}")
-    cols = ["solver", "config", "tag", *{o for _, o, _ in ABLATIONS} & set(df.columns)]
+    kept = {o for _, o, _ in ABLATIONS} | {o for _, opts, _ in DEGENERATE for o in opts}
+    cols = ["solver", "config", "tag", *sorted(kept & set(df.columns))]
     out = df[cols].drop_duplicates(["solver", "config", "tag"])
     out.insert(0, "method", [_method(r) for r in out.to_dict("records")])
     out = out[["method", "config", "tag"]]
@@ -248,13 +332,13 @@ def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
                 continue  # the printed setting is the best: one solid curve
             run = df[(df["config"] == r["config"]) & (df["seed"] == df["seed"].min())]
             run = run.sort_values("cpu_s")
-            role = ("ablation: not the paper's algorithm" if r["method"] in ABLATIONS.values()
+            role = ("not the paper's algorithm" if not_the_papers(r["method"])
                     else "printed = best" if len(group) == 2 and group["config"].nunique() == 1
                     else r["setting"])
             ax.plot(run["cpu_s"], np.maximum(run["rel_subopt"], floor),
                     color=colors[i % len(colors)],
                     linestyle="--" if r["setting"] == "printed" else
-                    ":" if r["method"] in ABLATIONS.values() else "-",
+                    ":" if not_the_papers(r["method"]) else "-",
                     label=f"{r['config']} ({role})")
     for t in targets:
         ax.axhline(t, color="0.6", linestyle=":", linewidth=0.8)

@@ -1,0 +1,121 @@
+"""The sensitivity studies' grids (config/sensitivity.yaml) and their labels: every method tuned
+over a comparable grid, the settings that turn a method into another named for what they are
+(pdsparse.sensitivity.DEGENERATE), and the planned cost of the studies."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_pdbfw import make_problem
+
+from pdsparse import objective
+from pdsparse.penalties import project_l1_ball
+from pdsparse.sensitivity import (
+    ABLATIONS,
+    DEGENERATE,
+    LARGE_DELTAS,
+    PROJECTED_GRADIENT,
+    best_and_printed,
+    degenerate_name,
+    not_the_papers,
+    sensitivity_table,
+)
+from pdsparse.solvers import option_names
+from pdsparse.solvers.pdbfw import DELTA_MULTIPLIER, PDBFWL1Kernel, PDBFWOptions
+
+# ---- PDBFW with k = n and delta -> inf is relaxed projected gradient --------------------------
+
+
+def _projected_gradient_gap(p, delta, iters=60):
+    """The largest relative difference, over ``iters`` iterations, between PDBFW's x (every
+    dual row, a block that holds the whole projection: s = d) and the recursion
+    x+ = x/2 + Pi(x - (2/mu) grad P(x))/2 from x = 0. PDBFW's first iteration reads y = 0
+    (its z starts at 0), so its iterate t + 1 is the recursion's t."""
+    ker = PDBFWL1Kernel(p, PDBFWOptions(s=str(p.d), k="n", delta=delta))
+    ker.run(1)
+    x, worst = np.zeros(p.d), 0.0
+    for _ in range(iters):
+        grad = -(p.csr.T @ objective.alpha_of_w(p, x)) / p.n + p.l2 * x
+        x = 0.5 * x + 0.5 * project_l1_ball(x - (2.0 / p.l2) * grad, p.radius)
+        ker.run(1)
+        worst = max(worst, np.abs(ker.x - x).max() / np.abs(x).max())
+    assert np.abs(x).sum() == pytest.approx(p.radius, rel=1e-9)  # the ball binds
+    return worst, ker.q_per_k * p.n
+
+
+@pytest.mark.parametrize("n,d,density", [(60, 40, 0.2), (400, 300, 0.05)])
+def test_pdbfw_with_every_row_and_an_unbounded_dual_step_is_projected_gradient(n, d, density):
+    """delta = exact: the recursion to rounding. A finite multiplier leaves a proximal weight
+    q = n / delta in (10), and the iterates stay within about q of the recursion (q / 2
+    measured), closer as the multiplier grows: the threshold LARGE_DELTAS comes from here."""
+    p = make_problem(n=n, d=d, density=density, radius=1.0)
+    exact, q = _projected_gradient_gap(p, "exact")
+    assert q == 0.0 and exact < 1e-13
+    gaps = {}
+    for delta in ("x1000", "x10000", "x100000"):
+        gap, q = _projected_gradient_gap(p, delta)
+        assert q / 10 < gap < q, delta  # a real difference, of the size of q
+        gaps[delta] = gap
+    assert gaps["x1000"] > gaps["x10000"] > gaps["x100000"]
+
+
+def test_every_delta_at_or_past_the_threshold_is_listed():
+    threshold = min(DELTA_MULTIPLIER[d] for d in LARGE_DELTAS)
+    assert set(LARGE_DELTAS) == {d for d, m in DELTA_MULTIPLIER.items() if m >= threshold}
+    assert threshold == 1e5
+
+
+# ---- the mapping: names, and never the paper's method at its best ----------------------------
+
+
+@pytest.mark.parametrize("options,name", [
+    ({"k": "n", "delta": "x100000"}, PROJECTED_GRADIENT),
+    ({"k": "n", "delta": "exact", "extrapolate": "none"}, PROJECTED_GRADIENT),
+    ({"k": "n", "delta": "exact", "extrapolate": "primal"},
+     "projected reflected gradient (PDFW.m, k = n, δ → ∞)"),
+    ({"k": "n", "delta": "x10000"}, "PDBFW with every dual row (k = n)"),
+    ({"k": "n", "delta": "x100", "extrapolate": "primal"}, None),  # the PDFW.m ablation
+    ({"k": "auto", "delta": "exact"}, None),
+    ({"k": "balance", "delta": "x100000"}, None),
+])
+def test_degenerate_names(options, name):
+    row = {"solver": "pdbfw", **dict.fromkeys(option_names(), "none"), **options}
+    assert degenerate_name(row) == name
+    assert degenerate_name({**row, "solver": "acc_pg"}) is None
+
+
+def _runs(solver, rate, **opts):
+    """rel_subopt = 10^(-rate k) at CPU time k, one seed."""
+    cols = {**dict.fromkeys(option_names(), "none"), **opts}
+    return pd.DataFrame([{"problem": "p", "solver": solver, "seed": 0, **cols, "time_s": k,
+                          "setup_s": 0.0, "cpu_s": float(k), "epoch": float(k),
+                          "rel_subopt": 10.0 ** (-rate * k)} for k in range(11)])
+
+
+def test_projected_gradient_is_never_pdbfws_best():
+    """k = n with delta x 1e5 is the fastest configuration here: it is reported as projected
+    gradient, k = n with x 1e4 under its own name, and PDBFW's best is the fastest setting
+    with a partial dual update."""
+    from pdsparse.speedup import config_label
+
+    df = pd.concat([_runs("pdbfw", 0.5, k="auto", delta="theorem"),
+                    _runs("pdbfw", 1.0, k="auto", delta="x10000"),
+                    _runs("pdbfw", 1.5, k="n", delta="x10000"),
+                    _runs("pdbfw", 3.0, k="n", delta="x100000"),
+                    _runs("acc_pg", 2.0, lipschitz="backtracking")], ignore_index=True)
+    df["config"] = [config_label(r, option_names()) for r in df.to_dict("records")]
+    df["tag"] = ["backtracking" if s == "acc_pg" else f"{k}-{d}"
+                 for s, k, d in zip(df["solver"], df["k"], df["delta"], strict=True)]
+    table = sensitivity_table(df, [1e-6], {"pdbfw": "auto-theorem",
+                                           "acc_pg": "backtracking"})
+    methods = dict(zip(table["tag"], table["method"], strict=True))
+    assert methods["n-x100000"] == PROJECTED_GRADIENT
+    assert methods["n-x10000"] == "PDBFW with every dual row (k = n)"
+    assert methods["auto-x10000"] == "pdbfw"
+    summary = best_and_printed(table, [1e-6])
+    best = summary[summary.setting == "best"].set_index("method")["tag"]
+    assert best["pdbfw"] == "auto-x10000"
+    assert best[PROJECTED_GRADIENT] == "n-x100000"
+    assert not_the_papers(PROJECTED_GRADIENT) and not_the_papers("pdbfw_pdfw_m")
+    assert not not_the_papers("pdbfw") and not not_the_papers("acc_pg")
+    assert set(ABLATIONS.values()) | {m for _, _, m in DEGENERATE} >= {
+        PROJECTED_GRADIENT, "pdbfw_pdfw_m"}
