@@ -5,6 +5,7 @@ over a comparable grid, the settings that turn a method into another named for w
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from test_pdbfw import make_problem
 
 from pdsparse import objective
@@ -119,3 +120,31 @@ def test_projected_gradient_is_never_pdbfws_best():
     assert not not_the_papers("pdbfw") and not not_the_papers("acc_pg")
     assert set(ABLATIONS.values()) | {m for _, _, m in DEGENERATE} >= {
         PROJECTED_GRADIENT, "pdbfw_pdfw_m"}
+
+
+# ---- coarse to fine: the grid at the study's seeds, what decides at the paper's ---------------
+
+
+def test_the_printed_and_the_best_settings_run_every_seed_the_grid_one():
+    from pdsparse.config import validate_config
+    from pdsparse.data.registry import load_registry
+    from pdsparse.papers.dgpd.plan import plan
+
+    cfg = yaml.safe_load(open("config/config.yaml"))
+    cfg["dgpd"]["seeds"] = [0, 1, 2]
+    cfg["dgpd"]["best"] = [{"method": "dgpd", "inner": "5", "eta": "x100", "batch": "8"}]
+    cfg["dgpd"]["sensitivity"] = {
+        "dataset": "digits-rb", "cell": [0.1, 0.01], "max_seconds": 3, "seeds": [0],
+        "targets": [1e-3], "printed": {"dgpd": {"inner": "5", "eta": "x10"}},
+        "grid": [{"method": "dgpd", "inner": "5", "eta": ["x10", "x100"], "batch": ["1", "8"]},
+                 {"method": "dual_rcd", "sampling": ["uniform", "importance"],
+                  "dual_step": "newton"}]}
+    cfg = validate_config(cfg, "workflow/schemas/config.schema.yaml")
+    out = plan(cfg, load_registry(cfg["data"]["registry"]), lambda name: True)
+    seeds = {r.options_tag: r.seeds for r in out.runs_of("sensitivity")}
+    assert seeds == {"5-x10": (0, 1, 2), "5-x100-8": (0, 1, 2), "5-x10-8": (0,),
+                     "5-x100": (0,), "uniform-newton": (0, 1, 2), "importance-newton": (0,)}
+    # without the study's seeds, every configuration runs the paper's
+    del cfg["dgpd"]["sensitivity"]["seeds"]
+    out = plan(cfg, load_registry(cfg["data"]["registry"]), lambda name: True)
+    assert {r.seeds for r in out.runs_of("sensitivity")} == {(0, 1, 2)}
