@@ -85,8 +85,11 @@ def test_degenerate_names(options, name):
 
 
 def _runs(solver, rate, **opts):
-    """rel_subopt = 10^(-rate k) at CPU time k, one seed."""
-    cols = {**dict.fromkeys(option_names(), "none"), **opts}
+    """rel_subopt = 10^(-rate k) at CPU time k, one seed; the option columns as a trace
+    writes them."""
+    from pdsparse.solvers import get_solver
+
+    cols = get_solver(solver).option_columns(opts)
     return pd.DataFrame([{"problem": "p", "solver": solver, "seed": 0, **cols, "time_s": k,
                           "setup_s": 0.0, "cpu_s": float(k), "epoch": float(k),
                           "rel_subopt": 10.0 ** (-rate * k)} for k in range(11)])
@@ -148,3 +151,28 @@ def test_the_printed_and_the_best_settings_run_every_seed_the_grid_one():
     del cfg["dgpd"]["sensitivity"]["seeds"]
     out = plan(cfg, load_registry(cfg["data"]["registry"]), lambda name: True)
     assert {r.seeds for r in out.runs_of("sensitivity")} == {(0, 1, 2)}
+
+
+def test_a_setting_the_paper_does_not_print_is_labelled_so(tmp_path):
+    """The study's `printed` entries are the paper's; every other method's reference setting
+    (a baseline's source parameters, our multipliers) reads "configured (not printed: ours)"
+    in the table and the plan says which."""
+    from pdsparse.papers.plan import NOT_PRINTED
+    from pdsparse.sensitivity import setting_label, write_sensitivity
+
+    df = pd.concat([_runs("pdbfw", 0.5, k="auto", delta="theorem"),
+                    _runs("pdbfw", 3.0, k="n", delta="exact"),
+                    _runs("acc_pg", 2.0, lipschitz="backtracking")], ignore_index=True)
+    df = df.drop(columns=["cpu_s"])
+    df.to_parquet(tmp_path / "agg.parquet")
+    write_sensitivity([tmp_path / "agg.parquet"], [1e-6],
+                      {"pdbfw": "auto-auto-theorem", "acc_pg": "nesterov-backtracking"},
+                      tmp_path / "t.csv", tmp_path / "t.md", ours=["acc_pg"])
+    md = (tmp_path / "t.md").read_text()
+    rows = [line for line in md.splitlines() if line.startswith("| acc_pg")]
+    assert rows and all(f"configured ({NOT_PRINTED})" in line for line in rows)
+    pdbfw = [line for line in md.splitlines() if line.startswith("| pdbfw |")]
+    assert pdbfw and all(NOT_PRINTED not in line for line in pdbfw)
+    assert any(line.startswith(f"| {PROJECTED_GRADIENT} |") for line in md.splitlines())
+    assert setting_label("printed", PROJECTED_GRADIENT) == f"configured ({NOT_PRINTED})"
+    assert setting_label("best", "acc_pg", ["acc_pg"]) == "best"

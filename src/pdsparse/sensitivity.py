@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,8 @@ from pdsparse.speedup import (
 )
 
 __all__ = ["sensitivity_table", "best_and_printed", "rankings", "write_sensitivity",
-           "draw_sensitivity", "ABLATIONS", "DEGENERATE", "degenerate_name", "not_the_papers"]
+           "draw_sensitivity", "ABLATIONS", "DEGENERATE", "degenerate_name", "not_the_papers",
+           "setting_label"]
 
 PathLike = str | os.PathLike
 
@@ -155,6 +156,16 @@ def not_the_papers(method: str) -> bool:
     return method in ABLATIONS.values() or method in {m for _, _, m in DEGENERATE}
 
 
+def setting_label(setting: str, method: str, ours: Collection[str] = ()) -> str:
+    """How a table names a method's reference setting: "printed" when the paper prints it,
+    else (a method in ``ours``: a baseline at its source's parameters as configured, a step
+    multiplier of ours; or a variant of :func:`not_the_papers`) "configured (not printed:
+    ours)"; "best" and the empty label as they are."""
+    if method in ours or not_the_papers(method):
+        return setting.replace("printed", f"configured ({_not_printed()})")
+    return setting
+
+
 def _method(row: Mapping) -> str:
     name = degenerate_name(row)
     if name is not None:
@@ -252,9 +263,11 @@ def _cell(row: Mapping, prefix: str, t: float, unit: str) -> str:
 
 def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
                       printed: Mapping[str, str], out_csv: PathLike, out_md: PathLike,
-                      title: str = "", caption: str = "") -> pd.DataFrame:
+                      title: str = "", caption: str = "", ours: Collection[str] = ()
+                      ) -> pd.DataFrame:
     """The grid table (CSV: every configuration) and the Markdown: per method its printed
-    and best setting, the rankings at each, then every configuration."""
+    and best setting, the rankings at each, then every configuration. ``ours``: the methods
+    whose reference setting the paper does not print (:func:`setting_label`)."""
     df = _frame(aggregates)
     table = sensitivity_table(df, targets, printed)
     unknown = sorted(set(printed) - set(table["method"]))
@@ -270,7 +283,8 @@ def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
         [f"to {t:g}: CPU s (kernel s, passes)" for t in targets]
 
     def line(r: Mapping, setting: str) -> str:
-        cells = [str(r["method"]), setting, str(r["config"]), f"{r['setup_s']:.3g} s"]
+        cells = [str(r["method"]), setting_label(setting, str(r["method"]), ours),
+                 str(r["config"]), f"{r['setup_s']:.3g} s"]
         cells += [f"{_cell(r, 'time', t, ' s')} ({_cell(r, 'kernel', t, ' s')}, "
                   f"{_cell(r, 'passes', t, '')})" for t in targets]
         return "| " + " | ".join(cells) + " |"
@@ -302,6 +316,9 @@ def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
               "the data (entries read / nnz(A), every scan counted). \"≥\": not reached, "
               "the run's length. The best setting of a method: the least CPU time to the "
               "tightest target it reached, then to the looser ones."]
+    if ours:
+        lines += ["", f"configured ({_not_printed()}): the paper prints no setting of "
+                  f"{', '.join(sorted(ours))}; the reference setting is the configured one."]
     if caption:
         lines += ["", caption.strip()]
     table = table.merge(summary.groupby("config")["setting"].agg(",".join).rename("role")
@@ -310,9 +327,15 @@ def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
     return table
 
 
+def _not_printed() -> str:
+    from pdsparse.papers.plan import NOT_PRINTED
+
+    return NOT_PRINTED
+
+
 def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
                      printed: Mapping[str, str], out_png: PathLike, out_pdf: PathLike,
-                     title: str = "") -> None:
+                     title: str = "", ours: Collection[str] = ()) -> None:
     """Relative suboptimality against CPU time with setup: each method at its printed
     setting (dashed) and at its best (solid), the targets as dotted lines."""
     from matplotlib import rcParams
@@ -334,7 +357,7 @@ def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
             run = run.sort_values("cpu_s")
             role = ("not the paper's algorithm" if not_the_papers(r["method"])
                     else "printed = best" if len(group) == 2 and group["config"].nunique() == 1
-                    else r["setting"])
+                    else setting_label(r["setting"], str(r["method"]), ours))
             ax.plot(run["cpu_s"], np.maximum(run["rel_subopt"], floor),
                     color=colors[i % len(colors)],
                     linestyle="--" if r["setting"] == "printed" else
@@ -361,6 +384,9 @@ def _arguments(p) -> None:
                    help="relative suboptimality targets (P - P*)/|P*|")
     p.add_argument("--printed", nargs="*", metavar="METHOD=TAG",
                    help="the paper's setting of each method, as its options tag")
+    p.add_argument("--ours", nargs="*", default=[], metavar="METHOD",
+                   help="methods whose reference setting the paper does not print (labelled "
+                   "'configured (not printed: ours)')")
     p.add_argument("--title", default="", help="heading / figure title")
     p.add_argument("--note", default="", help="printed under the table (e.g. what an "
                    "ablation in the grid is)")
@@ -370,14 +396,14 @@ def _table(args, outs) -> None:
     for path in args.aggregate:
         require_file(path, "aggregate")
     write_sensitivity(args.aggregate, args.targets, pairs(args.printed, "--printed"), *outs,
-                      title=args.title, caption=args.note)
+                      title=args.title, caption=args.note, ours=args.ours)
 
 
 def _figure(args, outs) -> None:
     for path in args.aggregate:
         require_file(path, "aggregate")
     draw_sensitivity(args.aggregate, args.targets, pairs(args.printed, "--printed"), *outs,
-                     title=args.title)
+                     title=args.title, ours=args.ours)
 
 
 SENSITIVITY_OUTPUT = Builder("table", "each method over its free parameters: the printed and "

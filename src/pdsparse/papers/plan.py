@@ -372,8 +372,9 @@ def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapp
     per configuration of its ``grid`` (each method over the listed values of its options) on
     ``problem``, in the experiment ``name``, with the table ``name`` and the figure
     ``<name>_figure`` of :mod:`pdsparse.sensitivity`. ``printed`` maps each method to the
-    options the paper prints (the study's ``printed`` entry of a method replaces them); a
-    method's printed setting must be one of its grid's. ``where``: the study's config key.
+    options it is compared at (the study's ``printed`` entry of a method replaces them: only
+    those are the paper's, the others are labelled :data:`NOT_PRINTED`); a method's printed
+    setting must be one of its grid's. ``where``: the study's config key.
 
     Seeds, coarse to fine: the grid runs the study's ``seeds`` (default the paper's), and the
     settings a verdict rests on, each method's printed one and its ``<paper>.best`` (the last
@@ -407,6 +408,9 @@ def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapp
             raise ConfigError(f"{where}: the printed setting of {method} ({tag}) is not in "
                               f"its grid ({', '.join(tags[method])}): add its values")
         marks.append(f"{method}={tag}")
+    # a setting the study's `printed` names is the paper's; the others (a baseline's source
+    # parameters, our multipliers in the races) are labelled NOT_PRINTED in the tables
+    ours = [m for m in tags if m not in (sens.get("printed") or {})]
     fine = {tuple(m.split("=", 1)) for m in marks} | \
         {(method, tag) for method, _, tag in best_solvers(cfg, out.paper)}
     for method, options, tag in configs:
@@ -423,6 +427,7 @@ def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapp
             "--targets " + " ".join(repr(float(t)) for t in sens["targets"]),
             "--printed " + " ".join(map(shlex.quote, marks)),
             f"--title {shlex.quote(title)}") + \
+        (("--ours " + " ".join(map(shlex.quote, ours)),) if ours else ()) + \
         ((f"--note {shlex.quote(sens['note'])}",) if sens.get("note") else ())
     # outputs are looked up by (paper, name): the figure has a name of its own; the
     # builders are the generic sensitivity ones, whatever the study's name
