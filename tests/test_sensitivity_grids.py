@@ -176,3 +176,99 @@ def test_a_setting_the_paper_does_not_print_is_labelled_so(tmp_path):
     assert any(line.startswith(f"| {PROJECTED_GRADIENT} |") for line in md.splitlines())
     assert setting_label("printed", PROJECTED_GRADIENT) == f"configured ({NOT_PRINTED})"
     assert setting_label("best", "acc_pg", ["acc_pg"]) == "best"
+
+
+# ---- the shipped studies: comparable grids, validated and planned ---------------------------
+
+STEPS = {"x0_1", "x0_3", "theory", "x3", "x10", "x100"}
+"""The step multipliers every tuned step covers (x {0.1, 0.3, 1, 3, 10, 100})."""
+
+
+def _studies():
+    from pdsparse.config import load_config
+
+    cfg = load_config(["config/config.yaml", "config/sensitivity.yaml"],
+                      "workflow/schemas/config.schema.yaml")
+    return cfg, {"dgpd": cfg["dgpd"]["sensitivity"], "pdbfw": cfg["pdbfw"]["sensitivity"],
+                 "pdbfw.trace": cfg["pdbfw"]["trace"]["sensitivity"]}
+
+
+def _values(grid, method, option):
+    out = set()
+    for entry in grid:
+        if entry["method"] == method and option in entry:
+            v = entry[option]
+            out |= {str(x) for x in (v if isinstance(v, list) else [v])}
+    return out
+
+
+def test_every_method_gets_a_comparable_grid():
+    _, studies = _studies()
+    for grid in (s["grid"] for s in studies.values()):
+        methods = {e["method"] for e in grid}
+        for method in methods & {"svrg", "spdc", "scgs", "storc", "block_fw"}:
+            assert _values(grid, method, "step") >= STEPS, method
+        if "dgpd" in methods:
+            assert {x.replace("theorem", "theory") for x in _values(grid, "dgpd", "eta")} \
+                >= STEPS
+        if "acc_pg" in methods:
+            assert _values(grid, "acc_pg", "lipschitz") == {"exact", "power", "backtracking"}
+            assert _values(grid, "acc_pg", "momentum") == {"nesterov", "fista"}
+    from pdsparse.names import STEP_MULTIPLIERS
+    assert _values(studies["pdbfw.trace"]["grid"], "block_fw", "step") == \
+        set(STEP_MULTIPLIERS)
+    assert "acc_pg" in {e["method"] for e in studies["pdbfw.trace"]["grid"]}
+
+
+def _plans():
+    from pdsparse.data.registry import load_registry
+    from pdsparse.papers.dgpd.plan import plan as dgpd_plan
+    from pdsparse.papers.pdbfw.plan import plan as pdbfw_plan
+
+    cfg, _ = _studies()
+    cfg["dgpd"]["seeds"] = cfg["pdbfw"]["seeds"] = [0, 1, 2]  # the races' (issue 28)
+    registry = load_registry(cfg["data"]["registry"])
+    return {name: plan(cfg, registry, lambda name: True)
+            for name, plan in (("dgpd", dgpd_plan), ("pdbfw", pdbfw_plan))}
+
+
+def test_the_studies_plan_and_their_cost_fits():
+    """Every configuration of each study is a run group of its experiment, the printed
+    settings among them, and the studies' planned CPU seconds (configurations x seeds x
+    budget) stay within the 2-hour, 2-core allowance beside the default run."""
+    plans = _plans()
+    cfg, studies = _studies()
+    total = 0.0
+    for paper, experiment in (("dgpd", "sensitivity"), ("pdbfw", "sensitivity"),
+                              ("pdbfw", "sensitivity_trace")):
+        runs = plans[paper].runs_of(experiment)
+        assert runs, experiment
+        total += sum(len(r.seeds) * r.max_seconds for r in runs)
+        table = [o for o in plans[paper].outputs if o.name == experiment][0]
+        assert "--printed" in " ".join(table.command)
+    assert {r.solver for r in plans["pdbfw"].runs_of("sensitivity_trace")} >= {"acc_pg",
+                                                                               "pdbfw"}
+    # the kernel budgets; with about 5 s of setup a job and the default run (70 CPU min) the
+    # whole stays within 3.5 CPU h (2 hours of 2 cores)
+    assert total <= 6000, total
+
+
+def test_figure2_races_acc_pg():
+    plans = _plans()
+    for experiment in ("trace_rank10", "trace_rank20", "trace_rank100"):
+        assert "acc_pg" in {r.solver for r in plans["pdbfw"].runs_of(experiment)}
+
+
+def test_best_settings_keep_the_defining_feature():
+    """pdbfw.best is a PDBFW setting (a partial dual update), not a degenerate one."""
+    cfg, _ = _studies()
+    for entry in cfg["pdbfw"]["best"]:
+        row = {"solver": entry["method"], **{k: str(v) for k, v in entry.items()
+                                             if k != "method"}}
+        assert degenerate_name(row) is None, entry
+    with open("config/paper.yaml") as fh:
+        paper = yaml.safe_load(fh)
+    for entry in (paper["pdbfw"].get("best") or []):
+        row = {"solver": entry["method"], **{k: str(v) for k, v in entry.items()
+                                             if k != "method"}}
+        assert degenerate_name(row) is None, entry
