@@ -115,10 +115,13 @@ k < n, near the printed ⌈ns/d⌉).
   rests on.
 
 Settings of the studies that look degenerate and are not (docs/dgpd.md, docs/pdbfw.md):
-DGPD's ``step: curvature`` makes each dual step nearly exact on the full-size Mnist-RB
-(q = R²/(nμ) = 0.0017 against the loss's curvature 1), but the searches stay doubly greedy;
-DGPD's batch would become Algorithm 1's full update only at batch ≥ max(n, d), far past the
-grids' 64; Acc PG, SVRG, SCGS, STORC, FW, SFW and block FW keep their algorithm at every step
+DGPD's ``step: curvature`` with Gauss-Seidel passes takes Prox-SDCA's step on each chosen
+row (:func:`pdsparse.solvers.dgpd.curvature_q`), but its rows and columns are still chosen
+greedily, DGPD's defining feature, so it stays DGPD;
+DGPD with a batch of every coordinate (≥ max(n, d), far past the grid's 64) would lose its
+greedy selection: its inner passes would sweep every row, with the curvature step and
+Gauss-Seidel passes Prox-SDCA in a fixed order (a name to give it if a grid ever goes
+there); Acc PG, SVRG, SCGS, STORC, FW, SFW and block FW keep their algorithm at every step
 multiplier (a large one diverges, which the tables show as not reached)."""
 
 
