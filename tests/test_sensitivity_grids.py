@@ -59,6 +59,26 @@ def test_pdbfw_with_every_row_and_an_unbounded_dual_step_is_projected_gradient(n
     assert gaps["x1000"] > gaps["x10000"] > gaps["x100000"]
 
 
+def test_the_pdfw_m_ablation_with_an_unbounded_dual_step_is_projected_reflected_gradient():
+    """extrapolate=primal, k = n, delta = exact: y = f'(A (2x - x_prev)), so the iteration is
+    x+ = x/2 + Pi(x - (2/mu)(A^T f'(A (2x - x_prev)) / n + mu x))/2, to rounding."""
+    p = make_problem(n=60, d=40, radius=1.0)
+    ker = PDBFWL1Kernel(p, PDBFWOptions(s=str(p.d), k="n", delta="exact", extrapolate="primal"))
+    ker.run(1)
+    prev, x, worst = np.zeros(p.d), np.zeros(p.d), 0.0
+    for _ in range(40):
+        loss = -(p.csr.T @ objective.alpha_of_w(p, 2 * x - prev)) / p.n
+        prev, x = x, 0.5 * x + 0.5 * project_l1_ball(x - (2.0 / p.l2) * (loss + p.l2 * x),
+                                                      p.radius)
+        ker.run(1)
+        worst = max(worst, np.abs(ker.x - x).max() / np.abs(x).max())
+    assert worst < 1e-13
+    plain = PDBFWL1Kernel(p, PDBFWOptions(s=str(p.d), k="n", delta="exact"))
+    for _ in range(41):  # one iteration a call
+        plain.run(1)
+    assert np.abs(x - plain.x).max() > 1e-6 * np.abs(x).max()  # not the plain recursion
+
+
 def test_every_delta_at_or_past_the_threshold_is_listed():
     threshold = min(DELTA_MULTIPLIER[d] for d in LARGE_DELTAS)
     assert set(LARGE_DELTAS) == {d for d, m in DELTA_MULTIPLIER.items() if m >= threshold}
