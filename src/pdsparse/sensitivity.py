@@ -347,7 +347,7 @@ def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
 
     df = _frame(aggregates)
     summary = best_and_printed(sensitivity_table(df, targets, printed), targets)
-    fig = new_figure((6.4, 4.2))
+    fig = new_figure((10.4, 4.6))
     ax = fig.add_subplot()
     colors = rcParams["axes.prop_cycle"].by_key()["color"]
     floor = max(min(targets) / 100, 1e-14)
@@ -358,14 +358,16 @@ def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
                 continue  # the printed setting is the best: one solid curve
             run = df[(df["config"] == r["config"]) & (df["seed"] == df["seed"].min())]
             run = run.sort_values("cpu_s")
-            role = ("not the paper's algorithm" if not_the_papers(r["method"])
-                    else "printed = best" if len(group) == 2 and group["config"].nunique() == 1
-                    else setting_label(r["setting"], str(r["method"]), ours))
+            variant = not_the_papers(r["method"])
+            role = ("not the paper's algorithm" if variant
+                    else setting_label("printed = best" if len(group) == 2 and
+                                       group["config"].nunique() == 1 else r["setting"],
+                                       str(r["method"]), ours))
             ax.plot(run["cpu_s"], np.maximum(run["rel_subopt"], floor),
                     color=colors[i % len(colors)],
                     linestyle="--" if r["setting"] == "printed" else
                     ":" if not_the_papers(r["method"]) else "-",
-                    label=f"{r['config']} ({role})")
+                    label=f"{r['method'] + ': ' if variant else ''}{r['config']} ({role})")
     for t in targets:
         ax.axhline(t, color="0.6", linestyle=":", linewidth=0.8)
     ax.set_yscale("log")
@@ -373,8 +375,9 @@ def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
     ax.set_xlabel("CPU time with setup (s)")
     ax.set_ylabel("relative suboptimality (P − P*) / |P*|")
     if title:
-        ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="best")
+        fig.suptitle(title, fontsize=10)  # over the axes and the legend
+    # beside the axes: a grid of 40+ configurations names up to 30 curves
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.set_layout_engine("constrained")
     save_figure(fig, out_png, out_pdf)
 
