@@ -222,7 +222,7 @@ def test_an_ablation_is_a_method_of_its_own_never_the_best_of_the_printed_one():
     from pdsparse.speedup import config_label
 
     df = pd.concat([_runs("pdbfw", 0.5, k="auto", delta="theorem", extrapolate="none"),
-                    _runs("pdbfw", 1.0, k="n", delta="x100", extrapolate="none"),
+                    _runs("pdbfw", 1.0, k="balance", delta="x100", extrapolate="none"),
                     _runs("pdbfw", 3.0, k="n", delta="x100", extrapolate="primal")],
                    ignore_index=True)
     df["cpu_s"] = df["time_s"] + df["setup_s"]

@@ -10,6 +10,8 @@ solver registry, and ``SAMPLINGS`` / ``DUAL_STEPS`` are its options' choices
 (``tests/test_registry.py``).
 """
 
+import re
+
 PAPERS = ("faceoff", "dgpd", "pdbfw")
 """The papers, by config section (= folder of :mod:`pdsparse.papers`), in the scorecard's order."""
 LOSSES = ("logistic", "squared", "smooth_hinge")
@@ -20,7 +22,13 @@ NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
 METHODS = ("primal_rcd", "dual_rcd", "spdc", "dgpd", "dgpd_full", "acc_pg", "fw", "svrg",
            "scgs", "storc", "sfw", "block_fw", "pdbfw")
 DGPD_INNER = ("1", "3", "5", "10")
-DGPD_ETAS = ("theorem", "x10", "x100", "x1000")
+STEP_MULTIPLIERS = ("theory", "x0_1", "x0_3", "x2", "x3", "x5", "x10", "x100")
+"""Multipliers of a method's step size: ``theory`` (x1: the step of the method's analysis,
+each method's docstring says which) or ``x<factor>`` with ``_`` for the decimal point
+(``x0_1`` = x0.1; option values match ``[a-z0-9_]``). One vocabulary for every step option
+that scales a published step (SVRG, block FW, SPDC, SCGS, STORC; DGPD's ``eta`` with
+``theorem`` for x1), read by one parser, :func:`step_multiplier`."""
+DGPD_ETAS = ("theorem", *STEP_MULTIPLIERS[1:], "x1000")
 DGPD_BATCHES = ("1",)
 DGPD_PASSES = ("jacobi", "gauss_seidel")
 DGPD_STEPS = ("theorem", "eq16", "curvature")
@@ -37,7 +45,6 @@ DUAL_STEPS = ("fixed", "newton", "printed")
 BALL_MOMENTA = ("nesterov", "fista")
 ACC_PG_LIPSCHITZ = ("exact", "power", "backtracking")
 FW_STEPS = ("line_search", "open_loop")
-BALL_STEPS = ("theory", "x2", "x5", "x10")
 BALL_INNER = ("2n",)
 STORC_INNER = ("theory",)
 BALL_BATCHES = ("theory",)
@@ -50,17 +57,18 @@ SYNTHETIC_KINDS = ("worst_case_general", "worst_case_binary_dual", "dense_gaussi
 SOLVER_OPTIONS = {
     "primal_rcd": {"sampling": SAMPLINGS},
     "dual_rcd": {"sampling": SAMPLINGS, "dual_step": DUAL_STEPS},
-    "spdc": {},
+    "spdc": {"step": STEP_MULTIPLIERS},
     "dgpd": {"inner": DGPD_INNER, "eta": DGPD_ETAS, "batch": DGPD_BATCHES,
              "passes": DGPD_PASSES, "step": DGPD_STEPS},
     "dgpd_full": {"eta": DGPD_ETAS},
     "acc_pg": {"momentum": BALL_MOMENTA, "lipschitz": ACC_PG_LIPSCHITZ},
     "fw": {"step": FW_STEPS},
-    "svrg": {"step": BALL_STEPS, "inner": BALL_INNER, "snapshot": BALL_SNAPSHOTS},
-    "scgs": {"batch": BALL_BATCHES, "batch_cap": BALL_BATCH_CAPS},
-    "storc": {"inner": STORC_INNER, "batch": BALL_BATCHES, "batch_cap": BALL_BATCH_CAPS},
+    "svrg": {"step": STEP_MULTIPLIERS, "inner": BALL_INNER, "snapshot": BALL_SNAPSHOTS},
+    "scgs": {"batch": BALL_BATCHES, "batch_cap": BALL_BATCH_CAPS, "step": STEP_MULTIPLIERS},
+    "storc": {"inner": STORC_INNER, "batch": BALL_BATCHES, "batch_cap": BALL_BATCH_CAPS,
+              "step": STEP_MULTIPLIERS},
     "sfw": {"batch": BALL_BATCHES, "batch_cap": BALL_BATCH_CAPS},
-    "block_fw": {"s": TRACE_RANKS, "step": BALL_STEPS},
+    "block_fw": {"s": TRACE_RANKS, "step": STEP_MULTIPLIERS},
     "pdbfw": {"s": PDBFW_SIZES, "k": PDBFW_KS, "delta": PDBFW_DELTAS,
               "extrapolate": PDBFW_EXTRAPOLATIONS},
 }
@@ -72,3 +80,22 @@ INTEGER_OPTIONS = (("svrg", "inner"), ("scgs", "batch"), ("scgs", "batch_cap"),
                    ("pdbfw", "k"), ("dgpd", "batch"))
 """(solver, option) pairs that also take a positive count (``solver_base._int_option``;
 tested)."""
+
+_UNIT_STEPS = ("theory", "theorem")
+_FACTOR = re.compile(r"x([0-9]+)(?:_([0-9]+))?")
+
+
+def step_multiplier(name: str) -> float:
+    """The factor a step-multiplier name stands for (:data:`STEP_MULTIPLIERS`,
+    :data:`DGPD_ETAS`, PDBFW's delta): 1.0 for ``theory`` / ``theorem``, else the number after
+    ``x`` with ``_`` read as the decimal point (``x0_3`` -> 0.3, ``x10`` -> 10.0). A
+    ValueError for anything else (the options dataclasses validate names before, so users
+    see their error, with the choices)."""
+    if name in _UNIT_STEPS:
+        return 1.0
+    match = _FACTOR.fullmatch(name) if isinstance(name, str) else None
+    value = float(f"{match[1]}.{match[2] or 0}") if match else 0.0
+    if not value > 0:
+        raise ValueError(f"{name!r} is not a positive step multiplier (theory, theorem or "
+                         f"x<digits>[_<digits>])")
+    return value

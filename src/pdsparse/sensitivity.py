@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -46,7 +46,8 @@ from pdsparse.speedup import (
 )
 
 __all__ = ["sensitivity_table", "best_and_printed", "rankings", "seeds_of",
-           "write_sensitivity", "draw_sensitivity"]
+           "write_sensitivity", "draw_sensitivity", "ABLATIONS", "DEGENERATE",
+           "degenerate_name", "not_the_papers", "setting_label"]
 
 PathLike = str | os.PathLike
 
@@ -82,8 +83,103 @@ ABLATIONS = {("pdbfw", "extrapolate", "primal"): "pdbfw_pdfw_m"}
 paper's algorithm (PDBFW reading an extrapolated primal point, the PDFW.m ablation) is its
 own method, so that it is never reported as the best setting of the printed one."""
 
+PROJECTED_GRADIENT = "projected gradient (PDBFW, k = n, δ → ∞)"
+"""PDBFW with every dual row and an unbounded dual step. (10) becomes y = f′(A x) on every
+row, so the next step (8) reads z / n + μ x = ∇P(x) and, with L η = μ / 2 and a block that
+holds the projection's support, x⁺ = ½ x + ½ Π(x − (2/μ) ∇P(x)): relaxed projected gradient
+with step 2/μ (``tests/test_sensitivity_grids.py`` checks the kernel against that recursion:
+to rounding at δ = exact; at a multiplier m the proximal term of (10) keeps a weight
+q = n / δ = n (1/β + 25 R / (2 μ n)) / m, and the iterates differ from the recursion by about
+q / 2, relatively)."""
+
+LARGE_DELTAS = ("x100000", "exact")
+"""PDBFW's dual steps at or past which k = n counts as :data:`PROJECTED_GRADIENT`: q = n / δ
+is 0.27 at × 10⁵ on the l1 study's mnist09-rb (n = 11,872, unit rows, μ = 10/n: each row's y
+moves 79 % of the way to f′(a_iᵀx), about 10 % from the recursion) and 0.01 or less on
+problems of n ≤ 500; at × 10⁴ it is 2.7 there, a proximal dual step that still holds y back
+(on n = 60, 400 and 2,000 the iterates differ from the recursion by 0.6, 5 and 15 % at × 10⁴,
+by 0.06, 0.5 and 2 % at × 10⁵, and by 2e-15 to 1e-14 at exact). Both k = n names are
+outside PDBFW's best; the threshold only says which of the two a setting carries."""
+
+DEGENERATE = (
+    ("pdbfw", {"k": ("n",), "delta": LARGE_DELTAS, "extrapolate": ("none",)},
+     PROJECTED_GRADIENT),
+    ("pdbfw", {"k": ("n",), "delta": LARGE_DELTAS, "extrapolate": ("primal",)},
+     "projected reflected gradient (PDFW.m, k = n, δ → ∞)"),
+    ("pdbfw", {"k": ("n",), "extrapolate": ("none",)}, "PDBFW with every dual row (k = n)"),
+)
+"""(solver, {option: values}, name), first match wins: a setting that turns a method into
+another is reported under the other's name, never as the paper's method at its best (which
+is taken over the settings that keep its defining feature; PDBFW's is a partial dual update,
+k < n, near the printed ⌈ns/d⌉).
+
+* PDBFW, k = n, δ ≥ × 10⁵ or exact: relaxed projected gradient (:data:`PROJECTED_GRADIENT`).
+* The same with the PDFW.m extrapolation: y = f′(A (2x − x_prev)), so the step reads the
+  loss's gradient at the reflected point 2x − x_prev (Malitsky's projected reflected
+  gradient, relaxed by ½); otherwise that ablation is ``pdbfw_pdfw_m`` (:data:`ABLATIONS`).
+* PDBFW, k = n at a smaller δ: a full-dual primal-dual method (every dual row each
+  iteration, a proximal dual step): not the partial dual update the paper's complexity
+  rests on.
+
+Settings of the studies that look degenerate and are not (docs/dgpd.md, docs/pdbfw.md):
+DGPD's ``step: curvature`` with Gauss-Seidel passes takes Prox-SDCA's step on each chosen
+row (:func:`pdsparse.solvers.dgpd.curvature_q`), but its rows and columns are still chosen
+greedily, DGPD's defining feature, so it stays DGPD;
+DGPD with a batch of every coordinate (≥ max(n, d), far past the grid's 64) would lose its
+greedy selection: its inner passes would sweep every row, with the curvature step and
+Gauss-Seidel passes Prox-SDCA in a fixed order (a name to give it if a grid ever goes
+there); Acc PG, SVRG, SCGS, STORC, FW, SFW and block FW keep their algorithm at every step
+multiplier (a large one diverges, which the tables show as not reached)."""
+
+
+def _default(solver: str, option: str) -> str:
+    from dataclasses import fields
+
+    from pdsparse.solvers import get_solver
+
+    for f in fields(get_solver(solver).options):
+        if f.name == option:
+            return str(f.default)
+    return ""
+
+
+def degenerate_name(row: Mapping) -> str | None:
+    """The name a configuration (a row with ``solver`` and its option columns; ``"none"`` or
+    missing: the option's default) is reported under when its setting turns the method into
+    another (:data:`DEGENERATE`), else None."""
+    solver = str(row["solver"])
+    for name, options, method in DEGENERATE:
+        if solver != name:
+            continue
+        given = {k: str(row.get(k, "none")) for k in options}
+        given = {k: _default(solver, k) if v in ("none", "nan", "") else v
+                 for k, v in given.items()}
+        if all(given[k] in values for k, values in options.items()):
+            return method
+    return None
+
+
+def not_the_papers(method: str) -> bool:
+    """Whether a ``method`` of a sensitivity table is a variant of a method (an ablation or
+    a degenerate setting) rather than a method of its own: said beside a verdict, never its
+    base's best nor one of the paper's baselines."""
+    return method in ABLATIONS.values() or method in {m for _, _, m in DEGENERATE}
+
+
+def setting_label(setting: str, method: str, ours: Collection[str] = ()) -> str:
+    """How a table names a method's reference setting: "printed" when the paper prints it,
+    else (a method in ``ours``: a baseline at its source's parameters as configured, a step
+    multiplier of ours; or a variant of :func:`not_the_papers`) "configured (not printed:
+    ours)"; "best" and the empty label as they are."""
+    if method in ours or not_the_papers(method):
+        return setting.replace("printed", f"configured ({_not_printed()})")
+    return setting
+
 
 def _method(row: Mapping) -> str:
+    name = degenerate_name(row)
+    if name is not None:
+        return name
     solver = str(row["solver"])
     for (name, option, value), method in ABLATIONS.items():
         if solver == name and str(row.get(option, "")) == value:
@@ -95,7 +191,8 @@ def sensitivity_table(df: pd.DataFrame, targets: Sequence[float],
                       printed: Mapping[str, str]) -> pd.DataFrame:
     """One row per configuration: ``method``, ``config`` (its label), ``tag``, ``printed``
     (the paper's setting: ``printed[method]`` is its options tag; an ablation in
-    :data:`ABLATIONS` is a method of its own), ``setup_s``, and per
+    :data:`ABLATIONS` and a degenerate setting in :data:`DEGENERATE` are methods of their
+    own, named there), ``setup_s``, and per
     target t ``time_<t>``, ``kernel_<t>``, ``passes_<t>`` (interpolated, medians over seeds;
     NaN when not reached) with the lower bounds ``time_min_<t>`` etc. (the median of the
     seeds' lengths when cut by their budget, inf when never reached), each seed's
@@ -106,7 +203,8 @@ def sensitivity_table(df: pd.DataFrame, targets: Sequence[float],
     missing = sorted(need - set(df.columns))
     if missing:
         raise DataError(f"sensitivity: the aggregate lacks column(s) {missing}")
-    cols = ["solver", "config", "tag", *{o for _, o, _ in ABLATIONS} & set(df.columns)]
+    kept = {o for _, o, _ in ABLATIONS} | {o for _, opts, _ in DEGENERATE for o in opts}
+    cols = ["solver", "config", "tag", *sorted(kept & set(df.columns))]
     out = df[cols].drop_duplicates(["solver", "config", "tag"])
     out.insert(0, "method", [_method(r) for r in out.to_dict("records")])
     out = out[["method", "config", "tag"]]
@@ -225,9 +323,11 @@ def _cell(row: Mapping, prefix: str, t: float, unit: str) -> str:
 
 def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
                       printed: Mapping[str, str], out_csv: PathLike, out_md: PathLike,
-                      title: str = "", caption: str = "") -> pd.DataFrame:
+                      title: str = "", caption: str = "", ours: Collection[str] = ()
+                      ) -> pd.DataFrame:
     """The grid table (CSV: every configuration) and the Markdown: per method its printed
-    and best setting, the rankings at each, then every configuration."""
+    and best setting, the rankings at each, then every configuration. ``ours``: the methods
+    whose reference setting the paper does not print (:func:`setting_label`)."""
     df = _frame(aggregates)
     table = sensitivity_table(df, targets, printed)
     unknown = sorted(set(printed) - set(table["method"]))
@@ -243,7 +343,8 @@ def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
         [f"to {t:g}: CPU s (kernel s, passes)" for t in targets]
 
     def line(r: Mapping, setting: str) -> str:
-        cells = [str(r["method"]), setting, str(r["config"]), f"{r['setup_s']:.3g} s"]
+        cells = [str(r["method"]), setting_label(setting, str(r["method"]), ours),
+                 str(r["config"]), f"{r['setup_s']:.3g} s"]
         cells += [f"{_cell(r, 'time', t, ' s')} ({_cell(r, 'kernel', t, ' s')}, "
                   f"{_cell(r, 'passes', t, '')})" for t in targets]
         return "| " + " | ".join(cells) + " |"
@@ -279,6 +380,9 @@ def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
               "ranking, \"<\": every seed of the first before every seed of the second; "
               "\"~\": their seeds overlap. The best setting of a method: the least CPU time "
               "to the tightest target it reached, then to the looser ones."]
+    if ours:
+        lines += ["", f"configured ({_not_printed()}): the paper prints no setting of "
+                  f"{', '.join(sorted(ours))}; the reference setting is the configured one."]
     if caption:
         lines += ["", caption.strip()]
     table = table.merge(summary.groupby("config")["setting"].agg(",".join).rename("role")
@@ -287,9 +391,15 @@ def write_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
     return table
 
 
+def _not_printed() -> str:
+    from pdsparse.papers.plan import NOT_PRINTED
+
+    return NOT_PRINTED
+
+
 def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
                      printed: Mapping[str, str], out_png: PathLike, out_pdf: PathLike,
-                     title: str = "") -> None:
+                     title: str = "", ours: Collection[str] = ()) -> None:
     """Relative suboptimality against CPU time with setup: each method at its printed
     setting (dashed) and at its best (solid), the targets as dotted lines."""
     from matplotlib import rcParams
@@ -298,7 +408,7 @@ def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
 
     df = _frame(aggregates)
     summary = best_and_printed(sensitivity_table(df, targets, printed), targets)
-    fig = new_figure((6.4, 4.2))
+    fig = new_figure((10.4, 4.6))
     ax = fig.add_subplot()
     colors = rcParams["axes.prop_cycle"].by_key()["color"]
     floor = max(min(targets) / 100, 1e-14)
@@ -309,14 +419,16 @@ def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
                 continue  # the printed setting is the best: one solid curve
             run = df[(df["config"] == r["config"]) & (df["seed"] == df["seed"].min())]
             run = run.sort_values("cpu_s")
-            role = ("ablation: not the paper's algorithm" if r["method"] in ABLATIONS.values()
-                    else "printed = best" if len(group) == 2 and group["config"].nunique() == 1
-                    else r["setting"])
+            variant = not_the_papers(r["method"])
+            role = ("not the paper's algorithm" if variant
+                    else setting_label("printed = best" if len(group) == 2 and
+                                       group["config"].nunique() == 1 else r["setting"],
+                                       str(r["method"]), ours))
             ax.plot(run["cpu_s"], np.maximum(run["rel_subopt"], floor),
                     color=colors[i % len(colors)],
                     linestyle="--" if r["setting"] == "printed" else
-                    ":" if r["method"] in ABLATIONS.values() else "-",
-                    label=f"{r['config']} ({role})")
+                    ":" if not_the_papers(r["method"]) else "-",
+                    label=f"{r['method'] + ': ' if variant else ''}{r['config']} ({role})")
     for t in targets:
         ax.axhline(t, color="0.6", linestyle=":", linewidth=0.8)
     ax.set_yscale("log")
@@ -324,8 +436,9 @@ def draw_sensitivity(aggregates: Sequence[PathLike], targets: Sequence[float],
     ax.set_xlabel("CPU time with setup (s)")
     ax.set_ylabel("relative suboptimality (P − P*) / |P*|")
     if title:
-        ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="best")
+        fig.suptitle(title, fontsize=10)  # over the axes and the legend
+    # beside the axes: a grid of 40+ configurations names up to 30 curves
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.set_layout_engine("constrained")
     save_figure(fig, out_png, out_pdf)
 
@@ -338,6 +451,9 @@ def _arguments(p) -> None:
                    help="relative suboptimality targets (P - P*)/|P*|")
     p.add_argument("--printed", nargs="*", metavar="METHOD=TAG",
                    help="the paper's setting of each method, as its options tag")
+    p.add_argument("--ours", nargs="*", default=[], metavar="METHOD",
+                   help="methods whose reference setting the paper does not print (labelled "
+                   "'configured (not printed: ours)')")
     p.add_argument("--title", default="", help="heading / figure title")
     p.add_argument("--note", default="", help="printed under the table (e.g. what an "
                    "ablation in the grid is)")
@@ -347,14 +463,14 @@ def _table(args, outs) -> None:
     for path in args.aggregate:
         require_file(path, "aggregate")
     write_sensitivity(args.aggregate, args.targets, pairs(args.printed, "--printed"), *outs,
-                      title=args.title, caption=args.note)
+                      title=args.title, caption=args.note, ours=args.ours)
 
 
 def _figure(args, outs) -> None:
     for path in args.aggregate:
         require_file(path, "aggregate")
     draw_sensitivity(args.aggregate, args.targets, pairs(args.printed, "--printed"), *outs,
-                     title=args.title)
+                     title=args.title, ours=args.ours)
 
 
 SENSITIVITY_OUTPUT = Builder("table", "each method over its free parameters: the printed and "

@@ -31,6 +31,7 @@ from pdsparse.problem import ProblemKey
 __all__ = [
     "BEST",
     "TODAY",
+    "NOT_PRINTED",
     "DataSpec",
     "Generator",
     "Output",
@@ -351,6 +352,11 @@ def best_solvers(cfg: Mapping, paper: str, key: str = "best"
 SENSITIVITY = "sensitivity"
 """The experiment (and output) name of a paper's sensitivity study."""
 
+NOT_PRINTED = "not printed: ours"
+"""The label of a setting the paper does not print (a step multiplier, a data set's delta,
+``s = auto``, a baseline's parameters as configured): config comments, captions, docs and
+the scorecard say it in these words, never "printed"."""
+
 
 def _grid(entry: Mapping, where: str) -> list[dict[str, str]]:
     """``{method: m, opt: [v1, v2], other: v}`` as every combination of the listed values."""
@@ -372,25 +378,29 @@ def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapp
     per configuration of its ``grid`` (each method over the listed values of its options) on
     ``problem``, in the experiment ``name``, with the table ``name`` and the figure
     ``<name>_figure`` of :mod:`pdsparse.sensitivity`. ``printed`` maps each method to the
-    options the paper prints (the study's ``printed`` entry of a method replaces them); a
-    method's printed setting must be one of its grid's. ``where``: the study's config key;
-    its ``seeds`` (default ``<paper>.seeds``) those of every configuration."""
+    options it is compared at (the study's ``printed`` entry of a method replaces them: only
+    those are the paper's, the others are labelled :data:`NOT_PRINTED`); a method's printed
+    setting must be one of its grid's. ``where``: the study's config key.
+
+    Seeds, coarse to fine: the grid runs the study's ``seeds`` (default the paper's), and the
+    settings a verdict rests on, each method's printed one and its ``<paper>.best`` (the last
+    study's best), run the paper's ``seeds`` (at least as many). A grid of one seed costs a
+    third of three; its price is precision: a configuration outside those two is one run on
+    a loaded machine (CPU time within about 10 %), so a best found there that is not the
+    configured one is a candidate for ``best``, to be confirmed by the next study."""
     import shlex
 
     sens = study if study is not None else cfg[SENSITIVITY]
     where = where or f"{out.paper}.{SENSITIVITY}"
-    seeds = tuple(int(s) for s in (sens.get("seeds") or cfg["seeds"]))
+    seeds = tuple(int(s) for s in cfg["seeds"])
+    grid_seeds = tuple(int(s) for s in sens.get("seeds") or cfg["seeds"])
+    configs: list[tuple[str, tuple[tuple[str, str], ...], str]] = []
     tags: dict[str, list[str]] = {}
     for i, entry in enumerate(sens["grid"]):
         for solver in _grid(entry, f"{where}.grid[{i}]"):
             options, tag = solver_options(solver, f"{where}.grid[{i}]")
             tags.setdefault(solver["method"], []).append(tag)
-            out.add_run(RunGroup(
-                out.paper, name, problem, solver["method"], options, tag, seeds,
-                float(sens.get("max_epochs") or cfg["max_epochs"]),
-                float(sens.get("max_seconds") or cfg["max_seconds"]), float(cfg["tol"]),
-                float(cfg["eval_first"]), int(cfg["eval_per_decade"]),
-            ))
+            configs.append((solver["method"], options, tag))
     given = {**printed, **dict(sens.get("printed") or {})}
     marks = []
     for method in tags:
@@ -404,11 +414,26 @@ def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapp
             raise ConfigError(f"{where}: the printed setting of {method} ({tag}) is not in "
                               f"its grid ({', '.join(tags[method])}): add its values")
         marks.append(f"{method}={tag}")
+    # a setting the study's `printed` names is the paper's; the others (a baseline's source
+    # parameters, our multipliers in the races) are labelled NOT_PRINTED in the tables
+    ours = [m for m in tags if m not in (sens.get("printed") or {})]
+    fine = {tuple(m.split("=", 1)) for m in marks} | \
+        {(method, tag) for method, _, tag in best_solvers(cfg, out.paper)}
+    for method, options, tag in configs:
+        out.add_run(RunGroup(
+            out.paper, name, problem, method, options, tag,
+            tuple(dict.fromkeys((*grid_seeds, *seeds))) if (method, tag) in fine
+            else grid_seeds,
+            float(sens.get("max_epochs") or cfg["max_epochs"]),
+            float(sens.get("max_seconds") or cfg["max_seconds"]), float(cfg["tol"]),
+            float(cfg["eval_first"]), int(cfg["eval_per_decade"]),
+        ))
     agg = aggregate_path(out.paper, name)
     args = (f"--aggregate {shlex.quote(agg)}",
             "--targets " + " ".join(repr(float(t)) for t in sens["targets"]),
             "--printed " + " ".join(map(shlex.quote, marks)),
             f"--title {shlex.quote(title)}") + \
+        (("--ours " + " ".join(map(shlex.quote, ours)),) if ours else ()) + \
         ((f"--note {shlex.quote(sens['note'])}",) if sens.get("note") else ())
     # outputs are looked up by (paper, name): the figure has a name of its own; the
     # builders are the generic sensitivity ones, whatever the study's name

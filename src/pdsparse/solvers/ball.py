@@ -59,9 +59,10 @@ from pdsparse.names import (
     BALL_INNER,
     BALL_MOMENTA,
     BALL_SNAPSHOTS,
-    BALL_STEPS,
     FW_STEPS,
+    STEP_MULTIPLIERS,
     STORC_INNER,
+    step_multiplier,
 )
 from pdsparse.penalties import FEASIBILITY_RTOL, L1Ball
 from pdsparse.problem import Problem
@@ -73,6 +74,9 @@ __all__ = ["AccPGOptions", "FWOptions", "SVRGOptions", "SCGSOptions", "STORCOpti
            "spectral_norm_sq", "smoothness", "gradient_bounds", "svrg_parameters",
            "scgs_parameters", "storc_inner", "storc_parameters", "cndg_guard"]
 
+_SLIDING_STEP_DOC = ("a multiplier c on the steps 1 / beta_k of CndG's prox-subproblems: the "
+                     "parameters are computed with L / c in place of L (theory: c = 1, the "
+                     "paper's; x0_1 ... x100, see pdsparse.names.STEP_MULTIPLIERS)")
 _BATCH_CAP_DOC = ("largest minibatch: n (default; a batch of n or more is the exact "
                   "gradient, which costs what n draws do), none (the theorem's size "
                   "uncapped) or an integer")
@@ -115,9 +119,9 @@ class SVRGOptions(_Options):
     """Options of projected SVRG (Prox-SVRG, Xiao & Zhang 2014)."""
 
     step: str = _option(
-        "theory", BALL_STEPS,
+        "theory", STEP_MULTIPLIERS,
         "step eta: theory (default: 0.1 / L_max, Xiao & Zhang 2014 Sec. 3.1) or that step "
-        "times 2, 5 or 10")
+        "times 0.1, 0.3, 2, 3, 5, 10 or 100 (x0_1 ... x100)")
     inner: str = _int_option(
         "2n", BALL_INNER,
         "inner steps m per snapshot: 2n (default: Johnson & Zhang 2013 Sec. 4) or an "
@@ -137,6 +141,7 @@ class SCGSOptions(_Options):
         "minibatch B_k: theory (default: ceil(sigma^2 (k + 2)^3 / (L^2 D^2)), "
         ":func:`scgs_parameters`) or an integer (a constant batch)")
     batch_cap: str = _int_option("n", BALL_BATCH_CAPS, _BATCH_CAP_DOC)
+    step: str = _option("theory", STEP_MULTIPLIERS, _SLIDING_STEP_DOC, late=True)
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,7 @@ class STORCOptions(_Options):
         "minibatch m_{t,k}: 100 (default, practical: see :func:`storc_parameters`), another "
         "integer, or theory (the theorem's 5600 N_t k, capped by batch_cap)")
     batch_cap: str = _int_option("n", BALL_BATCH_CAPS, _BATCH_CAP_DOC)
+    step: str = _option("theory", STEP_MULTIPLIERS, _SLIDING_STEP_DOC, late=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,7 +256,6 @@ def gradient_bounds(problem: Problem) -> tuple[float, float]:
 # The published parameters (shared with the trace-norm kernels)
 # ---------------------------------------------------------------------------------------------
 
-_STEP_MULTIPLIER = {"theory": 1.0, "x2": 2.0, "x5": 5.0, "x10": 10.0}
 _INNER_PER_N = {"2n": 2}
 
 
@@ -263,7 +268,7 @@ def svrg_parameters(options: SVRGOptions, l_max: float, n: int) -> tuple[float, 
     (2013), Sec. 4 ("m = 2n for convex problems"); Prox-SVRG's theory asks m of order
     L_Q / mu, which the integer choice allows.
     """
-    eta = 0.1 / l_max * _STEP_MULTIPLIER[options.step]
+    eta = 0.1 / l_max * step_multiplier(options.step)
     m = _INNER_PER_N[options.inner] * n if options.inner in _INNER_PER_N else int(options.inner)
     return eta, m
 
@@ -295,8 +300,10 @@ def scgs_parameters(options: SCGSOptions, k: int, lip: float, diameter: float,
     with those complexities (sum_k B_k = sigma^2 N^4 / (L^2 D^2), and CndG's
     6 beta_k D^2 / eta_k = O(k) iterations). The mu of f is not used (Lan & Zhou also treat
     strongly convex f; that variant is not implemented). ``batch`` may replace B_k by a
-    constant; ``batch_cap`` caps it (a batch of n or more is the exact gradient).
+    constant; ``batch_cap`` caps it (a batch of n or more is the exact gradient). ``step``
+    = c: every parameter takes L / c for L (c = 1, ``theory``, is exact: L / 1.0 == L).
     """
+    lip = lip / step_multiplier(options.step)
     gamma = 3.0 / (k + 2)
     beta = 4.0 * lip / (k + 2)
     eta = lip * diameter * diameter / (k * (k + 1))
@@ -312,10 +319,12 @@ def storc_inner(options: STORCOptions, t: int, lip: float, mu: float) -> int:
 
     Hazan & Luo (ICML 2016), their theorem on STORC: for mu-strongly convex f (its third
     case) N_t = ceil(sqrt(32 kappa)), kappa = L / mu, the same for every t; for mu = 0 its
-    G-Lipschitz case: N_t = ceil(2^(t/2 + 2)). ``inner`` may fix N_t instead.
+    G-Lipschitz case: N_t = ceil(2^(t/2 + 2)). ``inner`` may fix N_t instead. ``step`` = c:
+    L / c for L, as in :func:`storc_parameters`.
     """
     if options.inner != "theory":
         return int(options.inner)
+    lip = lip / step_multiplier(options.step)
     if mu > 0:
         return math.ceil(math.sqrt(32.0 * lip / mu))
     return math.ceil(2.0 ** (t / 2.0 + 2.0))
@@ -344,7 +353,9 @@ def storc_parameters(options: STORCOptions, t: int, k: int, n_t: int, lip: float
     BLAS thread, a loaded machine), STORC reached a 1e-6 gap in 4.6 s with it against
     10.6 s with ``theory`` at r = 30, and the same gap (1.5e-4) in 60 s at r = 300.
     (SCGS keeps its growing B_k: a constant 100 stalled it at a 0.58 relative gap.)
+    ``step`` = c: every parameter takes L / c for L (c = 1, ``theory``, is exact).
     """
+    lip = lip / step_multiplier(options.step)
     gamma = 2.0 / (k + 1)
     beta = 3.0 * lip / k
     if mu > 0:

@@ -42,7 +42,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdsparse.errors import ConfigError
-from pdsparse.names import DGPD_BATCHES, DGPD_ETAS, DGPD_INNER, DGPD_PASSES, DGPD_STEPS
+from pdsparse.names import (
+    DGPD_BATCHES,
+    DGPD_ETAS,
+    DGPD_INNER,
+    DGPD_PASSES,
+    DGPD_STEPS,
+    step_multiplier,
+)
 from pdsparse.problem import Problem
 from pdsparse.solvers import _dgpd
 from pdsparse.solvers.base import _int_option, _Kernel, _option, _Options
@@ -52,13 +59,12 @@ __all__ = ["DGPDOptions", "DGPDFullOptions", "DGPDKernel", "DGPDFullKernel", "ET
            "dgpd_full_factory"]
 
 ETA_CHOICES = DGPD_ETAS
-"""Multipliers of the Theorem 4.2 step size."""
-ETA_MULTIPLIER = {"theorem": 1.0, "x10": 10.0, "x100": 100.0, "x1000": 1000.0}
+"""Multipliers of the Theorem 4.2 step size (:func:`pdsparse.names.step_multiplier`)."""
 INNER_CHOICES = DGPD_INNER
 """Inner passes over the active sets per search (Sec. 5: 5)."""
 
 _ETA_DOC = ("dual step size eta: the Theorem 4.2 step (theorem, eq. 16 with the sparsity "
-            "bound s) or that step times 10, 100 or 1000")
+            "bound s) or that step times 0.1, 0.3, 2, 3, 5, 10, 100 or 1000 (x0_1 ... x1000)")
 
 
 @dataclass(frozen=True)
@@ -120,13 +126,13 @@ class _DGPDBase(_Kernel):
         self.problem = problem
         self.seed = seed  # unused: DGPD is deterministic
         problem.elastic_net(self.name)  # a vector variable and g = mu/2 ||x||^2 + lambda ||x||_1
-        if eta_option not in ETA_MULTIPLIER:
+        if eta_option not in ETA_CHOICES:
             raise ConfigError(f"{self.name}: unknown eta {eta_option!r}; choose one of "
                               f"{list(ETA_CHOICES)}")
         self.rows = problem.lines("rows")
         self.cols = problem.lines("cols")
         n, d = problem.n, problem.d
-        self.q_per_s = theorem_q_per_s(problem) / ETA_MULTIPLIER[eta_option]
+        self.q_per_s = theorem_q_per_s(problem) / step_multiplier(eta_option)
         if eta is not None and not (np.isfinite(eta) and eta > 0):
             raise ConfigError(f"{self.name}: eta must be a positive number, got {eta!r}")
         self.q_fixed = 0.0 if eta is None else n / float(eta)
@@ -195,7 +201,7 @@ class DGPDKernel(_DGPDBase):
         self.gauss_seidel = options.passes == "gauss_seidel"
         self.s_rule = _dgpd.S_MOVED if options.step == "eq16" else _dgpd.S_ACTIVE
         if options.step == "curvature" and eta is None:
-            self.q_fixed = curvature_q(p) / ETA_MULTIPLIER[options.eta]
+            self.q_fixed = curvature_q(p) / step_multiplier(options.eta)
         self.top_v, self.top_i = np.zeros(self.batch), np.zeros(self.batch, np.int32)
         # the rows by |b| descending, then by index: the rank of the untouched rows in (12)
         self.order = np.argsort(-np.abs(p.b), kind="stable").astype(np.int32)

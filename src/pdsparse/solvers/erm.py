@@ -27,9 +27,10 @@ import numpy as np
 
 from pdsparse import objective
 from pdsparse.errors import ConfigError
+from pdsparse.names import STEP_MULTIPLIERS, step_multiplier
 from pdsparse.problem import Problem
 from pdsparse.solvers import _erm
-from pdsparse.solvers.base import _Kernel, _Options, sampling_probabilities
+from pdsparse.solvers.base import _Kernel, _option, _Options, sampling_probabilities
 
 __all__ = ["PrimalRCDKernel", "ProxSDCAKernel", "SPDCKernel", "spdc_parameters",
            "SPDCOptions", "spdc_factory"]
@@ -124,18 +125,25 @@ class ProxSDCAKernel(_Kernel):
         return self.solution(), self.alpha
 
 
-def spdc_parameters(problem: Problem) -> tuple[float, float, float]:
+def spdc_parameters(problem: Problem, step: str = "theory") -> tuple[float, float, float]:
     """(tau, sigma, theta) of SPDC, Zhang & Xiao, Theorem 1 with batch size m = 1.
 
     phi_i (1/gamma)-smooth (gamma = 1 / ``problem.smoothness``), g mu-strongly convex
     (mu = l2), R = max_i ||a_i||:
     tau = sqrt(gamma / (n mu)) / (2R), sigma = sqrt(n mu / gamma) / (2R),
     theta = 1 - 1 / (n + R sqrt(n / (mu gamma))). (tau sigma = 1 / (4 R^2).)
+
+    ``step`` = c (:data:`pdsparse.names.STEP_MULTIPLIERS`): the three computed with R / c in
+    place of R, R being the one data-dependent constant of Theorem 1 (its proof needs only
+    tau sigma R^2 <= 1/4, and R is a bound a user may overestimate): tau and sigma are
+    multiplied by c, keeping their ratio gamma / (n mu), and theta follows. c > 1 leaves the
+    theorem (tau sigma R^2 = c^2 / 4); ``theory`` (c = 1) is the theorem's, bit for bit.
     """
     n, mu, gamma = problem.n, problem.l2, 1.0 / problem.smoothness
     R = math.sqrt(float(np.max(problem.row_sqnorms)))
     if not R > 0:
         raise ConfigError(f"SPDC: problem {problem.name!r} has an all-zero data matrix")
+    R = R / step_multiplier(step)
     tau = math.sqrt(gamma / (n * mu)) / (2.0 * R)
     sigma = math.sqrt(n * mu / gamma) / (2.0 * R)
     theta = 1.0 - 1.0 / (n + R * math.sqrt(n / (mu * gamma)))
@@ -146,9 +154,10 @@ class SPDCKernel(_Kernel):
     """SPDC (Zhang & Xiao, ICML 2015 / JMLR 2017), Algorithm 1, batch size 1, as published.
 
     Uniform sampling of the dual coordinate (the only ``sampling`` accepted), Theorem 1's
-    tau, sigma, theta (:func:`spdc_parameters`), x^(0) = xbar^(0) = ``w0`` (default 0),
-    y^(0) = -``alpha0`` (default 0), u^(0) = A^T y^(0) / n. The primal update is the dense
-    O(d) prox step of the paper (``_erm.spdc``); a kernel iteration costs d + nnz(a_k).
+    tau, sigma, theta (:func:`spdc_parameters`; ``step`` scales them), x^(0) = xbar^(0) =
+    ``w0`` (default 0), y^(0) = -``alpha0`` (default 0), u^(0) = A^T y^(0) / n. The primal
+    update is the dense O(d) prox step of the paper (``_erm.spdc``); a kernel iteration costs
+    d + nnz(a_k).
 
     ``iterates()`` is (x, alpha) with alpha = -y, the SPDC dual iterate (always in the
     conjugate's domain: each y_k is a prox of phi_k^*), and x the SPDC primal iterate. x
@@ -161,14 +170,15 @@ class SPDCKernel(_Kernel):
     """
 
     def __init__(self, problem: Problem, sampling: str = "uniform", seed: int = 0,
-                 w0: np.ndarray | None = None, alpha0: np.ndarray | None = None, **_):
+                 w0: np.ndarray | None = None, alpha0: np.ndarray | None = None,
+                 step: str = "theory", **_):
         if sampling != "uniform":
             raise ConfigError(f"spdc samples uniformly, as published (got sampling={sampling!r})")
         super().__init__(problem, sampling, seed)
         p = problem
         p.elastic_net("spdc")
         self.lines = p.lines("rows")
-        self.tau, self.sigma, self.theta = spdc_parameters(p)
+        self.tau, self.sigma, self.theta = spdc_parameters(p, step)
         self.x = np.zeros(p.d) if w0 is None else np.array(w0, dtype=np.float64)
         if self.x.shape != (p.d,):
             raise ValueError(f"w0 of shape {self.x.shape}, expected ({p.d},)")
@@ -205,9 +215,16 @@ class SPDCKernel(_Kernel):
 
 @dataclass(frozen=True)
 class SPDCOptions(_Options):
-    """SPDC has no options: uniform sampling and Theorem 1's parameters, as published."""
+    """Options of SPDC: uniform sampling and Theorem 1's parameters, as published, scaled by
+    ``step`` (:func:`spdc_parameters`)."""
+
+    step: str = _option(
+        "theory", STEP_MULTIPLIERS,
+        "multiplier c of Theorem 1's tau and sigma (computed with R / c for R = max_i "
+        "||a_i||; theta follows): theory (default: c = 1, the theorem's) or x0_1 ... x100",
+        late=True)
 
 
 def spdc_factory(problem: Problem, options: SPDCOptions, seed: int,
                  start: np.ndarray | None = None) -> _Kernel:
-    return SPDCKernel(problem, "uniform", seed, w0=start)
+    return SPDCKernel(problem, "uniform", seed, w0=start, step=options.step)

@@ -77,7 +77,13 @@ import scipy.sparse as sp
 
 from pdsparse import losses, lowrank, objective
 from pdsparse.errors import ConfigError
-from pdsparse.names import PDBFW_DELTAS, PDBFW_EXTRAPOLATIONS, PDBFW_KS, PDBFW_SIZES
+from pdsparse.names import (
+    PDBFW_DELTAS,
+    PDBFW_EXTRAPOLATIONS,
+    PDBFW_KS,
+    PDBFW_SIZES,
+    step_multiplier,
+)
 from pdsparse.penalties import L1Ball, TraceBall
 from pdsparse.problem import Problem
 from pdsparse.solvers import _pdbfw
@@ -86,13 +92,12 @@ from pdsparse.solvers.base import _int_option, _Kernel, _option, _Options
 __all__ = ["PDBFWOptions", "PDBFWL1Kernel", "PDBFWTraceKernel", "DELTA_MULTIPLIER", "S_START",
            "pdbfw_factory", "corollary_q_per_k"]
 
-DELTA_MULTIPLIER = {"theorem": 1.0, "x10": 10.0, "x100": 100.0, "x1000": 1000.0, "x10000": 1e4,
-                    "x100000": 1e5, "exact": math.inf}
+DELTA_MULTIPLIER = {name: math.inf if name == "exact" else step_multiplier(name)
+                    for name in PDBFW_DELTAS}
 """Multipliers of the Corollary 4.1.1 (Theorem 4.3) dual step delta; ``exact`` is delta =
 inf, the exact maximization of (10)/(14) over each row (y~_i = f_i'(w_i)), which large
 multipliers reach once the proximal term no longer binds (on duke x1000 to x100000 give
-identical runs)."""
-assert tuple(DELTA_MULTIPLIER) == PDBFW_DELTAS
+identical runs); the others read by :func:`pdsparse.names.step_multiplier`."""
 
 EXTRAPOLATION = {"none": 0.0, "primal": 1.0}
 """theta of the primal point x^(t) + theta (x^(t) - x^(t-1)) that the dual step reads, by the

@@ -282,8 +282,16 @@ def solver_of_options(options: type) -> str:
 @functools.cache
 def option_names() -> tuple[str, ...]:
     """Every option name of the registry, in order of first appearance (the key columns).
-    Computed once: :data:`SOLVERS` is read-only (it was a tenth of a small solve's time)."""
-    return tuple(dict.fromkeys(k for s in SOLVERS.values() for k in s.choices()))
+
+    A solver whose options all came late (``base._option(late=True)``: SPDC's ``step``)
+    counts after the others, so that giving it an option moves no column of the traces
+    written before. Computed once: :data:`SOLVERS` is read-only (it was a tenth of a small
+    solve's time)."""
+    specs = list(SOLVERS.values())
+    late = [all(f.metadata.get("late") for f in fields(s.options)) for s in specs]
+    ordered = [s for s, lt in zip(specs, late, strict=True) if not lt] + [
+        s for s, lt in zip(specs, late, strict=True) if lt]
+    return tuple(dict.fromkeys(k for s in ordered for k in s.choices()))
 
 
 def get_solver(method: str | SolverSpec) -> SolverSpec:

@@ -61,7 +61,13 @@ import numpy as np
 from pdsparse import losses, objective
 from pdsparse.errors import ConfigError
 from pdsparse.lowrank import DEFAULT_METHOD, METHODS, block_step, top_singular
-from pdsparse.names import BALL_BATCH_CAPS, BALL_BATCHES, BALL_STEPS, TRACE_RANKS
+from pdsparse.names import (
+    BALL_BATCH_CAPS,
+    BALL_BATCHES,
+    STEP_MULTIPLIERS,
+    TRACE_RANKS,
+    step_multiplier,
+)
 from pdsparse.penalties import FEASIBILITY_RTOL, L1Ball, TraceBall
 from pdsparse.problem import Problem
 from pdsparse.solvers.ball import (
@@ -93,7 +99,6 @@ __all__ = ["SFWOptions", "BlockFWOptions", "SFWKernel", "BlockFWKernel", "TraceA
 S_START = 8
 """The first rank of ``s=auto`` (capped at min(d, c)), as PDBFW's ``s=auto``."""
 
-_STEP_MULTIPLIER = {"theory": 1.0, "x2": 2.0, "x5": 5.0, "x10": 10.0}
 _DENSE_SVD_ENTRIES = 4_000_000  # a sparse A up to this many entries is densified for sigma_min
 
 
@@ -125,9 +130,10 @@ class BlockFWOptions(_Options):
         "all k singular values, i.e. the rank bound binds) or a number (the paper: a bound on "
         "rank(X*))")
     step: str = _option(
-        "theory", BALL_STEPS,
+        "theory", STEP_MULTIPLIERS,
         "step eta: theory (default: alpha / (2 beta), as PDBFW Theorem 4.3 takes mu / (2 L)) "
-        "or that step times 2 (alpha / beta, the largest the analysis allows), 5 or 10; "
+        "or that step times 0.1, 0.3, 2 (alpha / beta, the largest the analysis allows), 3, "
+        "5, 10 or 100; "
         "capped at 1")
 
 
@@ -401,7 +407,7 @@ class BlockFWKernel(_TraceKernel):
         self.s = min(S_START if self.grow else int(options.s), self.max_rank)
         self.beta = smoothness(p)
         self.alpha = strong_convexity(p)
-        self.eta = min(1.0, _STEP_MULTIPLIER[options.step] * self.alpha / (2.0 * self.beta))
+        self.eta = min(1.0, step_multiplier(options.step) * self.alpha / (2.0 * self.beta))
         self.coef = self.beta * self.eta
         self.z = self._product(self.x)
         self.ranks: list[int] = []  # s of each step, for the record

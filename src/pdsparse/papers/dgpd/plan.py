@@ -126,10 +126,13 @@ def _sensitivity(out: Plan, cfg: Mapping, kept, grid) -> None:
     if name not in kept:
         out.skipped.append(("sensitivity study", name))
         return
-    printed: dict[str, dict] = {}
+    # each method's reference setting: the configured one, unless the study's `printed`
+    # names the paper's (add_sensitivity labels the others not printed: ours)
+    configured: dict[str, dict] = {}
     for solver in cfg["solvers"]:
-        printed.setdefault(solver["method"], {k: v for k, v in solver.items() if k != "method"})
-    add_sensitivity(out, cfg, _problem(cfg, kept[name][0], lam, mu), printed,
+        configured.setdefault(solver["method"],
+                              {k: v for k, v in solver.items() if k != "method"})
+    add_sensitivity(out, cfg, _problem(cfg, kept[name][0], lam, mu), configured,
                     f"DGPD over its open choices: {name}, λ = {lam:g}, μ = {mu:g}")
 
 

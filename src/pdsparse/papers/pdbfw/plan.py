@@ -145,11 +145,14 @@ def _sensitivity(out: Plan, cfg: Mapping, kept) -> None:
         out.skipped.append(("sensitivity study", name))
         return
     spec, entry = kept[name]
-    printed: dict[str, dict] = {}
+    # each method's reference setting: the configured one, unless the study's `printed`
+    # names the paper's (add_sensitivity labels the others not printed: ours)
+    configured: dict[str, dict] = {}
     for solver in cfg["solvers"]:
-        printed.setdefault(solver["method"], {k: v for k, v in solver.items() if k != "method"})
+        configured.setdefault(solver["method"],
+                              {k: v for k, v in solver.items() if k != "method"})
     problem = _problem(cfg, spec, entry, str(cfg["mu"]))
-    add_sensitivity(out, cfg, problem, printed,
+    add_sensitivity(out, cfg, problem, configured,
                     f"PDBFW and its baselines over their open choices: {name}, "
                     f"r = {entry.get('radius', cfg['radius'])}, μ = {cfg['mu']}")
 
@@ -275,12 +278,12 @@ def _trace_runs(out: Plan, cfg: Mapping, trace: Mapping) -> None:
         if rank is None or int(rank) not in [int(r) for r in trace["ranks"]]:
             raise ConfigError(f"{where}.rank: give one of the ranks of {PAPER}.trace.ranks "
                               f"({', '.join(str(r) for r in trace['ranks'])}), got {rank!r}")
-        printed: dict[str, dict] = {}
+        configured: dict[str, dict] = {}
         for solver in trace["solvers"]:
-            printed.setdefault(solver["method"],
-                               {k: v for k, v in solver.items() if k != "method"})
+            configured.setdefault(solver["method"],
+                                  {k: v for k, v in solver.items() if k != "method"})
         add_sensitivity(out, {**cfg, "max_seconds": trace["max_seconds"]},
-                        _trace_problem(trace, int(rank)), printed,
+                        _trace_problem(trace, int(rank)), configured,
                         f"PDBFW and the trace-norm baselines over their open choices: rank "
                         f"{rank}, θ = {trace['radius']}, μ = {trace['mu']}", study=sens,
                         name=TRACE_SENSITIVITY, where=where)

@@ -8,7 +8,10 @@ __all__ = ["CLAIMS", "SETTING", "TABLE1", "TABLE2", "TABLE2_COLUMNS"]
 
 SETTING = {"radius": 300, "mu": "10/n", "loss": "smooth_hinge"}
 """Sec. 5: "We set the l1 constraint to be 300 and the l2 regularize parameter to 10/n";
-"Data is normalized" (how is not said)."""
+"Data is normalized" (how is not said). Printed besides: k = ceil(n s / d) and Corollary
+4.1.1's (Theorem 4.3's) delta. Not printed (ours, labelled "not printed: ours" in the config,
+captions and docs): delta's multipliers (x100 in the races, a data set's own), s = auto (the
+paper sets s to a bound on nnz(x*)), the radii per data set, the baselines' parameters."""
 
 TABLE2_COLUMNS = ("features", "samples", "nonzeros", "sparsity", "sparsity_ratio")
 
