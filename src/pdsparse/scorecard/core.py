@@ -553,16 +553,17 @@ def _sens_ratio(rows: Sequence[Mapping], base: str, t: float, prefix: str,
                 of: str = "") -> tuple[float, float, float, str, str]:
     """(median, min, max over paired seeds of the fastest baseline's time / the base's, its
     flag, that baseline) at t (:func:`pdsparse.speedup.ratio`); ``of``: judge that method
-    (an ablation of the base) instead of the base itself. The base and its ablations (not
-    the paper's algorithm) are no baselines. When the base did not reach t on every seed:
+    (an ablation of the base) instead of the base itself. The base and its variants (an
+    ablation or a degenerate setting, :func:`pdsparse.sensitivity.not_the_papers`: not the
+    paper's algorithm) are no baselines. When the base did not reach t on every seed:
     the ratio is at most the baseline's time over the base's run (``"<="``) when the base
     was cut by its budget, 0 (``"base not reached"``) when it never gets there, NaN when
     neither got there."""
-    from pdsparse.sensitivity import ABLATIONS
+    from pdsparse.sensitivity import not_the_papers
     from pdsparse.speedup import ratio
 
     mine = [r for r in rows if r["method"] == (of or base)]
-    others = [r for r in rows if r["method"] != base and r["method"] not in ABLATIONS.values()]
+    others = [r for r in rows if r["method"] != base and not not_the_papers(r["method"])]
     if not mine or not others:
         return math.nan, math.nan, math.nan, "", ""
     best = min(others, key=lambda r: _sens_rank(r, prefix, t))
@@ -647,18 +648,20 @@ def sensitivity_row(ctx: _Context, paper: str, cfg: Mapping, base: str, claim: s
                          f"{_ratio_text(passes, plo, phi, pflag)} in passes")
         known = [f for f in found if not math.isnan(f[0])]
         verdict[setting] = max(known, key=lambda f: f[0]) if known else found[0]
-    from pdsparse.sensitivity import ABLATIONS
+    from pdsparse.papers.plan import NOT_PRINTED
+    from pdsparse.sensitivity import not_the_papers
 
     best_rows = summary[summary["setting"] == "best"].to_dict("records")
-    for method in ABLATIONS.values():  # said beside, never graded: not the printed algorithm
+    variants = sorted({str(r["method"]) for r in best_rows if not_the_papers(str(r["method"]))})
+    for method in variants:  # said beside, never graded: not the printed algorithm
         ablation = [r for r in best_rows if r["method"] == method]
         reached = [t for t in targets if ablation and not math.isnan(
             ablation[0].get(f"time_{t:g}", math.nan))]
         if reached:
             t = min(reached)
             ratio, lo, hi, flag, rival = _sens_ratio(best_rows, base, t, "time", of=method)
-            parts.append(f"ablation {method} ({ablation[0]['config']}; not the printed "
-                         f"algorithm), to {t:g}: {_ratio_text(ratio, lo, hi, flag)} vs {rival}")
+            parts.append(f"{method} ({ablation[0]['config']}; not the printed algorithm), "
+                         f"to {t:g}: {_ratio_text(ratio, lo, hi, flag)} vs {rival}")
     ratio_p, lo_p, hi_p, flag_p, _ = verdict["printed"]
     ratio_b, lo_b, hi_b, flag_b, rival_b = verdict["best"]
     need = claimed / CLAIM_FACTOR
@@ -669,8 +672,8 @@ def sensitivity_row(ctx: _Context, paper: str, cfg: Mapping, base: str, claim: s
     if grade != "yes":
         best_grade = _claim_grade(lo_b, hi_b, flag_b, need)
         if best_grade == "yes":
-            notes.append(f"holds only at settings the paper does not print ({_x(ratio_b)}): "
-                         "not counted as agreement")
+            notes.append(f"holds only at settings the paper does not print ({NOT_PRINTED}; "
+                         f"{_x(ratio_b)}): not counted as agreement")
         elif best_grade == "partly" or (ratio_b > 1 and best_grade == "no"):
             notes.append(f"at the best settings {base} is ahead of {rival_b} by {_x(ratio_b)}"
                          f", short of {need:g}×")
