@@ -181,5 +181,19 @@ def test_strings_that_are_valid_strings_are_left_alone():
 def test_skipped_message():
     msg = skipped_message([("Figure 1d", "leu")], {"leu": spec("leu")}, "data/raw")
     assert "Figure 1d: leu" in msg and "PDSPARSE_DATA_MIRROR" in msg
-    assert "leu.bz2" in msg and "data.download: true" in msg
+    assert "leu.bz2" in msg and "--config 'data={download: true}'" in msg
     assert skipped_message([], {}, "data/raw") == ""
+
+
+def test_skipped_message_suggests_the_plain_download_and_the_mirrors_file_names():
+    """Issue 29: the message suggested --configfile config/paper.yaml (the full grids, 45-55
+    CPU hours) to turn on downloads, and named cod-rna, which the mirror holds as
+    cod-rna.bz2."""
+    from pdsparse.data.registry import load_registry
+
+    registry = load_registry(REPO / "config" / "datasets.yaml")
+    msg = skipped_message([("Figure 1c", "cod-rna")], registry, "data/raw")
+    assert "paper.yaml" not in msg
+    assert "snakemake --cores 2 --config 'data={download: true}'" in msg
+    assert "holding cod-rna.bz2 (or cod-rna)" in msg
+    assert "data/raw/ as cod-rna.txt" in msg

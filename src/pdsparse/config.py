@@ -296,14 +296,27 @@ def skipped_message(
     if not skipped:
         return ""
     missing = sorted({name for _, name in skipped})
-    files = ", ".join(f"{registry[m].filename}" if m in registry else m for m in missing)
+    specs = [registry[m] for m in missing if m in registry]
+    unknown = [m for m in missing if m not in registry]
+    # as a mirror holds them (every file bzip2-compressed: cod-rna as cod-rna.bz2) and as
+    # the raw directory does (<name>.bz2 or <name>.txt)
+    mirrored = ", ".join([_mirror_names(s) for s in specs] + unknown)
+    raw = ", ".join([getattr(s, "raw_filename", s.filename) for s in specs] + unknown)
     return (
         "pdsparse: real data not available, skipping these paper items:\n"
         + "".join(f"  - {item}: {name}\n" for item, name in skipped)
-        + f"To include them, provide the raw files ({files}) by one of:\n"
-        + "  * put them in a mirror directory and set data.mirror in the config "
-        + "or the environment variable PDSPARSE_DATA_MIRROR,\n"
-        + f"  * copy them into {raw_dir}/ under their registry names,\n"
-        + "  * set data.download: true (needs network access), e.g. "
-        + "--configfile config/paper.yaml."
+        + "To include them, by one of:\n"
+        + f"  * a mirror directory holding {mirrored}: set data.mirror in the config or "
+        + "the environment variable PDSPARSE_DATA_MIRROR,\n"
+        + f"  * copy them into {raw_dir}/ as {raw},\n"
+        + "  * download what is missing (needs network access): "
+        + "snakemake --cores 2 --config 'data={download: true}'."
     )
+
+
+def _mirror_names(spec: Any) -> str:
+    """A data set's file as a mirror holds it, the compressed name first (``cod-rna.bz2
+    (or cod-rna)``)."""
+    names = list(getattr(spec, "mirror_filenames", None) or (spec.filename,))
+    first, *others = names[::-1]
+    return first + (f" (or {', '.join(others)})" if others else "")
