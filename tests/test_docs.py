@@ -193,3 +193,15 @@ def test_readme_console_sessions_run_as_written(tmp_path, monkeypatch, capsys):
             out = capsys.readouterr()
             assert code == 0, (command, out.err)
             assert out.out == expected, f"{heading}: {command}\n{out.out}"
+
+
+def test_results_readme_names_every_trace_column():
+    """results/README.md lists a trace row's columns; issue 29 found wall_s and setup_s
+    missing there."""
+    from pdsparse.solvers import TRACE_COLUMNS
+
+    text = " ".join((ROOT / "results" / "README.md").read_text().split())
+    listed = re.search(r"A trace row is `([^`]*)`", text)
+    assert listed, "results/README.md: no 'A trace row is `...`' list"
+    names = {c.strip() for c in listed.group(1).split(",")}
+    assert set(TRACE_COLUMNS) <= names, sorted(set(TRACE_COLUMNS) - names)
