@@ -564,6 +564,23 @@ class SVRGKernel(_BallKernel):
     next snapshot is x_m (``snapshot="last"``, Johnson & Zhang's option I, default) or the
     mean of x_1..x_m (``"average"``, Prox-SVRG). eta and m: :func:`svrg_parameters`.
     An iteration is an inner step.
+
+    **Why the step stays O(d)** (issue 28 asked for a sparse/lazy step where the source
+    allows one; it does not here). Off the support of a_i the unprojected point is
+    u_j = (1 - eta mu) x_j + eta (mu x~_j - g~_j), g~ = grad f(x~) minus its mu term: an affine
+    map per coordinate that a lazy scheme could apply in closed form, as SPDC's
+    (``_erm.spdc_lazy``). The projection onto the l1 ball is what forbids it: Proj(u) =
+    soft(u, theta(u)) with theta(u) the root of sum_j max(|u_j| - theta, 0) = r, a
+    function of all d coordinates, which all move at every step (the affine map has a
+    different constant per coordinate), so theta_k and the step of every coordinate that
+    it thresholds need O(d) work each step (Condat's algorithm, expected O(d); no
+    incremental form of theta is known for this update). The one case with an exact sparse
+    step, an inactive constraint (||u||_1 <= r: Proj = identity), cannot be recognised
+    without ||u||_1, itself a sum over every moved coordinate; and projecting only every so
+    often changes the iterates (the algorithm projects at every step and its analysis
+    needs it), so it is not an implementation of the same method. Neither Johnson & Zhang
+    nor Xiao & Zhang give a lazy form for a constraint (Prox-SVRG applies prox_R, here the
+    projection, at every inner step).
     """
 
     name = "svrg"
