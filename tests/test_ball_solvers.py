@@ -482,7 +482,9 @@ def relgap(p, x):
                                         ("acc_pg", {"lipschitz": "backtracking",
                                                     "momentum": "fista"}),
                                         ("svrg", {}), ("svrg", {"step": "x10"}),
-                                        ("storc", {}), ("fw", {})])
+                                        ("svrg", {"step": "x0_3"}), ("storc", {}),
+                                        ("storc", {"step": "x3"}),
+                                        ("storc", {"step": "x0_3"}), ("fw", {})])
 @pytest.mark.parametrize("r", [0.5, 1000.0])
 def test_certified_gap_and_agreement(name, opts, r):
     """Relative gap <= 1e-8, certified, with the constraint active (r = 0.5) and inactive
@@ -546,6 +548,19 @@ def test_scgs_rate_and_tolerance():
         assert objective.primal(p, k.iterates()[0]) - p_star <= 6 * LD2 / ((it + 1) * (it + 2))
     assert relgap(p, k.iterates()[0]) <= 1e-3
     assert k.cndg_capped == 0
+
+
+@pytest.mark.parametrize("step", ["x0_3", "x3"])
+def test_scgs_step_multipliers_reach_a_certified_gap(step):
+    """SCGS with its parameters taken at L / c (``step``) still converges: a certified 1e-3
+    gap, the agreement with P* that certifies (measured on 2000 x 400: 0.011 s with x3,
+    0.025 s with theory, 0.048 s with x0_3)."""
+    p = problem(r=2.0, mu=1e-3)
+    res = solve(p, "scgs", options={"step": step}, tol=1e-3, max_epochs=20000,
+                max_seconds=60, seed=1)
+    assert res.status == "converged" and relgap(p, res.w) <= 1e-3
+    assert objective.primal(p, res.w) - reference_solution(p).p_star <= 1e-3 * abs(
+        objective.primal(p, res.w))
 
 
 def test_storc_theorem_bound():

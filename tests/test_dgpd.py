@@ -745,9 +745,10 @@ def test_specs_are_registry_ready():
     for spec in SPECS.values():
         assert spec.family == "primal_dual" and spec.start == "alpha0"
     assert SPECS["dgpd"].choices() == {"inner": ("1", "3", "5", "10"),
-                                       "eta": ("theorem", "x10", "x100", "x1000"),
+                                       "eta": ("theorem", "x0_1", "x0_3", "x2", "x3", "x5",
+                                               "x10", "x100", "x1000"),
                                        "batch": ("1",), "passes": ("jacobi", "gauss_seidel"),
                                        "step": ("theorem", "eq16", "curvature")}
     assert SPECS["dgpd"].tag() == "5-theorem" and SPECS["dgpd_full"].tag() == "theorem"
     with pytest.raises(ValueError, match="unknown eta"):
-        DGPDOptions(eta="x3")
+        DGPDOptions(eta="x4")

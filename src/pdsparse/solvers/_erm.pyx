@@ -19,7 +19,9 @@ Sec. 5, each the published method:
   baseline "DualRCD" (DGPD cites SDCA, their JMLR 2013 paper, which is Prox-SDCA's l1 = 0
   case), for any l1 >= 0;
 * :func:`spdc`: SPDC (Zhang & Xiao, arXiv 1409.3257 (2014), ICML 2015, JMLR 18 (2017)),
-  Algorithm 1 with batch size 1 and its dense O(d) primal update, as published.
+  Algorithm 1 with batch size 1 and its dense O(d) primal update, as published;
+  :func:`spdc_lazy` and :func:`spdc_catch_up`: the same iterates on sparse rows at
+  O(nnz(a_k)) a step (the lazy update of the coordinates outside a_k's support).
 
 Every kernel reads A through ``_matrix.pxd``'s ``Lines`` (the rows or columns of a CSR/CSC
 matrix, or of one dense C-order array through BLAS), so one code path serves both storages.
@@ -35,6 +37,7 @@ step, inc``.
 
 import numpy as np
 
+from libc.math cimport ceil, fabs, log, log1p, pow
 from libc.stdint cimport uint64_t
 
 from pdsparse._losses cimport LOGISTIC, dual_step_exact, loss_deriv, pd_logistic_dot
@@ -431,3 +434,233 @@ def spdc(int layout, const double[::1] data, const int[::1] indices,
             touched += d + line_nnz(&L, k)
             iters += 1
     return iters, touched
+
+
+# ---------------------------------------------------------------------------------------------
+# SPDC with the lazy primal update (sparse rows)
+# ---------------------------------------------------------------------------------------------
+
+cdef inline double prox_power(double x, double p, double s, double i) noexcept nogil:
+    """x_i = p + s^i (x - p): i steps of the affine map x -> p + s (x - p)."""
+    return p + pow(s, i) * (x - p)
+
+
+cdef inline double prox_exit(double x, double p, double s, double ls, double bound,
+                             int up) noexcept nogil:
+    """The first i >= 1 at which x_i = p + s^i (x - p) crosses ``bound`` (x_i <= bound when
+    decreasing, ``up`` = 0; x_i >= bound when increasing), p beyond the bound; ``ls`` =
+    log(s) < 0. From the logarithm, then corrected by evaluating x_i (so that it agrees with
+    :func:`prox_power` to the last bit): s^i <= rho = (bound - p) / (x - p) in both cases."""
+    cdef double rho = (bound - p) / (x - p), i
+    i = ceil(log(rho) / ls) if rho > 0.0 else 1.0
+    if not i >= 1.0:
+        i = 1.0
+    if up:
+        while i > 1.0 and prox_power(x, p, s, i - 1.0) >= bound:
+            i -= 1.0
+        while prox_power(x, p, s, i) < bound:
+            i += 1.0
+    else:
+        while i > 1.0 and prox_power(x, p, s, i - 1.0) <= bound:
+            i -= 1.0
+        while prox_power(x, p, s, i) > bound:
+            i += 1.0
+    return i
+
+
+cdef inline double prox_advance(double x, double c, double tl, double tl2, double s,
+                                double ls, long long m) noexcept nogil:
+    """m >= 0 steps of SPDC's primal update of a coordinate outside the sampled rows,
+    x -> T(x) = soft(x + c, tl) s with c = tau v_j (v_j fixed while row j is not touched),
+    tl = tau l1, s = 1 / (1 + tl2), tl2 = tau l2, ls = log(s), in closed form.
+
+    T is piecewise affine, continuous, nondecreasing and an s-contraction, so its iterates
+    move monotonically to its fixed point: on x + c > tl, T(x) = p+ + s (x - p+) with
+    p+ = (c - tl) / tl2 (= (v_j - l1) / l2), so x_i = p+ + s^i (x - p+) while the region
+    holds; on x + c < -tl the same with p- = (c + tl) / tl2; on |x + c| <= tl, T(x) = 0. A
+    region whose own fixed point lies in it is never left; otherwise the exit step is
+    :func:`prox_exit`'s, after which the sequence is in another region (at most three
+    visits: the affine region, possibly 0, then the fixed point's). T's continuity makes a
+    crossing decided one step off by rounding cost only rounding, so the result agrees with
+    m applications of T to rounding (``tests/test_erm_kernels.py``). The closed forms of
+    Zhang & Xiao (JMLR 2017, Sec. 5, "efficient implementation with sparse data") for the
+    l2 + l1 regularizer are of this kind; the derivation here is ours.
+    """
+    cdef double p, bound, i
+    cdef double left = <double>m
+    cdef int visits = 0
+    while left > 0.0:
+        visits += 1
+        if visits > 8:  # never seen; stepping is always right
+            x = soft(x + c, tl) * s
+            left -= 1.0
+            continue
+        if x + c > tl:
+            p = (c - tl) / tl2
+            bound = tl - c
+            if p > bound or p == bound:  # the fixed point is here (or on the edge): stay
+                return prox_power(x, p, s, left)
+            i = prox_exit(x, p, s, ls, bound, 0)
+        elif x + c < -tl:
+            p = (c + tl) / tl2
+            bound = -tl - c
+            if p < bound or p == bound:
+                return prox_power(x, p, s, left)
+            i = prox_exit(x, p, s, ls, bound, 1)
+        else:
+            x = 0.0
+            left -= 1.0
+            if fabs(c) <= tl:  # 0 is the fixed point
+                return 0.0
+            continue
+        if i >= left:
+            return prox_power(x, p, s, left)
+        x = prox_power(x, p, s, i)
+        left -= i
+    return x
+
+
+cdef inline void catch_up(double* x, double* xbar, double c, double tl, double tl2,
+                          double s, double ls, double theta, long long m) noexcept nogil:
+    """Bring a coordinate m >= 1 steps forward: x^(t-1) in closed form, then the last step as
+    the dense kernel takes it, and xbar^(t) = x^(t) + theta (x^(t) - x^(t-1))."""
+    cdef double xp = prox_advance(x[0], c, tl, tl2, s, ls, m - 1)
+    cdef double xn = soft(xp + c, tl) * s
+    xbar[0] = xn + theta * (xn - xp)
+    x[0] = xn
+
+
+def spdc_lazy(int layout, const double[::1] data, const int[::1] indices,
+              const int[::1] indptr, Py_ssize_t count, Py_ssize_t length, Py_ssize_t step,
+              Py_ssize_t inc,
+              const double[::1] b, double[::1] alpha, double[::1] v, double[::1] x,
+              double[::1] xbar, long long[::1] last, long long[::1] clock, double tau,
+              double sigma, double theta, double l2, double l1, int loss,
+              uint64_t[::1] state, long long budget):
+    """SPDC's iterations of :func:`spdc` on sparse rows at O(nnz(a_k)) each: the lazy
+    primal update.
+
+    Step 2 of SPDC moves every coordinate, but off the support of the sampled row a_k it is
+    x_j <- soft(x_j + tau v_j, tau l1) / (1 + tau l2) with v_j fixed (v_j changes, in step
+    3, only when a row holding j is drawn): k times that map is a closed form
+    (:func:`prox_advance`). So coordinate j is stored as of iteration ``last[j]`` (x_j and
+    xbar_j then), ``clock[0]`` is the iteration count t, and an iteration on row k first
+    brings the coordinates of a_k to t (:func:`catch_up`), then takes steps 1-4 of
+    :func:`spdc` on them only: the same arithmetic as the dense loop there. Zhang & Xiao
+    (JMLR 18 (2017), Sec. 5) describe this implementation for sparse data. The iterates
+    equal the dense kernel's to rounding (the closed form's s^m against m products;
+    ``tests/test_erm_kernels.py`` compares them iterate by iterate); x and xbar of the
+    current iteration are :func:`spdc_catch_up`'s, which callers run before reading them.
+
+    ``layout`` must be sparse (a dense row has every coordinate in its support: use
+    :func:`spdc`). An iteration costs 2 nnz(a_k) entries (the row read for the dot product
+    and the axpy, and the nnz(a_k) coordinate updates), at least 1; the dense kernel's d +
+    nnz(a_k).
+    """
+    cdef Lines L
+    cdef Sampler smp
+    cdef Py_ssize_t n, d, k, j, p, start, end
+    cdef long long touched = 0, iters = 0, t, m
+    cdef double inv_n, q, tl, tl2, shrink, ls, zk, ak, anew, delta, r, xo, xn
+    cdef double[::1] no_prob = None
+    cdef int[::1] no_int = None
+    cdef long long[::1] no_pos = None
+    lines_init(&L, layout, data, indices, indptr, count, length, step, inc)
+    if L.layout != SPARSE:
+        raise ValueError("spdc_lazy takes sparse rows (dense rows: spdc)")
+    n = L.count
+    d = x.shape[0]
+    check_length(alpha.shape[0], n, "alpha")
+    check_length(b.shape[0], n, "b")
+    check_length(v.shape[0], d, "v")
+    check_length(xbar.shape[0], d, "xbar")
+    check_length(last.shape[0], d, "last")
+    check_length(clock.shape[0], 1, "clock")
+    if not (tau > 0.0 and sigma > 0.0 and 0.0 <= theta <= 1.0 and l2 > 0.0 and l1 >= 0.0):
+        raise ValueError(f"SPDC needs tau, sigma, l2 > 0, l1 >= 0 and theta in [0, 1], got "
+                         f"tau={tau}, sigma={sigma}, theta={theta}, l2={l2}, l1={l1}")
+    sampler_init_lines(&smp, 0, state, no_prob, no_int, no_int, no_pos, &L)
+    inv_n = 1.0 / n
+    q = 1.0 / sigma
+    tl = tau * l1
+    tl2 = tau * l2
+    shrink = 1.0 / (1.0 + tl2)
+    ls = -log1p(tl2)
+    t = clock[0]
+    with nogil:
+        while touched < budget:
+            k = sampler_next(&smp)
+            if smp.ahead >= 0:
+                pd_prefetch(&alpha[smp.ahead])
+                pd_prefetch(&b[smp.ahead])
+            start = L.indptr[k]
+            end = L.indptr[k + 1]
+            # the row's coordinates as of iteration t (x^(t), xbar^(t))
+            for p in range(start, end):
+                j = L.indices[p]
+                m = t - last[j]
+                if m > 0:
+                    catch_up(&x[j], &xbar[j], tau * v[j], tl, tl2, shrink, ls, theta, m)
+                    last[j] = t
+            # 1. the dual coordinate at the extrapolated primal point
+            zk = line_dot(&L, k, &xbar[0])
+            ak = alpha[k]
+            anew = dual_step_exact(loss, ak, b[k], zk, q)
+            delta = anew - ak
+            alpha[k] = anew
+            t += 1
+            # 2. and 4. on the row's coordinates (the others: catch_up, when read)
+            for p in range(start, end):
+                j = L.indices[p]
+                r = v[j] + delta * L.data[p]
+                xo = x[j]
+                xn = soft(xo + tau * r, tl) * shrink
+                xbar[j] = xn + theta * (xn - xo)
+                x[j] = xn
+                last[j] = t
+            # 3. u <- u + (y_k^+ - y_k) a_k / n
+            if delta != 0.0:
+                line_axpy(&L, k, delta * inv_n, &v[0])
+            touched += max(2 * (end - start), 1)
+            iters += 1
+    clock[0] = t
+    return iters, touched
+
+
+def spdc_catch_up(const double[::1] v, const double[::1] x, const double[::1] xbar,
+                  const long long[::1] last, const long long[::1] clock, double tau,
+                  double theta, double l2, double l1, double[::1] x_now,
+                  double[::1] xbar_now):
+    """x and xbar of iteration ``clock[0]`` from :func:`spdc_lazy`'s state, written to
+    ``x_now`` and ``xbar_now`` (the dense kernel's to rounding). The lazy state is left as it
+    is, so that chunked calls of :func:`spdc_lazy` still reproduce one long call exactly.
+    Returns the work: d (one pass over the coordinates)."""
+    cdef Py_ssize_t j, d = x.shape[0]
+    cdef long long t, m
+    cdef double tl = tau * l1, tl2 = tau * l2, shrink, ls
+    for arr, what in ((v, "v"), (xbar, "xbar"), (x_now, "x_now"), (xbar_now, "xbar_now")):
+        check_length(arr.shape[0], d, what)
+    check_length(last.shape[0], d, "last")
+    check_length(clock.shape[0], 1, "clock")
+    if not (tau > 0.0 and 0.0 <= theta <= 1.0 and l2 > 0.0 and l1 >= 0.0):
+        raise ValueError(f"SPDC needs tau, l2 > 0, l1 >= 0 and theta in [0, 1], got "
+                         f"tau={tau}, theta={theta}, l2={l2}, l1={l1}")
+    shrink = 1.0 / (1.0 + tl2)
+    ls = -log1p(tl2)
+    t = clock[0]
+    with nogil:
+        for j in range(d):
+            x_now[j] = x[j]
+            xbar_now[j] = xbar[j]
+            m = t - last[j]
+            if m > 0:
+                catch_up(&x_now[j], &xbar_now[j], tau * v[j], tl, tl2, shrink, ls, theta, m)
+    return d
+
+
+def spdc_advance(double x, double c, double tl, double tl2, long long m):
+    """m steps of x -> soft(x + c, tl) / (1 + tl2) in closed form (:func:`prox_advance`; for
+    the tests)."""
+    if not (tl2 > 0.0 and tl >= 0.0 and m >= 0):
+        raise ValueError(f"spdc_advance needs tl2 > 0, tl >= 0, m >= 0; got {tl2}, {tl}, {m}")
+    return prox_advance(x, c, tl, tl2, 1.0 / (1.0 + tl2), -log1p(tl2), m)

@@ -232,7 +232,7 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
     SolverSpec("spdc", SPDCOptions, spdc_factory, family="primal_dual", label="SPDC",
                start="w0", sweep="n",
                summary="stochastic primal-dual coordinate method (Zhang & Xiao 2015, "
-               "Algorithm 1, batch 1, dense primal update)"),
+               "Algorithm 1, batch 1; lazy primal update on sparse data)"),
     SolverSpec("dgpd", DGPDOptions, dgpd_factory, family="primal_dual", label="DGPD",
                start="alpha0", sweep="1",
                summary="doubly greedy primal-dual CD with active sets (Lei et al. 2017, "
