@@ -64,12 +64,15 @@ def test_the_shipped_configs_race_todays_best_with_three_seeds():
 
 
 def test_a_sensitivity_study_may_take_its_own_seeds():
+    """Coarse to fine: the grid at the study's seeds, the setting a verdict rests on (here
+    primal_rcd's printed one, uniform) at the paper's as well."""
     sens = {"dataset": "toy", "cell": [0.1, 0.01], "targets": [1e-3], "seeds": [0],
+            "printed": {"primal_rcd": {"sampling": "uniform"}},
             "grid": [{"method": "primal_rcd", "sampling": ["uniform", "importance"]}]}
     p = dgpd_plan(dg._config(seeds=[0, 1, 2], sensitivity=sens), dg.REGISTRY,
                   available=lambda name: False)
-    study = [r for r in p.runs if r.experiment == "sensitivity"]
-    assert len(study) == 2 and all(r.seeds == (0,) for r in study)
+    study = {r.options_tag: r.seeds for r in p.runs if r.experiment == "sensitivity"}
+    assert study == {"uniform": (0, 1, 2), "importance": (0,)}
     races = [r for r in p.runs if r.experiment != "sensitivity"]
     assert all(r.seeds == (0, 1, 2) for r in races)
 

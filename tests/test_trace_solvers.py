@@ -231,6 +231,42 @@ def test_acc_pg_matches_transcription(prob, momentum):
     assert_close(steps(kernel(prob, "acc_pg", AccPGOptions(momentum=momentum)), 10), want)
 
 
+@pytest.mark.parametrize("momentum", ["nesterov", "fista"])
+def test_acc_pg_backtracking_matches_transcription(prob, momentum):
+    """lipschitz=backtracking over the trace ball (issue 28: Acc PG with backtracking raced
+    in Figure 2's races and the trace study; before, the option was accepted and ignored):
+    Beck & Teboulle's rule from L_0 = max_i ||a_i||^2 / n + mu, doubled while
+    F(X) > F(Y) + <grad F(Y), X - Y> + L/2 ||X - Y||^2, the momentum from the current L."""
+    c = Consts(prob)
+
+    def F(X):
+        R = c.A @ X - c.B
+        return 0.5 * np.sum(R * R) / c.n + 0.5 * c.mu * np.sum(X * X)
+
+    L = max(np.sum(c.A * c.A, axis=1)) / c.n + c.mu
+    X = Y = np.zeros((D, C))
+    t, want, doublings = 1.0, [], 0
+    for _ in range(12):
+        g = c.grad(Y)
+        while True:
+            Xn = proj(Y - g / L, c.r)
+            dX = Xn - Y
+            if F(Xn) <= F(Y) + np.sum(g * dX) + 0.5 * L * np.sum(dX * dX) * (1 + 1e-12):
+                break
+            L, doublings = 2 * L, doublings + 1
+        if momentum == "fista":
+            tn = (1 + math.sqrt(1 + 4 * t * t)) / 2
+            q, t = (t - 1) / tn, tn
+        else:
+            q = (math.sqrt(L) - math.sqrt(c.mu)) / (math.sqrt(L) + math.sqrt(c.mu))
+        Y, X = Xn + q * (Xn - X), Xn
+        want.append(X)
+    assert doublings > 0  # the rule was exercised
+    k = kernel(prob, "acc_pg", AccPGOptions(momentum=momentum, lipschitz="backtracking"))
+    assert_close(steps(k, 12), want)
+    assert k.backtracks == doublings and k.lip == pytest.approx(L, rel=1e-15)
+
+
 @pytest.mark.parametrize("snapshot", ["last", "average"])
 def test_svrg_matches_transcription(prob, snapshot):
     c = Consts(prob)
@@ -323,13 +359,16 @@ def test_pg_written_here_agrees_with_the_reference(prob, ref):
 
 
 @pytest.mark.parametrize("method,theta", [("acc_pg", 0.5), ("block_fw", 0.5), ("svrg", 0.5),
-                                          ("storc", 0.3), ("fw", 0.3)])
+                                          ("storc", 0.3), ("fw", 0.3),
+                                          ("acc_pg lipschitz=backtracking", 0.5)])
 def test_certified_gap_1e_8(method, theta, ref):
     """The linearly convergent methods certify a relative gap <= 1e-8; so do, measured, STORC
     with batches capped at n, and FW where the optimum is a vertex of the ball (theta = 0.3:
     X* has rank one, sigma_1 = theta; at theta = 0.5 it has rank 2)."""
     p = sensing(theta)
-    r = solve(p, method, tol=1e-8, max_epochs=3000, seed=0)
+    method, *opts = method.split()
+    r = solve(p, method, tol=1e-8, max_epochs=3000, seed=0,
+              options=dict(o.split("=") for o in opts) or None)
     assert r.status == "converged"
     P, Dv, gap = objective.evaluate(p, r.w)
     assert gap <= 1e-8 * P and P >= Dv

@@ -41,6 +41,7 @@ __all__ = [
     "StatsSpec",
     "aggregate_path",
     "best_solvers",
+    "configured_settings",
     "data_entries",
     "reference_path",
     "run_path",
@@ -331,6 +332,18 @@ BEST = "_best"
 TODAY = "_today"
 """Suffix of the experiment that runs today's best methods (``<paper>.today``) on a race's
 problems: said beside the race's verdict, never one of the paper's baselines."""
+
+
+def configured_settings(section: Mapping) -> dict[str, dict]:
+    """Each method's reference setting in a sensitivity study: its first entry in the
+    section's ``solvers``, then in its ``today`` list (a method raced only as today's best,
+    such as Acc PG on the trace ball, is compared at that setting). The study's ``printed``
+    replaces it where the paper prints one; the others are labelled :data:`NOT_PRINTED`."""
+    configured: dict[str, dict] = {}
+    for solver in [*section.get("solvers", ()), *(section.get("today") or ())]:
+        configured.setdefault(solver["method"],
+                              {k: v for k, v in solver.items() if k != "method"})
+    return configured
 
 
 def best_solvers(cfg: Mapping, paper: str, key: str = "best"

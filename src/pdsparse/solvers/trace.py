@@ -71,6 +71,7 @@ from pdsparse.names import (
 from pdsparse.penalties import FEASIBILITY_RTOL, L1Ball, TraceBall
 from pdsparse.problem import Problem
 from pdsparse.solvers.ball import (
+    POWER_SAFETY,
     AccPGKernel,
     AccPGOptions,
     FWKernel,
@@ -82,6 +83,7 @@ from pdsparse.solvers.ball import (
     SVRGKernel,
     SVRGOptions,
     cndg_guard,
+    power_norm_sq,
     scgs_parameters,
     smoothness,
     storc_inner,
@@ -493,6 +495,10 @@ class TraceAccPGKernel(_TraceKernel):
     2004, Sec. 2.2, constant step scheme for mu-strongly convex F); ``"fista"``: q_k =
     (t_k - 1) / t_{k+1}, t_{k+1} = (1 + sqrt(1 + 4 t_k^2)) / 2 (Beck & Teboulle 2009). A Y_k
     is formed from A X_k and A X_{k-1}, so an iteration costs two epochs and a full SVD.
+    ``lipschitz``: L of the 1/L step as for the l1 ball (:class:`pdsparse.solvers.ball.
+    AccPGKernel`): exact (default), power, or backtracking (Beck & Teboulle 2009, Sec. 4:
+    from the lower bound beta max_i ||a_i||^2 / n + mu, doubled while F(X) > F(Y) +
+    <grad F(Y), X - Y> + L/2 ||X - Y||_F^2; each failed trial costs a product A X and an SVD).
     """
 
     name = "acc_pg"
@@ -501,24 +507,52 @@ class TraceAccPGKernel(_TraceKernel):
                  w0: np.ndarray | None = None, svd: str = DEFAULT_METHOD):
         super().__init__(problem, seed, w0, svd)
         options = options or AccPGOptions()
-        self.lip = smoothness(problem)
+        p = problem
+        self.backtrack = options.lipschitz == "backtracking"
+        if options.lipschitz == "exact":
+            self.lip = smoothness(p)
+        elif options.lipschitz == "power":
+            self.lip = POWER_SAFETY * p.smoothness * power_norm_sq(p) / p.n + p.l2
+        else:  # ||A||_2^2 >= max_i ||a_i||^2: a lower bound of L to start from
+            self.lip = p.smoothness * float(np.max(p.row_sqnorms)) / p.n + p.l2
         self.fista = options.momentum == "fista"
-        if not self.fista:
-            if not self.mu > 0:
-                raise ConfigError("acc_pg: momentum=nesterov needs mu > 0 (the l2 of the "
-                                  "TraceBall penalty); use momentum=fista for mu = 0")
-            sl, sm = math.sqrt(self.lip), math.sqrt(self.mu)
-            self.q = (sl - sm) / (sl + sm)
+        if not self.fista and not self.mu > 0:
+            raise ConfigError("acc_pg: momentum=nesterov needs mu > 0 (the l2 of the "
+                              "TraceBall penalty); use momentum=fista for mu = 0")
+        self._set_momentum()
+        self.backtracks = 0
         self.t = 1.0
         self.zx = self._product(self.x)
         self.y, self.zy = self.x.copy(), self.zx.copy()
 
+    def _set_momentum(self) -> None:
+        if not self.fista:
+            sl, sm = math.sqrt(self.lip), math.sqrt(self.mu)
+            self.q = (sl - sm) / (sl + sm)
+
     def run(self, budget: int) -> tuple[int, int]:
+        p = self.problem
         iters = touched = 0
         while touched < budget:
             g = self._loss_gradient(self.zy) + self.mu * self.y
-            x = self.ball.project(self.y - g / self.lip)
-            zx = self._product(x)
+            # F at Y: Y is extrapolated and may lie outside the ball
+            fy = objective.smooth_value(p, self.y, self.zy) if self.backtrack else 0.0
+            while True:
+                x = self.ball.project(self.y - g / self.lip)
+                zx = self._product(x)
+                if not self.backtrack:
+                    break
+                dx = x - self.y
+                touched += 2 * self.dense_pass
+                model = fy + float(np.vdot(g, dx)) + \
+                    0.5 * self.lip * float(np.vdot(dx, dx)) * (1.0 + 1e-12)
+                if objective.smooth_value(p, x, zx) <= model + 1e-15 * abs(fy):
+                    break
+                # sufficient decrease failed: L was too small; the trial cost A X and an SVD
+                self.lip *= 2.0
+                self._set_momentum()
+                self.backtracks += 1
+                touched += self.full + self.dense_pass + self.svd_pass
             if self.fista:
                 t_next = (1.0 + math.sqrt(1.0 + 4.0 * self.t * self.t)) / 2.0
                 q = (self.t - 1.0) / t_next

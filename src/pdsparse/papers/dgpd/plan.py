@@ -31,6 +31,7 @@ from pdsparse.papers.plan import (
     add_sensitivity,
     aggregate_path,
     best_solvers,
+    configured_settings,
     data_entries,
     reference_path,
     solver_options,
@@ -126,12 +127,7 @@ def _sensitivity(out: Plan, cfg: Mapping, kept, grid) -> None:
     if name not in kept:
         out.skipped.append(("sensitivity study", name))
         return
-    # each method's reference setting: the configured one, unless the study's `printed`
-    # names the paper's (add_sensitivity labels the others not printed: ours)
-    configured: dict[str, dict] = {}
-    for solver in cfg["solvers"]:
-        configured.setdefault(solver["method"],
-                              {k: v for k, v in solver.items() if k != "method"})
+    configured = configured_settings(cfg)
     add_sensitivity(out, cfg, _problem(cfg, kept[name][0], lam, mu), configured,
                     f"DGPD over its open choices: {name}, λ = {lam:g}, μ = {mu:g}")
 

@@ -31,6 +31,7 @@ from pdsparse.papers.plan import (
     add_sensitivity,
     aggregate_path,
     best_solvers,
+    configured_settings,
     data_entries,
     solver_options,
 )
@@ -145,12 +146,7 @@ def _sensitivity(out: Plan, cfg: Mapping, kept) -> None:
         out.skipped.append(("sensitivity study", name))
         return
     spec, entry = kept[name]
-    # each method's reference setting: the configured one, unless the study's `printed`
-    # names the paper's (add_sensitivity labels the others not printed: ours)
-    configured: dict[str, dict] = {}
-    for solver in cfg["solvers"]:
-        configured.setdefault(solver["method"],
-                              {k: v for k, v in solver.items() if k != "method"})
+    configured = configured_settings(cfg)
     problem = _problem(cfg, spec, entry, str(cfg["mu"]))
     add_sensitivity(out, cfg, problem, configured,
                     f"PDBFW and its baselines over their open choices: {name}, "
@@ -278,10 +274,7 @@ def _trace_runs(out: Plan, cfg: Mapping, trace: Mapping) -> None:
         if rank is None or int(rank) not in [int(r) for r in trace["ranks"]]:
             raise ConfigError(f"{where}.rank: give one of the ranks of {PAPER}.trace.ranks "
                               f"({', '.join(str(r) for r in trace['ranks'])}), got {rank!r}")
-        configured: dict[str, dict] = {}
-        for solver in trace["solvers"]:
-            configured.setdefault(solver["method"],
-                                  {k: v for k, v in solver.items() if k != "method"})
+        configured = configured_settings(trace)
         add_sensitivity(out, {**cfg, "max_seconds": trace["max_seconds"]},
                         _trace_problem(trace, int(rank)), configured,
                         f"PDBFW and the trace-norm baselines over their open choices: rank "
