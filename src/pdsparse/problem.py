@@ -201,6 +201,17 @@ class Problem:
         ds = Dataset(name=name, A=A, b=b, meta={"task": task})
         return cls.from_dataset(ds, loss, l2, l1, penalty, recipe=normalization)
 
+    def with_penalty(self, penalty: Penalty) -> Problem:
+        """The same data and labels under another penalty, sharing this problem's matrices,
+        their CSC copy and norms (no copy of A); ``key`` is dropped (it names the penalty)."""
+        if penalty.matrix_only and not self.matrix:
+            raise ConfigError(f"problem {self.name!r}: {type(penalty).__name__} needs a matrix "
+                              "variable: give a label matrix B (n, k)")
+        other = object.__new__(Problem)
+        other.__dict__.update(self.__dict__)
+        other.penalty, other.key = penalty, None
+        return other
+
     def column(self, c: int) -> Problem:
         """The vector problem of label column ``c`` (one class of one-vs-rest), sharing this
         problem's data: no copy of A, its CSC or its norms is made."""
