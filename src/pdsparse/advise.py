@@ -308,7 +308,7 @@ def advise(
     from pdsparse.data.store import file_kind
     from pdsparse.losses import get_loss
     from pdsparse.predict import applicable, lambda_max, predict, predict_rcd, problem_stats
-    from pdsparse.problem import Problem, resolve_l2
+    from pdsparse.problem import Problem, one_class_message, resolve_l2
     from pdsparse.stats import data_stats
 
     path = Path(path)
@@ -346,9 +346,8 @@ def advise(
 
     classes, labels = _label_summary(y)
     warnings = []
-    if classes.size < 2:
-        warnings.append(f"the file has one class only (label {_shown_labels(classes)}): a "
-                        "classifier on it is trivial, and neither the prediction nor a race "
+    if classes.size < 2 and info.binary_labels:
+        warnings.append(one_class_message(classes[0]) + "; neither the prediction nor a race "
                         "says anything about data with two classes")
     b = y
     need_labels = race_seconds is not None or penalty != "l2"

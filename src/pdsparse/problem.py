@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -32,6 +33,19 @@ from pdsparse.penalties import (
 )
 
 _UNSET: Any = object()
+
+
+def one_class_message(label: float) -> str:
+    """What a one-class file with a classification loss means, in one line: the one home of
+    the warning of :meth:`Problem.from_libsvm` and ``pdsparse advise``.
+
+    Both warn rather than refuse: the problem is well posed (the l2 term gives a unique
+    finite minimizer, which every solver reaches), the data statistics that read A alone are
+    still right, and a one-class file can be a legitimate piece (a test split, a shard), but
+    the classifier is trivial: every margin is pushed the same way."""
+    shown = str(int(label)) if float(label).is_integer() else repr(float(label))
+    return (f"the file has one class only (label {shown}): a classifier on it is trivial (it "
+            "pushes every margin the same way)")
 
 
 def resolve_l2(spec: float | int | str, n: int) -> float:
@@ -183,7 +197,9 @@ class Problem:
         as is (the squared loss) otherwise. ``normalization``: "none", "unit_rows" or
         "avg_example_norm" (:func:`pdsparse.data.normalize.normalize`). The penalty as in
         :meth:`from_dataset` (``l2`` default "1/n", resolved with the file's n). Errors name
-        the file and line (:func:`pdsparse.data.libsvm.read_libsvm`).
+        the file and line (:func:`pdsparse.data.libsvm.read_libsvm`). A file with one class
+        and a classification loss is solved with a ``UserWarning`` (:func:`one_class_message`:
+        the classifier is trivial), as ``pdsparse advise`` warns.
         """
         from pdsparse.data.libsvm import binarize_labels, read_libsvm
         from pdsparse.data.normalize import normalize
@@ -193,6 +209,9 @@ class Problem:
         A, _ = normalize(A, normalization)
         classes = np.unique(y)
         binary = get_loss(loss).binary_labels
+        if binary and classes.size == 1:
+            warnings.warn(f"{path}: {one_class_message(classes[0])}", UserWarning,
+                          stacklevel=2)
         if positive_class is not None or (binary and classes.size <= 2):
             b, task = binarize_labels(y, positive_class), "binary"
         else:
