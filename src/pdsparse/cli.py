@@ -368,7 +368,8 @@ def cmd_reference(args: argparse.Namespace) -> None:
         key = ProblemKey(dataset, args.loss, penalty["name"],
                          {k: v for k, v in penalty.items() if k != "name"})
     ref = reference_solution(
-        problem, rtol=args.rtol, max_epochs=args.max_epochs, max_seconds=args.max_seconds
+        problem, rtol=args.rtol, max_epochs=args.max_epochs, max_seconds=args.max_seconds,
+        progress=_progress("reference"),
     )
     tag = args.problem or key.tag()
     row = reference_record(problem, ref, dataset, tag)
