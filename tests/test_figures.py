@@ -596,6 +596,15 @@ def test_two_solvers_never_share_a_colour_in_one_figure():
     assert len({s["color"] for s in same.values()}) == 1
 
 
+def test_one_solver_at_two_settings_never_shares_a_colour():
+    """Issue 29: PDBFW Figure 1 drew "delta x100" and "delta x10000" in one brown (STORC took
+    PDBFW's registry colour, and both PDBFW curves moved to the same free one)."""
+    keys = [("pdbfw", "x100"), ("pdbfw", "x10000"), ("acc_pg", ""), ("fw", ""), ("svrg", ""),
+            ("scgs", ""), ("storc", "")]
+    styles = figures.figure_styles(("solver", "delta"), keys)
+    assert len({s["color"] for s in styles.values()}) == len(keys)
+
+
 def test_a_diverged_run_is_marked_not_drawn_to_infinity(tmp_path, captured):
     df = aggregate(status="")
     bad = (df["solver"] == "dual_rcd") & (df["sampling"] == "uniform") & (df["seed"] == 1)
