@@ -80,16 +80,17 @@ def test_dual_verdict_json_matches_the_library(tmp_path, capsys):
     exp = expected_stats(path)
     for key, value in exp.items():
         assert out["stats"][key] == pytest.approx(value, rel=1e-12), key
-    assert out["sampling"] == {"primal": "importance", "dual": "importance"}
-    assert out["T_P"] == pytest.approx(exp["T_P_importance"])
-    assert out["T_D"] == pytest.approx(exp["T_D_importance"])
-    assert out["ratio"] == pytest.approx(exp["T_P_importance"] / exp["T_D_importance"])
-    assert out["ratio"] > 2
-    assert out["winner"] == "dual_rcd"
-    assert out["speedup"] == pytest.approx(out["ratio"])
-    assert out["verdict"] == (
-        f"dual RCD, predicted {out['ratio']:.3g}x fewer operations "
-        f"(T_P/T_D = {out['ratio']:.3g}, importance sampling)"
+    fo = out["faceoff"]
+    assert fo["sampling"] == {"primal": "importance", "dual": "importance"}
+    assert fo["T_P"] == pytest.approx(exp["T_P_importance"])
+    assert fo["T_D"] == pytest.approx(exp["T_D_importance"])
+    assert fo["ratio"] == pytest.approx(exp["T_P_importance"] / exp["T_D_importance"])
+    assert fo["ratio"] > 2
+    assert fo["fewer_ops"] == "dual_rcd"
+    assert fo["speedup_ops"] == pytest.approx(fo["ratio"])
+    assert fo["verdict"] == (
+        f"dual RCD, predicted {fo['ratio']:.3g}x fewer operations "
+        f"(T_P/T_D = {fo['ratio']:.3g}, importance sampling)"
     )
     s = out["settings"]
     assert s["normalization"] == "avg_example_norm" and s["loss"] == "logistic"
@@ -138,7 +139,7 @@ def test_plain_bz2_and_gz_agree(tmp_path, capsys):
                ("x.txt", "x.bz2", "x.gz")]  # fmt: skip
     for other in results[1:]:
         assert other["stats"] == results[0]["stats"]
-        assert other["verdict"] == results[0]["verdict"]
+        assert other["faceoff"] == results[0]["faceoff"]
 
 
 def test_settings_reach_the_statistics(tmp_path, capsys):
@@ -159,8 +160,8 @@ def test_uniform_is_named_when_it_ties_with_importance(tmp_path, capsys):
     rows = [{1 + j % 4: 1.0} for j in range(8)]
     path = write(tmp_path, "flat.txt", libsvm_text(rows, [1, -1] * 4))
     out = run_json([path], capsys)
-    assert out["sampling"] == {"primal": "uniform", "dual": "uniform"}
-    assert "uniform sampling" in out["verdict"]
+    assert out["faceoff"]["sampling"] == {"primal": "uniform", "dual": "uniform"}
+    assert "uniform sampling" in out["faceoff"]["verdict"]
 
 
 def test_library_function_is_documented():
@@ -196,7 +197,7 @@ def test_race_ranks_every_applicable_solver(tmp_path, capsys):
     # a dual-friendly problem this small is solved by both RCD sides within the budget
     assert {"primal_rcd", "dual_rcd"} <= {e["method"] for e in reached}
     assert race["faceoff"]["winner"] in ("primal_rcd", "dual_rcd")
-    assert race["faceoff"]["held"] == (race["faceoff"]["winner"] == out["winner"])
+    assert race["faceoff"]["held"] == (race["faceoff"]["winner"] == out["faceoff"]["fewer_ops"])
 
 
 def test_race_text(tmp_path, capsys):
@@ -335,7 +336,7 @@ def test_each_family_prediction_and_race(tmp_path, capsys):
     assert "dual_rcd" in labels
     ball = run_json([path, "--penalty", "l1_ball", "--radius", "1", "--loss", "smooth_hinge",
                      "--race", "0.1"], capsys)
-    assert ball["T_P"] is None and ball["verdict"] is None and "faceoff" not in ball["race"]
+    assert ball["faceoff"] is None and "faceoff" not in ball["race"]
     assert ball["prediction"]["method"] in ("acc_pg", "svrg")
     assert {e["method"] for e in ball["race"]["entries"]} == set(ball["applicable"]) == {
         "acc_pg", "fw", "svrg", "scgs", "storc", "pdbfw"}
@@ -354,3 +355,65 @@ def test_tune_races_each_grid(tmp_path, capsys):
     grid = TUNE_GRID["dual_rcd"]
     assert len(dual) == len(grid["sampling"]) * len(grid["dual_step"])
     assert len({e["label"] for e in dual}) == len(dual)
+
+
+def test_json_names_each_answer_for_what_it_is(tmp_path, capsys):
+    """No top-level ``winner`` that a reader takes for the race's: Face-Off's answer (fewer
+    operations) sits under ``faceoff``, the predicted fastest in CPU time under
+    ``prediction``, the measured one under ``race`` (issue 29 item 3)."""
+    path = write(tmp_path, "dual.txt", dual_favoured())
+    out = run_json([path, "--race", "0.1"], capsys)
+    for old in ("winner", "verdict", "speedup", "ratio", "sampling", "T_P", "T_D"):
+        assert old not in out, old
+    assert out["faceoff"]["fewer_ops"] in ("primal_rcd", "dual_rcd")
+    assert out["prediction"]["method"] in out["applicable"]
+    assert out["race"]["winner"] == out["race"]["entries"][0]["method"]
+
+
+def _lambda_max(path) -> float:
+    """||grad f(0)||_inf of the logistic loss on the advise-normalized data, by hand:
+    phi'(0, b) = -b / 2."""
+    import numpy as np
+
+    from pdsparse.data.libsvm import binarize_labels, read_libsvm
+    from pdsparse.data.normalize import normalize
+
+    A, y = read_libsvm(path)
+    A, _ = normalize(A, "avg_example_norm")
+    b = binarize_labels(y, None)
+    return float(np.abs(A.T @ (-b / 2)).max() / A.shape[0])
+
+
+def test_l1_at_or_above_lambda_max_is_warned_about(tmp_path, capsys):
+    """x* = 0 for l1 >= lambda_max: the text shows lambda_max and both outputs warn
+    (issue 29 item 2: the README's --l1 0.01 was above it on colon-cancer and duke)."""
+    path = write(tmp_path, "dual.txt", dual_favoured())
+    lam = _lambda_max(path)
+    above = run_json([path, "--penalty", "elastic_net", "--l1", repr(2 * lam)], capsys)
+    assert above["stats"]["lambda_max"] == pytest.approx(lam, rel=1e-12)
+    assert above["stats"]["x_nnz"] == 0
+    assert len(above["warnings"]) == 1 and "lambda_max" in above["warnings"][0]
+    below = run_json([path, "--penalty", "elastic_net", "--l1", repr(lam / 2)], capsys)
+    assert below["warnings"] == []
+    code, text, _ = run_main(["advise", path, "--penalty", "elastic_net", "--l1", repr(2 * lam),
+                              "--quiet"], capsys)
+    assert code == 0
+    assert f"lambda_max = ||grad f(0)||_inf = {lam:.3g}" in text
+    assert "warning: l1 = " in text and "x* = 0" in text
+
+
+def test_l1_relative_to_lambda_max(tmp_path, capsys):
+    """``--l1 Fx`` is F times lambda_max, in the CLI and the library; 1x is already trivial."""
+    path = write(tmp_path, "dual.txt", dual_favoured())
+    lam = _lambda_max(path)
+    tenth = run_json([path, "--penalty", "elastic_net", "--l1", "0.1x"], capsys)
+    assert tenth["settings"]["l1"] == pytest.approx(lam / 10, rel=1e-12)
+    assert tenth["settings"]["l1_spec"] == "0.1x" and tenth["warnings"] == []
+    code, text, _ = run_main(["advise", path, "--penalty", "elastic_net", "--l1", "0.1x",
+                              "--quiet"], capsys)
+    assert f"l1 = 0.1x = 0.1 lambda_max = {lam / 10:.4g}" in text
+    one = advise(path, penalty="elastic_net", l1="1x")
+    assert one.settings["l1"] == pytest.approx(lam, rel=1e-12) and len(one.warnings) == 1
+    for bad in ("abcx", "0x", "infx"):
+        with pytest.raises(advise_mod.ConfigError, match="relative l1"):
+            advise(tmp_path / "not-read.txt", penalty="elastic_net", l1=bad)

@@ -420,7 +420,9 @@ def test_outer_labels_and_per_panel_x(tmp_path, captured):
     ]
     assert [ax.get_ylabel() for ax in (a, b, c, d)] == ["", "", "", ""]
     assert fig._supylabel is not None and fig._supylabel.get_text() == figures.Y_AXES[spec.y]
-    assert d.get_xscale() == "log" and c.get_xscale() == "linear"
+    # issue 29: a panel left to the data follows the log panel of its row (it read linear)
+    assert d.get_xscale() == "log" and c.get_xscale() == "log"
+    assert a.get_xscale() == b.get_xscale() == "linear"
     legend_title = fig.legends[0].get_title().get_text()
     assert "iterations/times reached by every seed" in legend_title
 
@@ -594,6 +596,15 @@ def test_two_solvers_never_share_a_colour_in_one_figure():
     assert len({s["color"] for s in same.values()}) == 1
 
 
+def test_one_solver_at_two_settings_never_shares_a_colour():
+    """Issue 29: PDBFW Figure 1 drew "delta x100" and "delta x10000" in one brown (STORC took
+    PDBFW's registry colour, and both PDBFW curves moved to the same free one)."""
+    keys = [("pdbfw", "x100"), ("pdbfw", "x10000"), ("acc_pg", ""), ("fw", ""), ("svrg", ""),
+            ("scgs", ""), ("storc", "")]
+    styles = figures.figure_styles(("solver", "delta"), keys)
+    assert len({s["color"] for s in styles.values()}) == len(keys)
+
+
 def test_a_diverged_run_is_marked_not_drawn_to_infinity(tmp_path, captured):
     df = aggregate(status="")
     bad = (df["solver"] == "dual_rcd") & (df["sampling"] == "uniform") & (df["seed"] == 1)
@@ -695,3 +706,72 @@ def test_a_plan_note_is_wrapped_into_the_legend_title(tmp_path, captured):
     start = next(i for i, line in enumerate(lines) if line.startswith("settings per data set"))
     assert len(lines) - start >= 3  # the note took several lines
     assert max(len(line) for line in lines[start:]) <= figures.NOTE_WIDTH
+
+
+def test_a_panel_left_to_the_data_follows_a_log_panel_of_its_row(tmp_path, captured):
+    """Issue 29: DGPD Figure 3 drew one data set's time on a log axis (its ``log_time``) and
+    the next panel of the row on a linear one. A panel left to the data follows a log panel
+    of the same quantity in its row; a panel set linear, and another row, keep theirs."""
+    path = tmp_path / "agg.parquet"
+    pd.concat([aggregate("a"), aggregate("b"), aggregate("c")]).to_parquet(path)
+    spec = spec_of(Panel("a time", "agg", {"dataset": "a"}, x="time_s", logx=True),
+                   Panel("b time", "agg", {"dataset": "b"}, x="time_s"),
+                   Panel("c time", "agg", {"dataset": "c"}, x="time_s", logx=False),
+                   Panel("a sweeps", "agg", {"dataset": "a"}, x="sweeps"),
+                   Panel("b sweeps", "agg", {"dataset": "b"}, x="sweeps"), ncols=3)
+    figures.draw_curve_figure(spec, {"agg": path}, tmp_path / "f.png", tmp_path / "f.pdf")
+    (fig,) = captured
+    scales = {ax.get_title(): ax.get_xscale() for ax in fig.axes if ax.get_title()}
+    assert scales == {"a time": "log", "b time": "log", "c time": "linear",
+                      "a sweeps": "linear", "b sweeps": "linear"}
+
+
+def test_titles_print_powers_raised(tmp_path, captured):
+    """Issue 29: a config title "n = 10^4" printed the caret; it is mathtext now."""
+    assert figures.tex_powers("(b) d = 10, n = 10^4") == "(b) d = 10, n = $10^{4}$"
+    assert figures.tex_powers("λ = 10^-3 and 2^{10}") == "λ = $10^{-3}$ and $2^{10}$"
+    assert figures.tex_powers("already $10^{4}$, x^2, v1.5^2") == "already $10^{4}$, x^2, v1.5^2"
+    path = tmp_path / "agg.parquet"
+    aggregate().to_parquet(path)
+    spec = spec_of(Panel("n = 10^4", "agg"), Panel("gone 10^3", "nothing"),
+                   suptitle="d = 10^2")
+    figures.draw_curve_figure(spec, {"agg": path}, tmp_path / "f.png", tmp_path / "f.pdf")
+    (fig,) = captured
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["n = $10^{4}$", "gone $10^{3}$"]
+    assert fig._suptitle.get_text() == "d = $10^{2}$"
+
+
+def test_face_off_figure1_draws_the_panels_it_has_and_names_the_others():
+    """Issue 29: offline, panels (c) and (d) were empty and took half of Figure 1; the plan
+    draws (a) and (b) in one row and names the others in a legend line."""
+    from pathlib import Path
+
+    from pdsparse.config import load_config
+    from pdsparse.data.registry import load_registry
+    from pdsparse.papers.faceoff.plan import plan
+
+    root = Path(__file__).resolve().parents[1]
+    config = load_config([root / "config" / "config.yaml"],
+                         root / "workflow" / "schemas" / "config.schema.yaml")
+    registry = load_registry(root / "config" / "datasets.yaml")
+    offline = plan(config, registry, available=lambda name: False)
+    out = next(o for o in offline.outputs if o.name == "figure1")
+    spec = CurveFigure.from_json(_spec_arg(out.command[1]))
+    assert [p.title[:3] for p in spec.panels] == ["(a)", "(b)"]
+    assert spec.ncols == 2 and spec.nrows == 1
+    assert "(c) news20.binary" in spec.note and "(d) leu" in spec.note
+    online = plan(config, registry, available=lambda name: True)
+    full = CurveFigure.from_json(_spec_arg(next(
+        o for o in online.outputs if o.name == "figure1").command[1]))
+    assert len(full.panels) == 4 and full.nrows == 2 and full.note == ""
+    two = plotting.figure1_spec({"a": "x"}, only=["a", "c"], note="n")
+    assert [p.experiment for p in two.panels] == ["figure1a", "figure1c"]
+    with pytest.raises(DataError, match="panel keys"):
+        plotting.figure1_spec(only=["e"])
+
+
+def _spec_arg(arg: str) -> str:
+    """The JSON of a ``--spec '<json>'`` command argument."""
+    import shlex
+
+    return shlex.split(arg)[1]

@@ -54,3 +54,28 @@ def test_multiclass_one_vs_rest_or_one_class(tmp_path):
 def test_errors_name_the_file(tmp_path):
     with pytest.raises(DataError, match="mine.txt: LIBSVM file not found"):
         Problem.from_libsvm(tmp_path / "mine.txt")
+
+
+def test_one_class_file_warns_as_advise_does(tmp_path):
+    """A one-class file with a classification loss: a UserWarning, the same sentence as
+    ``pdsparse advise``'s (issue 29 item 8: it was accepted silently); the squared loss (a
+    constant target) and a two-class file stay silent."""
+    import warnings
+
+    from pdsparse.advise import advise
+
+    path = tmp_path / "one.txt"
+    path.write_text("1 1:1 2:3\n1 2:1\n1 1:2\n")
+    with pytest.warns(UserWarning, match=r"one\.txt: the file has one class only \(label 1\)"
+                      ) as caught:
+        p = Problem.from_libsvm(path, "logistic")
+    assert p.b.tolist() == [1.0, 1.0, 1.0]
+    message = str(caught[0].message).split(": ", 1)[1]
+    assert advise(path).warnings[0].startswith(message)
+    two = tmp_path / "two.txt"
+    two.write_text("1 1:1 2:3\n-1 2:1\n1 1:2\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Problem.from_libsvm(path, "squared")
+        Problem.from_libsvm(two, "logistic")
+    assert advise(path, loss="squared").warnings == []

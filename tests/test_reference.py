@@ -57,3 +57,47 @@ def test_route_by_penalty():
     ball = reference_solution(Problem(A, b, "logistic", L1Ball(1.0, 1.0 / 60)))
     assert ball.method in ("apg_restart", "newton_support") and ball.rel_gap <= 1e-10
     assert ball.p_star > ridge.p_star
+
+
+@pytest.mark.parametrize("penalty", ["l2", "l1_ball"])
+def test_progress_lines_carry_the_gap_and_the_time(monkeypatch, penalty):
+    """A long reference is not silent (issue 29 item 11): each route says it starts, then a
+    line with the certified gap and the wall time at most every PROGRESS_SECONDS; with the
+    interval at 0 every evaluation speaks, with a huge one only the starts."""
+    from pdsparse import reference
+    from pdsparse.penalties import L1Ball
+
+    A, b = make_data(n=60, d=30, loss="logistic", seed=2)
+    pen = L1Ball(1.0, 1.0 / 60) if penalty == "l1_ball" else None
+    p = Problem(A, b, "logistic", pen) if pen else Problem(A, b, "logistic", l2=1.0 / 60)
+    route = "accelerated proximal gradient" if pen else "dual_rcd_newton"
+
+    def lines(every: float) -> list[str]:
+        monkeypatch.setattr(reference, "PROGRESS_SECONDS", every)
+        out: list[str] = []
+        reference_solution(p, rtol=1e-10, progress=out.append)
+        return out
+
+    quiet = lines(1e9)
+    assert len(quiet) == 1 and route in quiet[0] and "60 x 30" in quiet[0]
+    every = lines(0.0)
+    gaps = [line for line in every if "relative" in line and "target 1e-10" in line]
+    assert len(gaps) >= (2 if pen is None else 1)
+    for line in every:
+        assert float(line.split(" s: ", 1)[0]) >= 0  # the wall time so far leads each line
+    assert float(gaps[-1].split("relative ")[1].split(" ")[0]) <= 1e-10
+
+
+def test_reference_command_logs_progress(tmp_path, capsys):
+    """``pdsparse reference`` (the workflow's job) prints the lines on stderr: its log."""
+    from pdsparse.cli import main
+    from pdsparse.data.store import save_dataset
+
+    A, b = make_data(n=60, d=30, loss="logistic", seed=2)
+    npz = tmp_path / "tiny.npz"
+    save_dataset(npz, A, b, {"name": "tiny", "task": "binary"})
+    code = main(["reference", "--data", str(npz), "--loss", "logistic", "--l2", "1/n",
+                 "--out", str(tmp_path / "ref.parquet")])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "pdsparse reference: " in err and "dual_rcd_newton to relative gap" in err

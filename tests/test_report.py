@@ -22,7 +22,8 @@ import test_workflow
 from report_browser import Browser, chromium_binary, show_result
 from test_workflow import smk, tiny_config, workdir
 
-pytestmark = test_workflow.pytestmark
+# a tiny workflow run, its report and a headless browser: minutes (pytest -m "not slow")
+pytestmark = [test_workflow.pytestmark, pytest.mark.slow]
 
 # every figure and table of the tiny config, by paper (category) and item (subcategory)
 EXPECTED = {

@@ -235,6 +235,7 @@ def tiny_config(wd: Path) -> Path:
     return write_yaml(wd / "config" / "config.yaml", doc)
 
 
+@pytest.mark.slow  # whole-workflow runs: minutes
 def test_tiny_workflow_end_to_end(tmp_path):
     wd = workdir(tmp_path)
     tiny_config(wd)
@@ -335,6 +336,7 @@ def tiny_real_data(wd: Path, mirror: Path) -> None:
     write_yaml(wd / "config" / "config.yaml", cfg)
 
 
+@pytest.mark.slow  # whole-workflow runs: minutes
 def test_reruns_never_lose_verified_data_nor_keep_stale_items(tmp_path):
     wd = workdir(tmp_path)
     tiny_config(wd)
@@ -413,6 +415,7 @@ def test_config_overrides_set_numbers_and_booleans(tmp_path):
 # ------------------------------------------------------------------ interrupted runs
 
 
+@pytest.mark.slow  # whole-workflow runs: minutes
 def test_plain_rerun_after_ctrl_c_completes(tmp_path):
     import signal
     import time

@@ -96,6 +96,11 @@ def test_defaults_are_filled():
             "faceoff.synthetic.wc_general_square.kind",
         ),
         (lambda c: c["faceoff"].pop("figure2"), "'figure2' is a required property"),
+        (  # --config 'faceoff={max_epochs:-5}': YAML reads one key 'max_epochs:-5', no value
+            lambda c: c["faceoff"].update(yaml.safe_load("{max_epochs:-5}")),
+            "unknown key 'faceoff.max_epochs:-5': YAML needs a space after the colon, write "
+            "'max_epochs: -5'",
+        ),
     ],
 )
 def test_validation_names_the_key(config, mutate, needle):

@@ -69,20 +69,14 @@ class Advice:
     Prediction`)."""
     applicable: dict = field(default_factory=dict)
     """Solver name -> the options it needs on this problem ({} = its defaults)."""
-    sampling: dict[str, str] | None = None
-    """Face-Off: best sampling of each side, ``{"primal": ..., "dual": ...}`` (smaller T; ties
-    go to uniform, which then is the same distribution at a lower cost per draw); None for
-    the l1 ball."""
-    T_P: float | None = None
-    T_D: float | None = None
-    ratio: float | None = None
-    """``T_P / T_D`` with each side's best sampling."""
-    winner: str | None = None
-    """Face-Off's side: ``"primal_rcd"`` or ``"dual_rcd"``, the smaller T (operations)."""
-    speedup: float | None = None
-    """``max(T_P, T_D) / min(T_P, T_D)``: predicted factor fewer operations."""
-    verdict: str | None = None
-    """Face-Off's verdict in one line (operations, not time)."""
+    faceoff: dict | None = None
+    """Face-Off's verdict (Sec. 8), an answer in *operations*, not CPU time; None for the l1
+    ball. ``sampling``: the best sampling of each side, ``{"primal": ..., "dual": ...}``
+    (smaller T; ties go to uniform, the same distribution at a lower cost per draw); ``T_P``,
+    ``T_D`` at those samplings and their ``ratio`` T_P / T_D; ``fewer_ops``: the side with
+    the smaller T (``"primal_rcd"`` or ``"dual_rcd"``); ``speedup_ops``: max(T) / min(T), the
+    predicted factor fewer operations; ``verdict``: the same in one line. The answer in CPU
+    time is ``prediction["method"]``, the measured one ``race["winner"]``."""
     race: dict | None = None
     """``seconds``, ``tol``, ``tune``, ``entries`` (ranked :class:`~pdsparse.race.RaceEntry`
     dicts) and :func:`pdsparse.race.judge`'s ``winner``, ``ratio``, ``bound``, ``held``,
@@ -150,14 +144,15 @@ def _faceoff(stats: dict) -> dict:
     T_P = float(stats[f"T_P_{sampling['primal']}"])
     T_D = float(stats[f"T_D_{sampling['dual']}"])
     ratio = T_P / T_D if T_D > 0 else math.nan
-    winner = "primal_rcd" if T_P <= T_D else "dual_rcd"
+    fewer = "primal_rcd" if T_P <= T_D else "dual_rcd"
     speedup = max(T_P, T_D) / min(T_P, T_D) if min(T_P, T_D) > 0 else math.nan
-    return dict(sampling=sampling, T_P=T_P, T_D=T_D, ratio=ratio, winner=winner,
-                speedup=speedup, verdict=_verdict(ratio, winner, speedup, sampling))
+    return dict(sampling=sampling, T_P=T_P, T_D=T_D, ratio=ratio, fewer_ops=fewer,
+                speedup_ops=speedup, verdict=_verdict(ratio, fewer, speedup, sampling))
 
 
-def _faceoff_in_race(result, predicted: str) -> dict:
-    """Primal vs dual RCD in the race (CPU time with setup to tol, else the lower gap)."""
+def _faceoff_in_race(result, fewer_ops: str) -> dict:
+    """Primal vs dual RCD in the race (CPU time with setup to tol, else the lower gap):
+    ``winner`` the faster of the two, ``held`` whether it is Face-Off's ``fewer_ops``."""
     from pdsparse.race import rank_key
 
     p, d = result.best.get("primal_rcd"), result.best.get("dual_rcd")
@@ -171,7 +166,29 @@ def _faceoff_in_race(result, predicted: str) -> dict:
         reason = f"only {win.label} reached the gap ({win.cpu_s:.3g} CPU s)"
     else:
         reason = f"neither reached the gap; {win.label} ended lower ({win.rel_gap:.3g})"
-    return {"winner": win.method, "held": win.method == predicted, "reason": reason}
+    return {"winner": win.method, "held": win.method == fewer_ops, "reason": reason}
+
+
+def _l1_fraction(l1) -> float | None:
+    """F of a relative ``l1 = "Fx"`` (F times lambda_max, e.g. ``"0.1x"`` = lambda_max / 10),
+    None for an absolute setting (a number or ``"c/n"``)."""
+    if not isinstance(l1, str) or not l1.strip().endswith("x"):
+        return None
+    try:
+        fraction = float(l1.strip()[:-1])
+    except ValueError:
+        fraction = math.nan
+    if not (math.isfinite(fraction) and fraction > 0):
+        raise ConfigError(f"a relative l1 is 'Fx' with a number F > 0 (F times lambda_max, "
+                          f"e.g. '0.1x'), got {l1!r}")
+    return fraction
+
+
+def _trivial_l1(l1: float, lam_max: float) -> str:
+    """The warning for an elastic net whose l1 makes x* = 0."""
+    return (f"l1 = {_g(l1)} >= lambda_max = {_g(lam_max)}: x* = 0 (the KKT conditions hold at "
+            "0), a trivial problem; the prediction and a race say nothing about a useful l1. "
+            "Give a smaller one, e.g. --l1 0.1x (lambda_max / 10)")
 
 
 def _penalty(family: str, l2: float, l1, radius):
@@ -193,7 +210,7 @@ def _penalty(family: str, l2: float, l1, radius):
             raise ConfigError("penalty elastic_net takes no radius (that is --penalty l1_ball)")
         if l1 is None or not l1 > 0:
             raise ConfigError("penalty elastic_net needs --l1 > 0 (the weight of ||w||_1; a "
-                              "number or 'c/n'), got " + repr(l1))
+                              "number, 'c/n' or 'Fx' = F lambda_max), got " + repr(l1))
         return ElasticNet(l2, l1)
     if l1 is not None:
         raise ConfigError("penalty l1_ball takes no l1 (the ball's radius replaces it)")
@@ -259,8 +276,11 @@ def advise(
     penalty : {"l2", "elastic_net", "l1_ball"}
         The penalty family: ``l2/2 ||w||^2``; ``+ l1 ||w||_1`` (``l1`` > 0 needed); or the
         ball ``||w||_1 <= radius`` with ``l2/2 ||w||^2`` (``radius`` needed).
-    l1 : float or "c/n", optional
-        The l1 weight of the elastic net.
+    l1 : float, "c/n" or "Fx", optional
+        The l1 weight of the elastic net: a number, ``c/n``, or ``"Fx"``, a fraction F of
+        lambda_max = ||grad f(0)||_inf (:func:`pdsparse.predict.lambda_max`, on the normalized
+        data), the smallest l1 at which x* = 0: ``"0.1x"`` is lambda_max / 10. An l1 >=
+        lambda_max is solved but warned about (x* = 0: a trivial problem).
     radius : float, optional
         The radius of the l1 ball.
     tol : float
@@ -287,8 +307,8 @@ def advise(
     from pdsparse.data.normalize import normalize
     from pdsparse.data.store import file_kind
     from pdsparse.losses import get_loss
-    from pdsparse.predict import applicable, predict, predict_rcd, problem_stats
-    from pdsparse.problem import Problem, resolve_l2
+    from pdsparse.predict import applicable, lambda_max, predict, predict_rcd, problem_stats
+    from pdsparse.problem import Problem, one_class_message, resolve_l2
     from pdsparse.stats import data_stats
 
     path = Path(path)
@@ -301,6 +321,7 @@ def advise(
         raise ConfigError(f"race time must be a positive number of seconds, got {race_seconds!r}")
     if not (math.isfinite(tol) and tol > 0):
         raise ConfigError(f"race tolerance must be a positive number, got {tol!r}")
+    fraction = _l1_fraction(l1)
     _penalty(penalty, 1.0, None if l1 is None else 1.0, radius)  # settings first, data later
     if path.is_file() and file_kind(path) == "npz":
         raise DataError(
@@ -321,14 +342,12 @@ def advise(
     del A_raw
     n = int(A.shape[0])
     l2_value = resolve_l2(l2, n)
-    l1_value = None if l1 is None else resolve_l2(l1, n)
-    pen = _penalty(penalty, l2_value, l1_value, radius)
+    l1_value = None if l1 is None or fraction is not None else resolve_l2(l1, n)
 
     classes, labels = _label_summary(y)
     warnings = []
-    if classes.size < 2:
-        warnings.append(f"the file has one class only (label {_shown_labels(classes)}): a "
-                        "classifier on it is trivial, and neither the prediction nor a race "
+    if classes.size < 2 and info.binary_labels:
+        warnings.append(one_class_message(classes[0]) + "; neither the prediction nor a race "
                         "says anything about data with two classes")
     b = y
     need_labels = race_seconds is not None or penalty != "l2"
@@ -361,13 +380,22 @@ def advise(
         "tol": float(tol),
     }
     problem = None
+    if fraction is not None and b is not None:
+        problem = Problem(A, b, loss=loss, penalty=_penalty("l2", l2_value, None, None),
+                          name=path.name)
+        l1_value = fraction * lambda_max(problem)
+        settings["l1"] = l1_value
+    pen = _penalty(penalty, l2_value, l1_value, radius)
     if b is None:
         st = data_stats(A, l2_value, beta)
         pred = predict_rcd(st, loss, penalty)
         found = {"primal_rcd": {}, "dual_rcd": {}}
     else:
-        problem = Problem(A, b, loss=loss, penalty=pen, name=path.name)
+        problem = (Problem(A, b, loss=loss, penalty=pen, name=path.name) if problem is None
+                   else problem.with_penalty(pen))
         st = problem_stats(problem, beta=beta)
+        if penalty == "elastic_net" and l1_value >= st["lambda_max"]:
+            warnings.append(_trivial_l1(l1_value, st["lambda_max"]))
         pred = predict(problem, st, tol=tol)
         found = applicable(problem)
     seconds["stats"] = time.perf_counter() - t0
@@ -375,8 +403,7 @@ def advise(
                  prediction=asdict(pred), applicable=found, seconds=seconds,
                  warnings=warnings)
     if penalty != "l1_ball":
-        for key, value in _faceoff(st).items():
-            setattr(adv, key, value)
+        adv.faceoff = _faceoff(st)
     if race_seconds is None:
         return adv
 
@@ -391,8 +418,8 @@ def advise(
     adv.race = {"seconds": result.seconds, "tol": result.tol, "tune": result.tune,
                 "entries": [e.to_dict() for e in result.entries],
                 **judge(result, pred.method)}
-    if adv.winner is not None:
-        adv.race["faceoff"] = _faceoff_in_race(result, adv.winner)
+    if adv.faceoff is not None:
+        adv.race["faceoff"] = _faceoff_in_race(result, adv.faceoff["fewer_ops"])
     return adv
 
 
@@ -422,7 +449,10 @@ def _penalty_line(adv: Advice) -> str:
     s = adv.settings
     text = f"l2 = {s['l2_spec']} = {_g(s['l2'])}"
     if adv.family == "elastic_net":
-        text = f"penalty elastic net: {text}, l1 = {s['l1_spec']} = {_g(s['l1'])}"
+        spec = s["l1_spec"]
+        if _l1_fraction(spec) is not None:
+            spec += f" = {spec[:-1].strip()} lambda_max"
+        text = f"penalty elastic net: {text}, l1 = {spec} = {_g(s['l1'])}"
     elif adv.family == "l1_ball":
         text = f"penalty l1 ball: radius {_g(s['radius'])}, {text}"
     return text
@@ -431,7 +461,7 @@ def _penalty_line(adv: Advice) -> str:
 def _stats_lines(adv: Advice) -> list[str]:
     st = adv.stats
     lines = []
-    if adv.T_P is not None:
+    if adv.faceoff is not None:
         lines += [
             f"  {'':28}{'primal RCD':>12}{'dual RCD':>12}{'P/D':>9}",
             f"  {'C_P, C_D (eq. 16)':28}{_g(st['C_P']):>12}{_g(st['C_D']):>12}"
@@ -446,6 +476,9 @@ def _stats_lines(adv: Advice) -> list[str]:
         lines.append(f"  gradient methods: L = {_g(st['L'], 3)}, L_max = {_g(st['L_max'], 3)}, "
                      f"mu = {_g(st['mu'], 3)}, kappa = L/mu = {_g(st['kappa'], 3)}, "
                      f"kappa_max = {_g(st['kappa_max'], 3)}")
+    if "lambda_max" in st and adv.family != "l1_ball":
+        lines.append(f"  lambda_max = ||grad f(0)||_inf = {_g(st['lambda_max'], 3)}: x* = 0 "
+                     "for every l1 >= it (--l1 0.1x is a tenth of it)")
     if "x_nnz" in st:
         def nz(key: str, of: int) -> str:
             v = st[key]
@@ -469,8 +502,8 @@ def format_advice(adv: Advice) -> str:
         *_stats_lines(adv),
         "",
     ]
-    if adv.verdict is not None:
-        lines.append(f"Face-Off's verdict (operations, Sec. 8): {adv.verdict}")
+    if adv.faceoff is not None:
+        lines.append(f"Face-Off's verdict (operations, Sec. 8): {adv.faceoff['verdict']}")
     opts = [f"{m} ({', '.join(f'{k}={v}' for k, v in o.items())})" if o else m
             for m, o in adv.applicable.items()]
     lines.append(f"solvers for this problem: {', '.join(opts)}")

@@ -118,6 +118,12 @@ def _l2_arg(text: str) -> str | float:
     return value
 
 
+def _l1_arg(text: str) -> str | float:
+    """advise's ``--l1``: a positive number, ``c/n`` or ``Fx`` (F times lambda_max; checked
+    by pdsparse.advise)."""
+    return text.strip() if text.strip().endswith("x") else _l2_arg(text)
+
+
 def _nonneg_l2(text: str) -> str | float:
     """``--l1``: 0, a positive number or ``c/n``."""
     return 0.0 if text.strip() in ("0", "0.0") else _l2_arg(text)
@@ -362,7 +368,8 @@ def cmd_reference(args: argparse.Namespace) -> None:
         key = ProblemKey(dataset, args.loss, penalty["name"],
                          {k: v for k, v in penalty.items() if k != "name"})
     ref = reference_solution(
-        problem, rtol=args.rtol, max_epochs=args.max_epochs, max_seconds=args.max_seconds
+        problem, rtol=args.rtol, max_epochs=args.max_epochs, max_seconds=args.max_seconds,
+        progress=_progress("reference"),
     )
     tag = args.problem or key.tag()
     row = reference_record(problem, ref, dataset, tag)
@@ -723,8 +730,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--penalty", choices=choices["penalty_families"], default="l2",
                    help="l2 (default): l2/2 ||w||^2; elastic_net: + l1 ||w||_1 (give --l1); "
                    "l1_ball: ||w||_1 <= radius, plus l2/2 ||w||^2 (give --radius)")
-    p.add_argument("--l1", type=_l2_arg, default=None,
-                   help="l1 weight of the elastic net: number or 'c/n'")
+    p.add_argument("--l1", type=_l1_arg, default=None,
+                   help="l1 weight of the elastic net: number, 'c/n' or 'Fx' = F times "
+                   "lambda_max (the smallest l1 with x* = 0; '0.1x' = lambda_max / 10)")
     p.add_argument("--radius", type=_positive_float, default=None,
                    help="radius of the l1 ball")
     p.add_argument("--tol", type=_positive_float, default=_default_tol(),

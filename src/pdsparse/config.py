@@ -57,7 +57,13 @@ def _format_error(error: Any) -> str:
             full = f"{where}.{key}" if error.absolute_path else str(key)
             hint = difflib.get_close_matches(str(key), allowed, n=1)
             msg = f"unknown key '{full}'"
-            if hint:
+            name, colon, value = str(key).partition(":")
+            if colon:
+                # YAML reads 'max_epochs:-5' as one key: a mapping's colon separates a key
+                # from its value only when a space (or the line's end) follows it
+                msg += (f": YAML needs a space after the colon, write '{name.strip()}: "
+                        f"{value.strip()}'")
+            elif hint:
                 msg += f" (did you mean '{hint[0]}'?)"
             msg += f"; allowed keys here: {', '.join(allowed)}"
             lines.append(msg)

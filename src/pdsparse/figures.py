@@ -33,6 +33,7 @@ import itertools
 import json
 import math
 import os
+import re
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -213,6 +214,15 @@ def save_figure(fig: Figure, out_png: PathLike, out_pdf: PathLike) -> None:
         fig.savefig(tmp, format="pdf", metadata={"CreationDate": None, "ModDate": None})
 
 
+_POWER = re.compile(r"(?<![\w.$])(\d+)\^\{?(-?\d+)\}?")
+
+
+def tex_powers(text: str) -> str:
+    """``"n = 10^4"`` as matplotlib's mathtext ``"n = $10^{4}$"``: a title, label or note
+    typed with a caret (config files do) prints the power raised, not a literal caret."""
+    return _POWER.sub(r"$\1^{\2}$", text)
+
+
 def skip_panel(ax, title: str) -> None:
     """Draw ``ax`` as a panel without data: its title and "skipped: data not available"."""
     ax.text(
@@ -228,7 +238,7 @@ def skip_panel(ax, title: str) -> None:
     # tick_params, not set_[xy]ticks([]): the latter would empty shared siblings' ticks too.
     ax.tick_params(left=False, bottom=False, labelleft=False, labelbottom=False)
     ax.grid(False)
-    ax.set_title(title)
+    ax.set_title(tex_powers(title))
 
 
 # --------------------------------------------------------------------------- the spec
@@ -646,12 +656,15 @@ def figure_styles(
                     styles[k]["markerfacecolor"] = color
             used_colors.add(styles[k]["color"])
     # registry colours repeat once a family has more configurations than its palette has
-    # colours (DGPD's options): two solvers never share a colour within one figure
-    owner: dict[str, str] = {}
+    # colours (DGPD's options, PDBFW's delta x100 and x10000): two configurations that differ
+    # in more than their sampling (the line style) never share a colour within one figure
+    owner: dict[str, tuple] = {}
     for k in keys:
-        solver = _as_dict(names, k).get("solver", "")
+        opts = _as_dict(names, k)
+        solver = opts.get("solver", "")
+        shade = (solver, _shade(opts))
         color = styles[k]["color"]
-        if owner.setdefault(color, solver) != solver:
+        if owner.setdefault(color, shade) != shade:
             family = PALETTES.get(solver_family(solver) if solver else "other", ())
             pool = [*family, *(c for p in PALETTES.values() for c in p)]
             free = [c for c in pool if c not in owner]
@@ -659,7 +672,7 @@ def figure_styles(
                 styles[k] = dict(styles[k], color=free[0], markeredgecolor=free[0])
                 if styles[k]["markerfacecolor"] != "white":
                     styles[k]["markerfacecolor"] = free[0]
-                owner[free[0]] = solver
+                owner[free[0]] = shade
     # markers: the Face-Off ones where pinned, the others the figure's next free shape in
     # curve order (so a figure shows no more shapes than curves, and no letters)
     pinned = {styles[k]["marker"] for k in keys if known[k][1] is not None}
@@ -1023,6 +1036,33 @@ def select(df: pd.DataFrame, where: Mapping[str, Any], what: str = "aggregate") 
     return df[mask]
 
 
+def _row_log_axes(spec: CurveFigure, panel_curves: Sequence[list[Curve] | None],
+                  auto: Mapping[str, bool]) -> dict[int, bool]:
+    """Panel index -> log x axis: the panel's own ``logx``, else the figure's, else the
+    data's (``auto``, per quantity); then a panel left to the data follows a log panel of
+    the same quantity in its row (DGPD's ``log_time`` sets one data set's time axis: the
+    panel beside it read linear, as if the data differed)."""
+    chosen: dict[int, bool] = {}
+    free: set[int] = set()
+    for index, (panel, curves) in enumerate(zip(spec.panels, panel_curves, strict=False)):
+        if panel is None or not curves:
+            continue
+        x = panel.x or spec.x
+        if panel.logx is not None:
+            chosen[index] = bool(panel.logx)
+        elif spec.logx is not None:
+            chosen[index] = bool(spec.logx)
+        else:
+            chosen[index] = auto[x]
+            free.add(index)
+    for index in free:
+        row, x = index // spec.ncols, spec.panels[index].x or spec.x
+        chosen[index] = chosen[index] or any(
+            chosen[j] for j in chosen
+            if j // spec.ncols == row and (spec.panels[j].x or spec.x) == x)
+    return chosen
+
+
 def _default_figsize(nrows: int, ncols: int) -> tuple[float, float]:
     return (max(2.6 * ncols + 0.6, 8.0), 2.1 * nrows + 1.0)
 
@@ -1105,6 +1145,7 @@ def draw_curve_figure(
             auto[x] = auto.get(x, False) or auto_log_x(curves, x)
 
     nrows, ncols = spec.nrows, spec.ncols
+    logx = _row_log_axes(spec, panel_curves, auto)
     fig = new_figure(spec.figsize or _default_figsize(nrows, ncols))
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=bool(spec.sharey))
     handles: dict[tuple[str, ...], Line2D] = {}
@@ -1123,12 +1164,8 @@ def draw_curve_figure(
             status[panel.title] = "skipped"
             continue
         x = panel.x or spec.x
-        if panel.logx is not None:
-            logx = bool(panel.logx)
-        else:
-            logx = spec.logx if spec.logx is not None else auto[x]
-        draw_curves(ax, curves, styles, handles, logx=logx)
-        ax.set_title(panel.title)
+        draw_curves(ax, curves, styles, handles, logx=logx[index])
+        ax.set_title(tex_powers(panel.title))
         drawn[(i, j)] = (ax, curves, x)
         status[panel.title] = "plotted"
     left = [ax for (i, j), (ax, _, _) in drawn.items()
@@ -1146,7 +1183,7 @@ def draw_curve_figure(
     for ax, curves, _ in drawn.values():  # after all panels: a shared y-range is final only now
         note_coinciding(ax, curves, styles)
     if spec.suptitle:
-        fig.suptitle(spec.suptitle)
+        fig.suptitle(tex_powers(spec.suptitle))
     _legend(
         fig,
         handles,

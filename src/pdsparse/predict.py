@@ -53,7 +53,7 @@ from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
 from pdsparse.problem import Problem
 
 __all__ = ["FAMILIES", "PASS_COST", "Prediction", "accepts", "applicable", "best_sampling",
-           "family_of", "predict", "predict_ball", "predict_rcd", "probe_passes",
+           "family_of", "lambda_max", "predict", "predict_ball", "predict_rcd", "probe_passes",
            "probe_rates", "problem_stats"]
 
 FAMILIES = PENALTY_FAMILIES
@@ -156,6 +156,14 @@ def _loss_gradient_at_zero(problem: Problem) -> np.ndarray:
                       dtype=np.float64).reshape(-1) / problem.n
 
 
+def lambda_max(problem: Problem) -> float:
+    """``||grad f(0)||_inf``, f the averaged loss: the smallest l1 weight of the elastic net
+    at which x* = 0 (the KKT conditions at 0: 0 is in grad f(0) + l1 d||.||_1(0) exactly when
+    every |grad_j f(0)| <= l1; the l2 term's gradient vanishes at 0)."""
+    grad0 = _loss_gradient_at_zero(problem)
+    return float(np.abs(grad0).max()) if grad0.size else 0.0
+
+
 def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = None) -> dict:
     """The data statistics the theory of the applicable solvers uses (plain floats and ints).
 
@@ -197,9 +205,7 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
     L_max = smooth * float(problem.row_sqnorms.max()) + mu
     out.update(L=L, L_max=L_max, kappa=L / mu if mu > 0 else math.inf,
                kappa_max=L_max / mu if mu > 0 else math.inf)
-    grad0 = _loss_gradient_at_zero(problem)
-    lam_max = float(np.abs(grad0).max()) if grad0.size else 0.0
-    out["lambda_max"] = lam_max
+    lam_max = out["lambda_max"] = lambda_max(problem)
     if fam == "l2":
         out["x_nnz"], out["x_nnz_source"] = int(d), "no l1 term: dense in general"
         if faceoff:

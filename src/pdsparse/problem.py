@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -32,6 +33,19 @@ from pdsparse.penalties import (
 )
 
 _UNSET: Any = object()
+
+
+def one_class_message(label: float) -> str:
+    """What a one-class file with a classification loss means, in one line: the one home of
+    the warning of :meth:`Problem.from_libsvm` and ``pdsparse advise``.
+
+    Both warn rather than refuse: the problem is well posed (the l2 term gives a unique
+    finite minimizer, which every solver reaches), the data statistics that read A alone are
+    still right, and a one-class file can be a legitimate piece (a test split, a shard), but
+    the classifier is trivial: every margin is pushed the same way."""
+    shown = str(int(label)) if float(label).is_integer() else repr(float(label))
+    return (f"the file has one class only (label {shown}): a classifier on it is trivial (it "
+            "pushes every margin the same way)")
 
 
 def resolve_l2(spec: float | int | str, n: int) -> float:
@@ -183,7 +197,9 @@ class Problem:
         as is (the squared loss) otherwise. ``normalization``: "none", "unit_rows" or
         "avg_example_norm" (:func:`pdsparse.data.normalize.normalize`). The penalty as in
         :meth:`from_dataset` (``l2`` default "1/n", resolved with the file's n). Errors name
-        the file and line (:func:`pdsparse.data.libsvm.read_libsvm`).
+        the file and line (:func:`pdsparse.data.libsvm.read_libsvm`). A file with one class
+        and a classification loss is solved with a ``UserWarning`` (:func:`one_class_message`:
+        the classifier is trivial), as ``pdsparse advise`` warns.
         """
         from pdsparse.data.libsvm import binarize_labels, read_libsvm
         from pdsparse.data.normalize import normalize
@@ -193,6 +209,9 @@ class Problem:
         A, _ = normalize(A, normalization)
         classes = np.unique(y)
         binary = get_loss(loss).binary_labels
+        if binary and classes.size == 1:
+            warnings.warn(f"{path}: {one_class_message(classes[0])}", UserWarning,
+                          stacklevel=2)
         if positive_class is not None or (binary and classes.size <= 2):
             b, task = binarize_labels(y, positive_class), "binary"
         else:
@@ -200,6 +219,17 @@ class Problem:
         name = Path(path).name
         ds = Dataset(name=name, A=A, b=b, meta={"task": task})
         return cls.from_dataset(ds, loss, l2, l1, penalty, recipe=normalization)
+
+    def with_penalty(self, penalty: Penalty) -> Problem:
+        """The same data and labels under another penalty, sharing this problem's matrices,
+        their CSC copy and norms (no copy of A); ``key`` is dropped (it names the penalty)."""
+        if penalty.matrix_only and not self.matrix:
+            raise ConfigError(f"problem {self.name!r}: {type(penalty).__name__} needs a matrix "
+                              "variable: give a label matrix B (n, k)")
+        other = object.__new__(Problem)
+        other.__dict__.update(self.__dict__)
+        other.penalty, other.key = penalty, None
+        return other
 
     def column(self, c: int) -> Problem:
         """The vector problem of label column ``c`` (one class of one-vs-rest), sharing this

@@ -136,15 +136,9 @@ def _run(problem: Problem, method: str, options: dict, seconds: float, tol: floa
     except (PdsparseError, FloatingPointError, ValueError, ZeroDivisionError) as exc:
         return RaceEntry(method, options, False, math.inf, math.nan, math.nan, math.nan,
                          math.inf, "error", f"{type(exc).__name__}: {exc}")
-    last = res.trace.iloc[-1]
-    primal, gap = float(last["primal"]), float(last["gap"])
-    rel = gap / abs(primal) if math.isfinite(primal) and primal != 0 else math.inf
-    if math.isnan(rel):
-        rel = math.inf
     reached = res.status == "converged"
-    return RaceEntry(method, options, reached, float(res.setup_s) + float(last["time_s"]),
-                     float(res.setup_s), float(last["time_s"]), float(last["epoch"]), rel,
-                     res.status)
+    return RaceEntry(method, options, reached, res.cpu_s, float(res.setup_s), res.time_s,
+                     res.epochs, res.rel_gap, res.status)
 
 
 def race(problem: Problem, seconds: float, tol: float = DEFAULT_TOL, tune: bool = False,

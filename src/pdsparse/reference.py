@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,37 +94,80 @@ def _newton_polish(problem: Problem, w0: np.ndarray, max_iter: int) -> np.ndarra
     return res.x
 
 
+PROGRESS_SECONDS = 10.0
+"""Wall seconds between two progress lines of :func:`reference_solution` (a full-size
+reference runs for CPU minutes; a run job prints a line per evaluation)."""
+
+
+class _Progress:
+    """Progress lines of one reference: the gap and the time so far, at most one line every
+    :data:`PROGRESS_SECONDS` wall seconds (evaluations come every few epochs), plus each
+    route's start and the step that may take long (the trust-region Newton polish)."""
+
+    def __init__(self, say: Callable[[str], None] | None, rtol: float, t0: float):
+        self.say, self.rtol, self.t0, self.every = say, rtol, t0, PROGRESS_SECONDS
+        self.last = -math.inf
+
+    def line(self, text: str) -> None:
+        if self.say is not None:
+            self.say(f"{time.perf_counter() - self.t0:.1f} s: {text}")
+            self.last = time.perf_counter()
+
+    def gap(self, route: str, where: str, p_val: float, gap: float) -> None:
+        """A line with the gap, if ``every`` seconds passed since the last line."""
+        if self.say is None or time.perf_counter() - self.last < self.every:
+            return
+        rel = gap / abs(p_val) if math.isfinite(p_val) and p_val else math.inf
+        self.line(f"{route} {where}: gap {gap:.3e}, relative {rel:.3e} (target "
+                  f"{self.rtol:g}), P {p_val:.10g}")
+
+
 def reference_solution(problem: Problem, rtol: float = 1e-10, max_epochs: float = 20000,
-                       max_seconds: float = 1800.0, seed: int = 0) -> Reference:
+                       max_seconds: float = 1800.0, seed: int = 0,
+                       progress: Callable[[str], None] | None = None) -> Reference:
     """P* of ``problem`` certified by a duality gap of at most ``rtol * |P*|``.
 
     ``max_epochs`` bounds the passes over A (dual RCD epochs; on the first-order route two
-    per iteration), ``max_seconds`` the time; ``seed`` seeds dual RCD.
+    per iteration), ``max_seconds`` the time; ``seed`` seeds dual RCD. ``progress`` is
+    called with one line (the route, the certified gap and the wall time so far) at most
+    every :data:`PROGRESS_SECONDS` and at each route's start; ``pdsparse reference`` prints
+    them on stderr, the job's log in the workflow.
     """
     t0 = time.perf_counter()
+    log = _Progress(progress, rtol, t0)
     pen = problem.penalty
     if isinstance(pen, ElasticNet) and pen.l1 == 0.0 and not problem.matrix:
-        return _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0)
+        return _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0, log)
     if isinstance(pen, ElasticNet):
         # l1 > 0 or one-vs-rest: Prox-SDCA converges linearly (mu > 0) at the cost of about
         # three products with A per epoch, far fewer than accelerated gradient needs when n
         # exceeds the condition number (DGPD's sets); its gap certifies, else fall back
         try:
-            return _pure_l2(problem, rtol, max_epochs, max_seconds / 2, seed, t0)
-        except CertificationError:
-            pass
-    return _first_order(problem, rtol, max_epochs, max_seconds, t0)
+            return _pure_l2(problem, rtol, max_epochs, max_seconds / 2, seed, t0, log)
+        except CertificationError as exc:
+            log.line(f"not certified ({exc}); accelerated proximal gradient")
+    return _first_order(problem, rtol, max_epochs, max_seconds, t0, log)
 
 
-def _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0) -> Reference:
+def _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0,
+             log: _Progress | None = None) -> Reference:
+    log = log or _Progress(None, rtol, t0)
+    label = "dual_rcd_newton" if problem.l1 == 0.0 else "prox_sdca"
+    log.line(f"{problem.name or 'problem'} {problem.shape[0]} x {problem.shape[1]}: {label} "
+             f"to relative gap {rtol:g} (at most {max_epochs:g} epochs, {max_seconds / 2:g} s)")
+
+    def show(row: dict) -> None:
+        log.gap(label, f"epoch {row['epoch']:.0f}", row["primal"], row["gap"])
+
     res = solve(problem, "dual_rcd", sampling="importance", dual_step="newton", seed=seed,
                 max_epochs=max_epochs, max_seconds=max_seconds / 2, tol=rtol,
-                eval_every=max(1.0, min(10.0, max_epochs / 100)))
-    label = "dual_rcd_newton" if problem.l1 == 0.0 else "prox_sdca"
+                eval_every=max(1.0, min(10.0, max_epochs / 100)), progress=show)
     candidates = [(res.w, res.alpha, label)]
     best = _best(problem, candidates)
     if best[2] > rtol * abs(best[0]) and problem.info.twice_differentiable \
             and problem.l1 == 0.0:
+        log.line(f"{label} stopped ({res.status}) at gap {best[2]:.3e}; trust-region Newton "
+                 "polish")
         w = _newton_polish(problem, res.w, max_iter=200)
         candidates.append((w, objective.alpha_of_w(problem, w), "trust_ncg"))
         best = _best(problem, candidates)
@@ -200,7 +244,8 @@ def _lipschitz_bounds(problem: Problem) -> tuple[float, float]:
 
 
 def _first_order(problem: Problem, rtol: float, max_epochs: float, max_seconds: float,
-                 t0: float) -> Reference:
+                 t0: float, log: _Progress | None = None) -> Reference:
+    log = log or _Progress(None, rtol, t0)
     pen = problem.penalty
     fn = _Smooth(problem)
     L, L_up = _lipschitz_bounds(problem)
@@ -224,6 +269,9 @@ def _first_order(problem: Problem, rtol: float, max_epochs: float, max_seconds: 
         return best is not None and best[2] <= rtol * abs(best[0])
 
     consider(x, "apg_restart")
+    log.line(f"{problem.name or 'problem'} {problem.shape[0]} x {problem.shape[1]}: "
+             f"accelerated proximal gradient to relative gap {rtol:g} (at most {max_iter} "
+             "iterations)")
     it, next_check = 0, 10
     last_pattern: bytes | None = None
     polished: set[bytes] = set()
@@ -258,6 +306,8 @@ def _first_order(problem: Problem, rtol: float, max_epochs: float, max_seconds: 
             continue
         next_check = it + max(10, it // 20)
         consider(x, "apg_restart")
+        if best is not None:
+            log.gap("apg_restart", f"iteration {it}", best[0], best[2])
         if certified() or not newton_ok:
             continue
         flat = x.reshape(-1)

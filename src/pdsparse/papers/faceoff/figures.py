@@ -80,22 +80,33 @@ def config_style(key: Sequence[str]) -> dict[str, object]:
 
 
 def figure1_spec(
-    titles: Mapping[str, str] | None = None, experiments: Mapping[str, str] | None = None
+    titles: Mapping[str, str] | None = None, experiments: Mapping[str, str] | None = None,
+    only: Sequence[str] | None = None, note: str = "",
 ) -> CurveFigure:
     """Face-Off Figure 1 as a spec: panels a–d (2 x 2), ``P(w) - P*`` against passes.
 
     ``titles``: panel letter → title (default ``"(a)"``); ``experiments``: panel letter →
-    aggregate name (default ``"figure1<letter>"``). Each panel has its own y-range.
+    aggregate name (default ``"figure1<letter>"``). Each panel has its own y-range. ``only``:
+    the letters to draw (default all four), two to a row, the figure as high as its rows:
+    the plan passes the panels whose data the run has and says in ``note`` (a line of the
+    legend) which it left out, instead of half a figure of empty panels.
     """
     titles, experiments = dict(titles or {}), dict(experiments or {})
-    unknown = sorted((set(titles) | set(experiments)) - set(FIGURE1_PANELS))
+    letters = list(FIGURE1_PANELS if only is None else only)
+    unknown = sorted((set(titles) | set(experiments) | set(letters)) - set(FIGURE1_PANELS))
     if unknown:
         raise DataError(f"figure 1 panel keys must be among {FIGURE1_PANELS}, got {unknown}")
+    if not letters:
+        raise DataError("figure 1 needs at least one panel")
     panels = tuple(
-        Panel(titles.get(k, f"({k})"), experiments.get(k, f"figure1{k}")) for k in FIGURE1_PANELS
+        Panel(titles.get(k, f"({k})"), experiments.get(k, f"figure1{k}")) for k in letters
     )
+    ncols = min(2, len(panels))
+    nrows = -(-len(panels) // ncols)
     return CurveFigure(
-        "figure1", panels, ncols=2, x="epoch", y="subopt", sharey=False, figsize=(9.0, 7.0)
+        "figure1", panels, ncols=ncols, x="epoch", y="subopt", sharey=False,
+        figsize=(9.0 if ncols == 2 else 5.5, 3.5 * nrows + (0.5 if nrows == 1 else 0.0)),
+        note=note,
     )
 
 

@@ -149,10 +149,15 @@ def _outputs(out: Plan, fo: Mapping, panels, cells, table1, variants) -> None:
 
     figures = "results/figures/faceoff"
     if panels:
-        # every configured panel, so that a dropped one reads "skipped" under its own title
+        # the panels whose data the run has, larger; a dropped one is named in a legend line
+        # (two empty panels took half the figure in the offline default run)
         titles = {k: p.get("title") or f"({k}) {p['dataset']}"
                   for k, p in fo["figure1"]["panels"].items()}
-        spec = figure1_spec(titles, {k: f"figure1{k}" for k in titles})
+        dropped = [titles[k] for k in sorted(titles) if k not in panels]
+        note = ("not drawn, data not available in this run (data.download or a mirror): "
+                + "; ".join(dropped)) if dropped else ""
+        spec = figure1_spec(titles, {k: f"figure1{k}" for k in titles}, only=sorted(panels),
+                            note=note)
         aggregates = [f"--aggregate {_q(f'{e}={aggregate_path(PAPER, e)}')}"
                       for e, _ in panels.values()]
         out.outputs.append(Output(
