@@ -340,3 +340,23 @@ def test_todays_best_is_said_where_the_base_reaches_no_target(tmp_path):
     assert "acc_pg [today] 0.0013, pdbfw 0.12, fw 0.62" in race.text()
     assert race.against_today() == ("against today's best: pdbfw at 0.12, acc_pg at 0.0013 "
                                     "at the end of the budget")
+
+
+def test_scorecard_cells_stay_short_and_the_row_is_said_in_full_below():
+    """Issue 29: cells of over 400 characters. A long cell is cut to its first clause with a
+    link to the row in full under the table; a short row stays whole in the table."""
+    from pdsparse.scorecard.core import Row
+    from pdsparse.scorecard.render import CELL_CHARS, to_markdown
+
+    ours = "; ".join(f"at 1e-{k}: 2.0× (1.5–2.5×) over fw (kernel alone 1.9×)" for k in range(9))
+    long = Row("dgpd", "speedup", "Speedup", "yes", "up to 30×", ours, "no",
+               "short of 15× " * 20, best_agreement="inconclusive", best_value="b" * 300)
+    short = Row("pdbfw", "table2", "Table 2", "yes", "p", "o", "yes", "fits")
+    md = to_markdown([long, short])
+    table = [line for line in md.splitlines() if line.startswith("| ")]
+    cells = [c for line in table for c in line.split(" | ")]
+    assert max(map(len, cells)) < CELL_CHARS + 40
+    assert "| 2 | " in md and "**yes**: fits |" in md  # the short row whole
+    assert '<a id="item-1"></a>' in md and "[more](#item-1)" in md
+    assert ours in md and "b" * 300 in md and "short of 15× " * 20 in md + " "
+    assert '<a id="item-2"></a>' not in md

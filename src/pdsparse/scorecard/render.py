@@ -62,6 +62,23 @@ def _md_cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+CELL_CHARS = 200
+"""A Markdown cell longer than this is shortened to its first clause and a link to the row in
+full below the table (issue 29: cells of over 400 characters made the table unreadable)."""
+
+
+def _short(text: str, link: str) -> str:
+    """``text``, or its first clause (up to ``;`` or a sentence's end) within
+    :data:`CELL_CHARS` and ``link``."""
+    text = str(text)
+    if len(text) <= CELL_CHARS:
+        return text
+    head = re.split(r"; |(?<=\.) ", text, maxsplit=1)[0]
+    if len(head) > CELL_CHARS - 20:
+        head = head[:CELL_CHARS - 20].rsplit(" ", 1)[0]
+    return f"{head} … {link}"
+
+
 def to_markdown(rows: Sequence[Row]) -> str:
     papers = {r.paper for r in rows}
     lines = [
@@ -82,20 +99,39 @@ def to_markdown(rows: Sequence[Row]) -> str:
         "",
         f"**{summary(rows)}.**",
         "",
-        "| paper | item | reproduced | paper value | our value | agreement |",
-        "|---|---|---|---|---|---|",
+        "| # | paper | item | reproduced | paper value | our value | agreement |",
+        "|---|---|---|---|---|---|---|",
     ]
     reproduced, notes = _factor_notes(rows)
-    for r, rep in zip(rows, reproduced, strict=True):
-        cells = [PAPER_TITLES.get(r.paper, r.paper), r.item, rep, r.paper_value,
-                 r.our_value, f"**{r.agreement}**" + (f": {r.reason}" if r.reason else "")
-                 + (f" · at the study's best: **{r.best_agreement}**"
-                    + (f": {r.best_reason}" if r.best_reason else "")
-                    if r.best_agreement else "")]
+    details = []
+    for i, (r, rep) in enumerate(zip(rows, reproduced, strict=True), start=1):
+        verdict = f"**{r.agreement}**" + (f" · at the study's best: **{r.best_agreement}**"
+                                           if r.best_agreement else "")
+        whole = f"**{r.agreement}**" + (f": {r.reason}" if r.reason else "") + (
+            f" · at the study's best: **{r.best_agreement}**"
+            + (f": {r.best_reason}" if r.best_reason else "") if r.best_agreement else "")
+        full = {"reproduced": rep, "paper value": r.paper_value, "our value": r.our_value,
+                "why": r.reason, "at the study's best": " — ".join(
+                    t for t in (r.best_value, r.best_reason) if t)}
+        long = len(whole) > CELL_CHARS or any(
+            len(full[k]) > CELL_CHARS for k in ("reproduced", "paper value", "our value"))
+        link = f"[more](#item-{i})"
+        cells = [str(i), PAPER_TITLES.get(r.paper, r.paper), r.item,
+                 *(_short(full[k], link) for k in ("reproduced", "paper value", "our value")),
+                 f"{verdict} ({link})" if long else whole]
+        if long:
+            details += ["", f'<a id="item-{i}"></a>', "",
+                        f"**{i}. {PAPER_TITLES.get(r.paper, r.paper)}: {r.item}** — "
+                        f"{verdict}", ""]
+            details += [f"- {k}: {_md_cell(v)}" for k, v in full.items() if v]
         lines.append("| " + " | ".join(map(_md_cell, cells)) + " |")
     if notes:
         lines += ["", "Notes:", ""] + [f"{i}. {_md_cell(t)}" for i, t in
                                        enumerate(notes, start=1)]
+    if details:
+        lines += ["", "## The rows in full", "",
+                  "Each row whose cells were shortened above, every field whole (also in "
+                  "`scorecard.csv`)."] + details
     return "\n".join(lines) + "\n"
 
 
