@@ -202,3 +202,20 @@ def test_skipped_message_suggests_the_plain_download_and_the_mirrors_file_names(
     assert "snakemake --cores 2 --config 'data={download: true}'" in msg
     assert "holding cod-rna.bz2 (or cod-rna)" in msg
     assert "data/raw/ as cod-rna.txt" in msg
+
+
+def test_the_effective_config_job_keeps_its_params_to_a_hash():
+    """Issue 29: adding a --configfile printed a 10 KB line, the job's params being the whole
+    config (dumped twice). Its one param is now the config's digest; the file holds it."""
+    import json
+
+    from pdsparse.config import config_digest
+
+    rule = (REPO / "workflow" / "rules" / "report.smk").read_text()
+    block = rule.split("rule effective_config:")[1].split("\nrule ")[0]
+    params = block.split("params:")[1].split("log:")[0]
+    assert "json.dumps" not in params and "config_digest(config)" in params
+    cfg = {"faceoff": {"max_epochs": 5}, "data": {"download": False}}
+    digest = config_digest(cfg)
+    assert len(digest) == 64 and digest == config_digest(json.loads(json.dumps(cfg)))
+    assert digest != config_digest({**cfg, "data": {"download": True}})

@@ -9,6 +9,8 @@ Snakemake.
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -21,6 +23,7 @@ from pdsparse.errors import ConfigError
 
 __all__ = [
     "coerce_by_schema",
+    "config_digest",
     "data_availability",
     "format_l2",
     "l2_tag",
@@ -29,6 +32,13 @@ __all__ = [
     "validate_config",
 ]
 _L2_RE = re.compile(r"^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?/n$")
+
+
+def config_digest(config: Mapping) -> str:
+    """SHA-256 of the effective config as ``results/config.json`` holds it (JSON in the
+    config's order): the ``effective_config`` job's one param, so that a changed config
+    reruns it while Snakemake's "params have changed" line stays one hash long."""
+    return hashlib.sha256(json.dumps(config).encode()).hexdigest()
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,12 +14,14 @@ rule effective_config:
     output:
         "results/config.json",
     params:
-        config=lambda wc: json.dumps(config),  # in the config's order (data sets, panels)
+        # a change of the config reruns the job; the hash keeps Snakemake's "params have
+        # changed" line short (the whole config in it printed 10 KB)
+        sha256=lambda wc: pdcfg.config_digest(config),
     log:
         "logs/effective_config.log",  # nothing to say: the rule cannot fail but for the disk
     run:
         with atomic_path(output[0]) as tmp:
-            tmp.write_text(params.config)
+            tmp.write_text(json.dumps(config))  # in the config's order (data sets, panels)
 
 
 rule scorecard:
