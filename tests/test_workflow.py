@@ -86,12 +86,13 @@ def test_dry_run_default_config_plans_everything_offline(tmp_path):
     ]:
         assert target in out, target
     # no real data offline: the real-data items are dropped, with one clear message
-    assert "data/raw" not in out.replace("data/raw/ under", "")
+    assert "data/raw" not in out.replace("data/raw/ as", "")  # the message's one mention
     assert "figure1c" not in out and "table1.csv" not in out
     assert out.count("skipping these paper items") == 1
     for item in ("Figure 1c: news20.binary", "Figure 1d: leu", "Table 1 row: leu"):
         assert item in res.stderr
-    assert "PDSPARSE_DATA_MIRROR" in res.stderr and "data.download: true" in res.stderr
+    assert "PDSPARSE_DATA_MIRROR" in res.stderr
+    assert "--config 'data={download: true}'" in res.stderr
 
 
 def test_dry_run_with_mirror_adds_real_items(tmp_path):
