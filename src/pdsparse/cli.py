@@ -151,10 +151,10 @@ def _load_dataset(path: str | Path):
     return load_dataset(_require_file(path, "data file"))
 
 
-def _write_parquet(df, path: str | Path, metadata: dict | None = None) -> None:
+def _write_parquet(df, path: str | Path, metadata: dict | None = None, sources=()) -> None:
     from pdsparse.traces import write_frame
 
-    write_frame(df, path, metadata)
+    write_frame(df, path, metadata, sources)
 
 
 def _provenance(args: argparse.Namespace) -> dict:
@@ -440,7 +440,8 @@ def cmd_aggregate(args: argparse.Namespace) -> None:
     for path in [*args.runs, *args.references]:
         _require_file(path, "input file")
     df = aggregate(args.runs, args.references)
-    _write_parquet(df, args.out, _provenance(args))
+    # the inputs' provenance (their commits) travels with the aggregate
+    _write_parquet(df, args.out, _provenance(args), sources=[*args.runs, *args.references])
     print(f"{len(args.runs)} runs, {len(df)} rows -> {args.out}", file=sys.stderr)
 
 
