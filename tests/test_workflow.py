@@ -92,6 +92,12 @@ def test_dry_run_default_config_plans_everything_offline(tmp_path):
     for item in ("Figure 1c: news20.binary", "Figure 1d: leu", "Table 1 row: leu"):
         assert item in res.stderr
     assert "PDSPARSE_DATA_MIRROR" in res.stderr and "data.download: true" in res.stderr
+    # the plan's cost, before it runs, over every job Snakemake plans (all but `all`)
+    import re
+
+    planned = int(re.search(r"^total\s+(\d+)", out, re.M)[1]) - 1
+    assert f"CPU hours over {planned} jobs" in res.stderr
+    assert "peak memory" in res.stderr and "cluster profile" not in res.stderr
 
 
 def test_dry_run_with_mirror_adds_real_items(tmp_path):
@@ -136,6 +142,8 @@ def test_dry_run_paper_config_requires_all_data(tmp_path):
     ]:
         assert target in out, target
     assert "skipping these paper items" not in out
+    # tens of CPU hours: the estimate says where to run it
+    assert "use the cluster profile" in res.stderr
 
 
 # ------------------------------------------------------------------------------- validation
