@@ -16,9 +16,10 @@ The model, in CPU seconds per job:
   evaluations``, where ``pass`` is one pass over A (:func:`pass_seconds`), ``expected`` the
   passes to the tolerance of a linearly converging coordinate method
   (:data:`PASSES_PER_DECADE` per decade of ``tol``; the other solvers are taken to run to
-  their budget, which the default runs do), setup :data:`SETUP_PASSES` passes and each
-  evaluation (one per ``eval_every`` epochs, or ``eval_per_decade`` per decade) one product
-  with A and one with A^T (:data:`EVAL_NS_PER_NNZ`) plus :data:`EVAL_S`;
+  their budget, which the default runs do; a dense pass :data:`DENSE_FACTOR` dearer),
+  setup :data:`SETUP_PASSES` passes and each evaluation (one per ``eval_every`` epochs, or
+  ``eval_per_decade`` per decade) one product with A and one with A^T
+  (:data:`EVAL_NS_PER_NNZ`) plus :data:`EVAL_S`;
 * a reference: ``min(reference.max_seconds, expected)``, the expected time that of dual RCD
   (Prox-SDCA with an l1 part, three products per pass) to ``rtol``, and for a ball
   (accelerated projected gradient) :data:`FIRST_ORDER_PASSES` products;
@@ -73,9 +74,14 @@ STATS_PASSES = 20
 GENERIC_PASS = (4.0, 100.0)
 """ns per nonzero and per coordinate (n + d) of one pass of a solver that
 :data:`pdsparse.predict.PASS_COST` does not fit (only used where ``max_epochs`` binds)."""
-PASSES_PER_DECADE = 2.0
-"""Passes of primal or dual RCD per decade of the tolerance (the default run's converged
-runs: 18-20 passes to 1e-10)."""
+PASSES_PER_DECADE = {"l2": 2.0, "elastic_net": 50.0}
+"""Passes of primal or dual RCD per decade of the tolerance: with an l2 penalty alone (the
+default run's Face-Off runs: 16-23 passes to 1e-10), with an l1 part (its DGPD runs: 100-680
+passes to 1e-7, or their 8 s budget)."""
+DENSE_FACTOR = 10.0
+"""A pass over a dense matrix costs this many times :data:`PASS_COST`'s per-nonzero price
+(fitted on sparse sets; dual RCD on the default run's 1500 x 1000 random-feature set: 24 ms
+a pass, 16 ns an entry)."""
 FIRST_ORDER_PASSES = 20000
 """Products with A of the certified reference on a ball (accelerated projected gradient)."""
 SETUP_PASSES = 3
@@ -162,6 +168,8 @@ def pass_seconds(solver: str, loss: str, shape: Shape, l1: bool = False) -> floa
         coords = shape.d if solver == "primal_rcd" else shape.n
     else:
         (per_nnz, per_coord), coords = GENERIC_PASS, shape.n + shape.d
+    if shape.dense:
+        per_nnz *= DENSE_FACTOR
     return (per_nnz * shape.nnz + per_coord * coords) * 1e-9
 
 
@@ -187,11 +195,12 @@ def _evaluations(epochs: float, eval_every: float, per_decade: int) -> float:
 
 def run_seconds(run, shape: Shape) -> float:
     """CPU seconds of a :class:`pdsparse.papers.plan.RunGroup`, every seed (the model above)."""
-    params = dict(run.problem.params)
-    one = pass_seconds(run.solver, run.problem.loss, shape, bool(params.get("l1")))
+    l1 = bool(dict(run.problem.params).get("l1"))
+    one = pass_seconds(run.solver, run.problem.loss, shape, l1)
     passes = run.max_epochs
     if run.solver in _COORDINATE and run.problem.penalty == "elastic_net":
-        passes = min(passes, PASSES_PER_DECADE * _decades(run.tol))
+        rate = PASSES_PER_DECADE["elastic_net" if l1 else "l2"]
+        passes = min(passes, rate * _decades(run.tol))
     kernel = min(run.max_seconds, passes * one)
     epochs = kernel / one if one > 0 else passes
     evals = _evaluations(epochs, run.eval_every, run.eval_per_decade)
@@ -205,7 +214,8 @@ def reference_seconds(problem, shape: Shape, settings: Mapping) -> float:
     params = dict(problem.params)
     if problem.penalty == "elastic_net":
         l1 = bool(params.get("l1"))
-        passes = PASSES_PER_DECADE * _decades(settings["rtol"]) * (3 if l1 else 1)
+        rate = PASSES_PER_DECADE["elastic_net" if l1 else "l2"] * (3 if l1 else 1)
+        passes = rate * _decades(settings["rtol"])
         one = pass_seconds("dual_rcd", problem.loss, shape, l1)
     else:
         passes, one = FIRST_ORDER_PASSES, EVAL_NS_PER_NNZ * 1e-9 * shape.nnz / 2
