@@ -58,6 +58,7 @@ def test_file_without_provenance_reads_as_none(tmp_path):
     pd.DataFrame({"x": [1.0]}).to_parquet(path)
     assert read_provenance(path) is None
     assert summarize([None])["commits"] == {"unknown (no provenance)": 1}
+    assert "none of the 1 result files records" in describe(of_results(tmp_path))
 
 
 def _trace(path, problem: str, seed: int) -> None:

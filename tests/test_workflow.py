@@ -283,6 +283,12 @@ def test_tiny_workflow_end_to_end(tmp_path):
     assert set(agg["dataset"]) == {"bin_d5_n10_p0.5", "bin_d5_n10_p1"}
     assert set(agg["solver"]) == {"primal_rcd", "dual_rcd"}
     assert {"p_star", "subopt", "rel_subopt"} <= set(agg.columns)
+    # provenance: the aggregate counts its traces and references; the scorecard says it
+    from pdsparse.provenance import read_provenance
+
+    prov = read_provenance(wd / "results" / "faceoff" / "figure2.parquet")
+    assert prov["inputs"]["files"] >= 4 and prov["cpu_clock"] == "time.process_time"
+    assert "Provenance: all " in (wd / "results" / "SCORECARD.md").read_text()
     # nothing left to do: a second dry run plans no job
     res = smk(wd, "-n")
     assert res.returncode == 0

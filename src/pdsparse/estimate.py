@@ -54,8 +54,9 @@ __all__ = ["CLUSTER_HOURS", "Estimate", "JobCost", "Shape", "data_shape", "estim
 JOB_START_S = 1.2
 """CPU seconds of starting a job's ``pdsparse`` process (measured: 1.15 s to import
 ``pdsparse.run`` and the kernels)."""
-SCHEDULER_S = 0.3
-"""Snakemake's CPU seconds per job (the shell, the output checks, the bookkeeping)."""
+SCHEDULER_S = 1.5
+"""Snakemake's own CPU seconds per job (the shell, the output checks, the bookkeeping, the
+parse): measured 237 s over the first 125 jobs of the default run, 1.9 s a job."""
 FIXED_S = {"fetch": 0.5, "stats": 0.3, "aggregate": 0.5, "figure": 2.5, "table": 1.0,
            "table_page": -1.0, "scorecard": 4.0, "effective_config": -JOB_START_S}
 """Extra CPU seconds of a job kind beyond the start (a table page imports almost nothing;

@@ -65,11 +65,14 @@ def git_commit(cwd: str | Path | None = None) -> str:
 @functools.cache
 def git_dirty(cwd: str | Path | None = None) -> bool | None:
     """Whether tracked files differ from HEAD (``$PDSPARSE_GIT_DIRTY`` = 1/0 if set, else
-    ``git status --porcelain --untracked-files=no``); None outside a work tree. Untracked
-    files (results, compiled kernels) do not count."""
+    ``git status --porcelain --untracked-files=no``); None outside a work tree, or when
+    ``$PDSPARSE_GIT_COMMIT`` names the commit without it. Untracked files (results,
+    compiled kernels) do not count."""
     env = os.environ.get(DIRTY_ENV)
     if env in ("0", "1"):
         return env == "1"
+    if os.environ.get(COMMIT_ENV):  # a commit given without its state: not this tree's
+        return None
     out = _git(["status", "--porcelain", "--untracked-files=no"], cwd)
     return None if out is None else bool(out.strip())
 
@@ -230,6 +233,9 @@ def describe(summary: Mapping) -> str:
         return (f"Provenance: MIXED: the {files} result files come from {len(commits)} "
                 f"commits, not one clean run: {listed}.")
     (commit,) = commits
+    if commit == commit_label(None):
+        return (f"Provenance: none of the {files} result files records its provenance "
+                "(written by a version before it was recorded).")
     clean = ("with uncommitted changes" if commit.endswith("+dirty")
              else "a clean checkout" if not commit.startswith(UNKNOWN) else "no git checkout")
     parts = [f"Provenance: all {files} result files from commit {_short(commit.split('+')[0])} "

@@ -134,10 +134,12 @@ def _export_commit():
     find them in the environment (pdsparse.provenance) instead of each starting git."""
     from pdsparse.provenance import COMMIT_ENV, DIRTY_ENV, git_commit, git_dirty
 
-    os.environ.setdefault(COMMIT_ENV, git_commit(workflow.basedir))
+    if os.environ.get(COMMIT_ENV):  # given by the user: so is its state, or it is unknown
+        return
+    os.environ[COMMIT_ENV] = git_commit(workflow.basedir)
     dirty = git_dirty(workflow.basedir)
     if dirty is not None:
-        os.environ.setdefault(DIRTY_ENV, "1" if dirty else "0")
+        os.environ[DIRTY_ENV] = "1" if dirty else "0"
 
 
 def is_dry_run(argv=None):
