@@ -3,9 +3,13 @@
 ``snakemake -n`` prints it (the Snakefile, at parse time of a dry run), and so does
 ``pdsparse estimate --config YAML...``. Every job of the plans (:mod:`pdsparse.papers`) gets
 a CPU time and a memory from the size of its data (:func:`data_shape`: the registry's n, d
-and nnz, a generator's parameters, a recipe's split and feature map) and measured per-unit
-costs, the constants below (this machine, 2026-11-28; kernel passes from
-:data:`pdsparse.predict.PASS_COST`, fitted by ``benchmarks/pass_cost.py``).
+and nnz, a generator's parameters, a recipe's split and feature map) and per-unit costs, the
+constants below. Measured (this machine, 2026-11-28): a kernel pass
+(:data:`pdsparse.predict.PASS_COST`, fitted by ``benchmarks/pass_cost.py``), the start of a
+job, Snakemake's work per job, the dense factor and the passes to a tolerance (from the
+default run's traces). Set by judgement and checked only through the total against the
+default run: the costs of parsing, generating, feature maps, statistics, evaluations,
+aggregates, figures and tables, and the passes of a reference on a ball.
 
 The model, in CPU seconds per job:
 
@@ -33,8 +37,8 @@ The model, in CPU seconds per job:
 A job's memory is :data:`BASE_MB` (the process) plus its data: ``n d 8`` bytes dense,
 ``12 nnz`` sparse (values and indices), twice where a sparse problem holds A and its
 transpose (runs, references, statistics), and a feature map's input (twice: read, then
-converted) and output together while preparing. The
-peak of a run on ``cores`` cores is at most the sum of the ``cores`` largest jobs.
+converted) and output together while preparing. The peak of a run on ``cores`` cores is
+at most the sum of the ``cores`` largest jobs.
 
 What it does not know: how many passes a method that is not a coordinate method takes to
 its tolerance (its budget is charged in full), and the load of a shared machine (CPU time
@@ -57,7 +61,8 @@ JOB_START_S = 1.2
 ``pdsparse.run`` and the kernels)."""
 SCHEDULER_S = 1.5
 """Snakemake's own CPU seconds per job (the shell, the output checks, the bookkeeping, the
-parse): measured 237 s over the first 125 jobs of the default run, 1.9 s a job."""
+parse): measured 331 s over the first 154 jobs of the default run on a loaded machine, 2.1 s
+a job (its polling grows with the wall time)."""
 FIXED_S = {"fetch": 0.5, "stats": 0.3, "aggregate": 0.5, "figure": 2.5, "table": 1.0,
            "table_page": -1.0, "scorecard": 4.0, "effective_config": -JOB_START_S}
 """Extra CPU seconds of a job kind beyond the start (a table page imports almost nothing;
