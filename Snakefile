@@ -3,7 +3,8 @@
 #
 #   snakemake --cores 2                                  default run (config/config.yaml)
 #   snakemake --cores 2 --configfile config/paper.yaml   full reproduction
-#   snakemake -n                                         show the plan
+#   snakemake -n                                         show the plan and its estimated
+#                                                        CPU hours and peak memory
 #
 # Data flow (every arrow a rule, every box a file; see workflow/rules/):
 #   fetch -> data/raw -> prepare / synth -> data/processed/<dataset>.npz
@@ -40,6 +41,10 @@ include: "workflow/rules/common.smk"
 validate_workflow_config(config)
 validate(config, "workflow/schemas/config.schema.yaml")
 setup_plans()
+
+# `snakemake -n`: what the plan will cost, before it runs (pdsparse.estimate)
+if is_dry_run():
+    print_estimate()
 
 
 include: "workflow/rules/fetch.smk"

@@ -620,7 +620,7 @@ def versions() -> dict:
 
 
 def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
-    from pdsparse.io import atomic_path
+    from pdsparse.traces import write_frame
 
     curves = pd.DataFrame([c for w in results if "curves" in w for c in w["curves"]])
     df = rows_frame(results)
@@ -633,10 +633,9 @@ def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFram
     df = df[COLUMNS + extra]
     df["ours"] = df["ours"].astype(bool)
     out_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out_dir / "peers.parquet") as tmp:
-        df.to_parquet(tmp, index=False)
-    with atomic_path(out_dir / "peers_curves.parquet") as tmp:
-        curves.to_parquet(tmp, index=False)
+    # through the package's one Parquet writer: checksums and provenance (commit, CPU, threads)
+    write_frame(df, out_dir / "peers.parquet")
+    write_frame(curves, out_dir / "peers_curves.parquet")
     for (ds, lam_spec), _ in df.groupby(["dataset", "lam_spec"], sort=False):
         plot(curves, ds, lam_spec, out_dir / f"peers_{ds}_{lam_tag(lam_spec)}.png")
     write_tables(out_dir, "peers", df, markdown(df, list(dict.fromkeys(df.solver)), meta), meta)

@@ -93,6 +93,12 @@ def test_dry_run_default_config_plans_everything_offline(tmp_path):
         assert item in res.stderr
     assert "PDSPARSE_DATA_MIRROR" in res.stderr
     assert "--config 'data={download: true}'" in res.stderr
+    # the plan's cost, before it runs, over every job Snakemake plans (all but `all`)
+    import re
+
+    planned = int(re.search(r"^total\s+(\d+)", out, re.M)[1]) - 1
+    assert f"CPU hours over {planned} jobs" in res.stderr
+    assert "peak memory" in res.stderr and "cluster profile" not in res.stderr
 
 
 def test_dry_run_with_mirror_adds_real_items(tmp_path):
@@ -137,6 +143,8 @@ def test_dry_run_paper_config_requires_all_data(tmp_path):
     ]:
         assert target in out, target
     assert "skipping these paper items" not in out
+    # tens of CPU hours: the estimate says where to run it
+    assert "use the cluster profile" in res.stderr
 
 
 # ------------------------------------------------------------------------------- validation
@@ -277,6 +285,12 @@ def test_tiny_workflow_end_to_end(tmp_path):
     assert set(agg["dataset"]) == {"bin_d5_n10_p0.5", "bin_d5_n10_p1"}
     assert set(agg["solver"]) == {"primal_rcd", "dual_rcd"}
     assert {"p_star", "subopt", "rel_subopt"} <= set(agg.columns)
+    # provenance: the aggregate counts its traces and references; the scorecard says it
+    from pdsparse.provenance import read_provenance
+
+    prov = read_provenance(wd / "results" / "faceoff" / "figure2.parquet")
+    assert prov["inputs"]["files"] >= 4 and prov["cpu_clock"] == "time.process_time"
+    assert "Provenance: all " in (wd / "results" / "SCORECARD.md").read_text()
     # nothing left to do: a second dry run plans no job
     res = smk(wd, "-n")
     assert res.returncode == 0

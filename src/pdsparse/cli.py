@@ -157,10 +157,10 @@ def _load_dataset(path: str | Path):
     return load_dataset(_require_file(path, "data file"))
 
 
-def _write_parquet(df, path: str | Path, metadata: dict | None = None) -> None:
+def _write_parquet(df, path: str | Path, metadata: dict | None = None, sources=()) -> None:
     from pdsparse.traces import write_frame
 
-    write_frame(df, path, metadata)
+    write_frame(df, path, metadata, sources)
 
 
 def _provenance(args: argparse.Namespace) -> dict:
@@ -447,7 +447,8 @@ def cmd_aggregate(args: argparse.Namespace) -> None:
     for path in [*args.runs, *args.references]:
         _require_file(path, "input file")
     df = aggregate(args.runs, args.references)
-    _write_parquet(df, args.out, _provenance(args))
+    # the inputs' provenance (their commits) travels with the aggregate
+    _write_parquet(df, args.out, _provenance(args), sources=[*args.runs, *args.references])
     print(f"{len(args.runs)} runs, {len(df)} rows -> {args.out}", file=sys.stderr)
 
 
@@ -459,6 +460,7 @@ def cmd_output(args: argparse.Namespace) -> None:
 
 def cmd_scorecard(args: argparse.Namespace) -> None:
     from pdsparse.config import load_config
+    from pdsparse.provenance import describe, of_results
     from pdsparse.scorecard import scorecard, to_markdown, write_scorecard
 
     config = load_config(args.config or ["config/config.yaml"], args.schema)
@@ -468,9 +470,18 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
         if any(len(p) != 2 for p in skipped):
             raise ConfigError("--skipped: expected ITEM=DATASET pairs")
     rows = scorecard(config, args.results, skipped=skipped, benchmarks=args.benchmarks)
+    provenance = describe(of_results(args.results, args.provenance_from))
     if not (args.out_md or args.out_csv or args.out_html):
-        print(to_markdown(rows), end="")
-    write_scorecard(rows, args.out_md, args.out_csv, args.out_html)
+        print(to_markdown(rows, provenance), end="")
+    write_scorecard(rows, args.out_md, args.out_csv, args.out_html, provenance)
+
+
+def cmd_estimate(args: argparse.Namespace) -> None:
+    from pdsparse.config import load_config
+    from pdsparse.estimate import format_estimate, of_config
+
+    config = load_config(args.config or ["config/config.yaml"], args.schema)
+    print(format_estimate(of_config(config, args.cores), args.cluster_hours))
 
 
 def cmd_html(args: argparse.Namespace) -> None:
@@ -868,7 +879,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out-md", help="Markdown (results/SCORECARD.md)")
     p.add_argument("--out-csv", help="CSV, one row per item")
     p.add_argument("--out-html", help="self-contained HTML page (for the report)")
+    p.add_argument("--provenance-from", nargs="*", metavar="PARQUET",
+                   help="the result files whose provenance (commits, versions, CPU, threads, "
+                   "clock) the scorecard states (default: every .parquet under --results but "
+                   "runs/ and benchmarks/; an aggregate carries its traces')")
     p.set_defaults(func=cmd_scorecard)
+
+    # estimate
+    p = _sub(
+        sub, "estimate", "the CPU hours and peak memory of a workflow plan, before running it",
+        "Every job the workflow would run for the config (data that is available as the "
+        "workflow decides it: raw directory, mirror, data.download) with its CPU time and "
+        "memory from the data's size and measured per-pass costs (the model: pydoc "
+        "pdsparse.estimate); `snakemake -n` prints the same. Advises the cluster profile "
+        "when the work exceeds --cluster-hours of wall time on --cores cores.",
+    )
+    p.add_argument("--config", nargs="+", metavar="YAML",
+                   help="workflow config file(s), later ones override, as with snakemake "
+                   "--configfile (default: config/config.yaml)")
+    p.add_argument("--schema", default="workflow/schemas/config.schema.yaml",
+                   help="config schema (fills the defaults)")
+    p.add_argument("--cores", type=int, default=2, help="cores of the local run")
+    p.add_argument("--cluster-hours", type=float, default=8.0,
+                   help="advise the cluster profile above this many hours of wall time")
+    p.set_defaults(func=cmd_estimate)
 
     # html
     p = _sub(sub, "html", "a table's Markdown as a self-contained HTML page (for the report)")

@@ -3,17 +3,16 @@
 A trace is one run: its keys (what was run, on which problem) as constant columns, then one
 row per evaluation (``TRACE_COLUMNS`` of :mod:`pdsparse.solvers`), with ``status`` on the
 last row. The file metadata (key ``pdsparse``) holds the package version, the git commit
-and the resolved settings. An aggregate is the traces of an experiment joined with the
-certified optimal values of their problems (:func:`aggregate`).
+and the resolved settings; every file :func:`write_frame` writes also carries its provenance
+(:mod:`pdsparse.provenance`: code, software, machine, threads, clock). An aggregate is the
+traces of an experiment joined with the certified optimal values of their problems
+(:func:`aggregate`); its provenance sums up its inputs' (which commits made them).
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import shlex
-import subprocess
 import sys
 import time
 from collections.abc import Iterable, Mapping
@@ -27,6 +26,7 @@ import pyarrow.parquet as pq
 from pdsparse import __version__
 from pdsparse.errors import DataError
 from pdsparse.io import DIGEST_KEY, atomic_path, check_metadata, metadata_digest, read_parquet
+from pdsparse.provenance import COMMIT_ENV, PROVENANCE_KEY, git_commit, record
 from pdsparse.solvers import option_names
 
 __all__ = [
@@ -43,28 +43,10 @@ __all__ = [
 ]
 
 METADATA_KEY = b"pdsparse"
-COMMIT_ENV = "PDSPARSE_GIT_COMMIT"
 # Run keys, in column order: the experiment, the problem, the solver and every option of the
 # registry ("none" where a solver lacks one), the seed.
 KEY_COLUMNS = ("experiment", "dataset", "solver", "loss", "l2", "l1", *option_names(),
                "problem", "seed")
-
-
-@functools.cache
-def git_commit(cwd: str | Path | None = None) -> str:
-    """HEAD of the checkout: ``$PDSPARSE_GIT_COMMIT`` if set, else ``git rev-parse HEAD``.
-
-    The workflow reads the commit once and hands it to its jobs in the environment, so that
-    no job starts git; outside a work tree the answer is ``"unknown"``.
-    """
-    if os.environ.get(COMMIT_ENV):
-        return os.environ[COMMIT_ENV]
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True,
-                             text=True, timeout=10, check=True)
-        return out.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def provenance(arguments: Mapping | None = None) -> dict:
@@ -80,8 +62,12 @@ def provenance(arguments: Mapping | None = None) -> dict:
     }
 
 
-def write_frame(df: pd.DataFrame, path: str | Path, metadata: dict | None = None) -> None:
-    """Write ``df`` to Parquet atomically, with ``metadata`` as JSON under key ``pdsparse``.
+def write_frame(df: pd.DataFrame, path: str | Path, metadata: dict | None = None,
+                sources: Iterable[str | Path] = ()) -> None:
+    """Write ``df`` to Parquet atomically, with ``metadata`` as JSON under key ``pdsparse``
+    and the provenance (:func:`pdsparse.provenance.record`) under ``pdsparse.provenance``:
+    every Parquet file the package writes goes through here. ``sources``: the Parquet files
+    ``df`` was made from, whose provenance is summed up in the record's ``inputs``.
 
     Every data page carries a CRC-32 and the footer's metadata a SHA-256
     (:func:`pdsparse.io.metadata_digest`), which :func:`pdsparse.io.read_parquet` verifies:
@@ -90,6 +76,7 @@ def write_frame(df: pd.DataFrame, path: str | Path, metadata: dict | None = None
     kv = dict(table.schema.metadata or {})
     if metadata is not None:
         kv[METADATA_KEY] = json.dumps(metadata, default=str).encode()
+    kv[PROVENANCE_KEY] = json.dumps(record(sources), default=str).encode()
     kv[DIGEST_KEY] = metadata_digest(kv)
     table = table.replace_schema_metadata(kv)
     with atomic_path(path) as tmp:

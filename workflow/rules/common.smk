@@ -20,6 +20,7 @@ except ImportError:  # package not installed: use the source tree next to this w
 
 from pdsparse import scorecard as _scorecard
 from pdsparse.errors import ConfigError
+from pdsparse.estimate import data_shape, estimate, format_estimate, plan_costs, shared_references
 from pdsparse.io import atomic_path
 from pdsparse.papers.plan import reference_path
 from pdsparse.solvers import SOLVERS
@@ -94,18 +95,15 @@ def setup_plans():
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
     # the lookups of the generic rules, by the key in the file name
-    DATASETS, PROBLEMS, STATS, RUNS, OUTPUTS, REFERENCE = {}, {}, {}, {}, {}, {}
+    DATASETS, PROBLEMS, STATS, RUNS, OUTPUTS = {}, {}, {}, {}, {}
     for plan in PLANS.values():
         DATASETS.update(plan.data)
         PROBLEMS.update(plan.problems)
         STATS.update(plan.stats)
         RUNS.update({run.key: run for run in plan.runs})
         OUTPUTS.update({(o.paper, o.name): o for o in plan.outputs})
-        for tag in plan.problems:  # a problem shared by papers gets the strictest settings
-            ref = REFERENCE.setdefault(tag, dict(plan.reference))
-            ref["rtol"] = min(ref["rtol"], plan.reference["rtol"])
-            for key in ("max_epochs", "max_seconds"):
-                ref[key] = max(ref[key], plan.reference[key])
+    # a problem shared by papers gets the strictest reference settings
+    REFERENCE = shared_references(PLANS)
     _export_data_source()
     _export_commit()
     # raw file name in data/raw -> registry name (the fetch rule's output pattern)
@@ -132,11 +130,31 @@ def _export_data_source():
 
 
 def _export_commit():
-    """Read the code's git commit once per workflow run; jobs find it in the environment
-    (pdsparse.traces.git_commit) instead of each starting git."""
-    from pdsparse.traces import COMMIT_ENV, git_commit
+    """Read the code's git commit and whether the tree is dirty once per workflow run; jobs
+    find them in the environment (pdsparse.provenance) instead of each starting git."""
+    from pdsparse.provenance import COMMIT_ENV, DIRTY_ENV, git_commit, git_dirty
 
-    os.environ.setdefault(COMMIT_ENV, git_commit(workflow.basedir))
+    if os.environ.get(COMMIT_ENV):  # given by the user: so is its state, or it is unknown
+        return
+    os.environ[COMMIT_ENV] = git_commit(workflow.basedir)
+    dirty = git_dirty(workflow.basedir)
+    if dirty is not None:
+        os.environ[DIRTY_ENV] = "1" if dirty else "0"
+
+
+def is_dry_run(argv=None):
+    """Whether Snakemake was started with -n / --dry-run (also combined, e.g. -np): the
+    Snakefile is parsed before Snakemake tells the workflow (workflow.dryrun is set later)."""
+    argv = sys.argv[1:] if argv is None else argv
+    return any(a in ("--dry-run", "--dryrun") or re.fullmatch(r"-[A-Za-z]*n[A-Za-z]*", a)
+               for a in argv)
+
+
+def print_estimate():
+    """The plan's CPU hours and peak memory (pdsparse.estimate), for `snakemake -n`."""
+    cores = workflow.cores if isinstance(workflow.cores, int) and workflow.cores > 0 else 2
+    jobs = plan_costs(PLANS, REGISTRY, PROCESSED_DIR, RAW_DIR)
+    _warn(format_estimate(estimate(jobs, cores)))
 
 
 def keep_raw_files():
@@ -422,53 +440,13 @@ def scorecard_labels(wildcards):
 # ------------------------------------------------------------------------------ resources
 
 
-# rows of the bundled sources (pdsparse.data.synthetic.BUNDLED), for the estimate below
-_BUNDLED_ROWS = {"digits": 1797}
-
-
 def dataset_nnz(data):
-    """Approximate nnz(A) of a DataSpec, for memory estimates (registry or generator).
-
-    With a recipe's split or feature map: the training rows after the map (plus the test
-    rows). A dense map (rf) counts n * D / 16: a dense entry takes 8 bytes where the rules
-    budget 100-250 bytes per sparse nonzero, so this still over-estimates (Mnist-RF, 4.6 GB
-    of data: about 36 M "nonzeros", i.e. 5.4 GB for a run at 150 bytes each).
-    """
-    recipe = data.recipe
-    if data.real:
-        spec = REGISTRY[data.name]
-        rows = spec.n
-        if spec.nnz:
-            nnz = int(spec.nnz)
-        else:
-            nnz = int((spec.n or 10**5) * min(spec.d or 10**3, 10**3))
-    else:
-        p = dict(data.generator.params)
-        kind = data.generator.kind
-        n, d = int(p.get("n", 1000)), int(p.get("d", 1000))
-        rows = n
-        if kind in _BUNDLED_ROWS:
-            rows = _BUNDLED_ROWS[kind]
-            nnz = rows * 64
-        elif kind == "worst_case_binary_dual":
-            nnz = int(p.get("alpha", n * d))
-        elif kind == "worst_case_general":
-            nnz = n + d
-        elif kind == "zipf_bow":
-            nnz = int(n * float(p.get("mean_nnz_per_row", 100)))
-        else:
-            nnz = n * d
-    test_rows = recipe.test_rows
-    if recipe.test_file is not None:  # the test rows of a second file are kept beside
-        test = REGISTRY[recipe.test_file]
-        test_rows = test.n or 0
-        nnz += int(test.nnz or (test.n or 0) * nnz / max(rows or 1, 1))
-    if recipe.features is None:
-        return nnz
-    rows = rows or max(nnz // 100, 1)
-    train = recipe.subsample or max(rows - recipe.test_rows, 1)
-    out = (train + test_rows) * recipe.map_size  # the map's output: training + test
-    return out // 16 if recipe.features == "rf" else out
+    """nnz(A) of a DataSpec for the memory of a job (pdsparse.estimate.data_shape). A dense
+    map (rf) counts n * D / 16: a dense entry takes 8 bytes where the rules budget 100-250
+    bytes per sparse nonzero, so this still over-estimates (Mnist-RF, 4.6 GB of data: about
+    36 M "nonzeros", i.e. 5.4 GB for a run at 150 bytes each)."""
+    nnz = data_shape(data, REGISTRY).nnz
+    return nnz // 16 if data.recipe.features == "rf" else nnz
 
 
 def _data_of(wildcards):

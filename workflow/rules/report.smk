@@ -40,6 +40,8 @@ rule scorecard:
         ),
     params:
         schema=str(SCHEMA),
+        # the files the verdicts are computed from: the scorecard states their provenance
+        parquet=lambda wc, input: " ".join(shlex.quote(f) for f in input if f.endswith("parquet")),
         skipped=lambda wc: " ".join(
             shlex.quote(f"{item}={name}") for plan in PLANS.values() for item, name in plan.skipped
         ),
@@ -54,6 +56,7 @@ rule scorecard:
     shell:
         "pdsparse scorecard --config {input.config:q} --schema {params.schema:q}"
         " --skipped {params.skipped} --results results"
+        " --provenance-from {params.parquet}"
         " --out-md {output.md} --out-csv {output.csv} --out-html {output.html} 2> {log}"
 
 

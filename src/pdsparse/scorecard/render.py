@@ -79,7 +79,10 @@ def _short(text: str, link: str) -> str:
     return f"{head} … {link}"
 
 
-def to_markdown(rows: Sequence[Row]) -> str:
+def to_markdown(rows: Sequence[Row], provenance: str = "") -> str:
+    """The scorecard as Markdown; ``provenance``: the sentence of
+    :func:`pdsparse.provenance.describe` on the results it was computed from (under the
+    summary)."""
     papers = {r.paper for r in rows}
     lines = [
         "# Reproduction scorecard",
@@ -99,6 +102,7 @@ def to_markdown(rows: Sequence[Row]) -> str:
         "",
         f"**{summary(rows)}.**",
         "",
+        *([provenance, ""] if provenance else []),
         "| # | paper | item | reproduced | paper value | our value | agreement |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -137,7 +141,9 @@ def to_markdown(rows: Sequence[Row]) -> str:
 
 _COLOURS = {"yes": "#d9f2d9", "partly": "#fff0c2", "no": "#f8d0d0", INCONCLUSIVE: "#dde6f5",
             NOT_RUN: "#e6e6e6"}
-def to_html(rows: Sequence[Row]) -> str:
+
+
+def to_html(rows: Sequence[Row], provenance: str = "") -> str:
     esc = html.escape
     head = "".join(f"<th>{h}</th>" for h in ("paper", "item", "reproduced", "paper value",
                                               "our value", "agreement"))
@@ -157,7 +163,9 @@ def to_html(rows: Sequence[Row]) -> str:
     legend = "".join(f"<li>{esc(t)}</li>" for t in TOLERANCES.values())
     text = (f"<h1>Reproduction scorecard</h1>\n<p>One row per paper item, computed by "
             f"<code>pdsparse scorecard</code> from the results and the papers' printed values. "
-            f"<b>{esc(summary(rows))}.</b></p>\n<p>Tolerances:</p><ul>{legend}</ul>\n"
+            f"<b>{esc(summary(rows))}.</b></p>\n"
+            + (f"<p>{esc(provenance)}</p>\n" if provenance else "")
+            + f"<p>Tolerances:</p><ul>{legend}</ul>\n"
             f'<table id="scorecard"><thead><tr>{head}</tr></thead>\n<tbody>\n'
             + "\n".join(body) + "\n</tbody></table>"
             + ("\n<p>Notes:</p><ol>" + "".join(f"<li>{esc(t)}</li>" for t in notes) + "</ol>"
@@ -172,22 +180,24 @@ def to_html(rows: Sequence[Row]) -> str:
 
 
 def write_scorecard(rows: Sequence[Row], out_md: PathLike | None = None,
-                    out_csv: PathLike | None = None, out_html: PathLike | None = None) -> None:
-    """Write the rows as Markdown, CSV (columns :data:`COLUMNS`) and HTML, atomically."""
+                    out_csv: PathLike | None = None, out_html: PathLike | None = None,
+                    provenance: str = "") -> None:
+    """Write the rows as Markdown, CSV (columns :data:`COLUMNS`) and HTML, atomically;
+    ``provenance`` heads the Markdown and HTML (:func:`to_markdown`)."""
     import pandas as pd
 
     from pdsparse.io import atomic_path
 
     if out_md:
         with atomic_path(out_md) as tmp:
-            tmp.write_text(to_markdown(rows), encoding="utf-8")
+            tmp.write_text(to_markdown(rows, provenance), encoding="utf-8")
     if out_csv:
         with atomic_path(out_csv) as tmp:
             pd.DataFrame([asdict(r) for r in rows], columns=list(COLUMNS)).to_csv(
                 tmp, index=False)
     if out_html:
         with atomic_path(out_html) as tmp:
-            tmp.write_text(to_html(rows), encoding="utf-8")
+            tmp.write_text(to_html(rows, provenance), encoding="utf-8")
 
 
 def read_rows(path: PathLike) -> list[Row]:
