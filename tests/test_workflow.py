@@ -97,6 +97,10 @@ def test_dry_run_default_config_plans_everything_offline(tmp_path):
     import re
 
     planned = int(re.search(r"^total\s+(\d+)", out, re.M)[1]) - 1
+    # issue 29: docs/workflow.md said 242 jobs where a fresh clone planned 283
+    said = re.search(r"estimated cost: (\d+) jobs offline",
+                     " ".join((REPO / "docs" / "workflow.md").read_text().split()))
+    assert said and int(said[1]) == planned + 1, (said and said[1], planned + 1)
     assert f"CPU hours over {planned} jobs" in res.stderr
     assert "peak memory" in res.stderr and "cluster profile" not in res.stderr
 
