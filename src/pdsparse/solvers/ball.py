@@ -71,8 +71,8 @@ from pdsparse.solvers.base import _int_option, _Kernel, _option, _Options
 
 __all__ = ["AccPGOptions", "FWOptions", "SVRGOptions", "SCGSOptions", "STORCOptions",
            "AccPGKernel", "FWKernel", "SVRGKernel", "SCGSKernel", "STORCKernel",
-           "spectral_norm_sq", "smoothness", "gradient_bounds", "svrg_parameters",
-           "scgs_parameters", "storc_inner", "storc_parameters", "cndg_guard"]
+           "spectral_norm_sq", "smoothness", "acc_pg_lipschitz", "gradient_bounds",
+           "svrg_parameters", "scgs_parameters", "storc_inner", "storc_parameters", "cndg_guard"]
 
 _SLIDING_STEP_DOC = ("a multiplier c on the steps 1 / beta_k of CndG's prox-subproblems: the "
                      "parameters are computed with L / c in place of L (theory: c = 1, the "
@@ -224,6 +224,19 @@ def power_norm_sq(problem: Problem, iters: int = POWER_ITERS) -> float:
         v = w / norm
     av = np.asarray(A @ v, dtype=np.float64).reshape(-1)
     return max(value, float(av @ av))
+
+
+def acc_pg_lipschitz(problem: Problem, rule: str) -> float:
+    """Acc PG's L (its step 1/L) by ``rule`` (:class:`AccPGOptions`' ``lipschitz``), on the
+    l1 or the trace ball: exact (:func:`smoothness`), power (:func:`power_norm_sq` times
+    :data:`POWER_SAFETY`) or, to start backtracking from, the lower bound beta max_i
+    ||a_i||^2 / n + mu (||A||_2^2 >= max_i ||a_i||^2)."""
+    p = problem
+    if rule == "exact":
+        return smoothness(p)
+    if rule == "power":
+        return POWER_SAFETY * p.smoothness * power_norm_sq(p) / p.n + p.l2
+    return p.smoothness * float(np.max(p.row_sqnorms)) / p.n + p.l2
 
 
 def smoothness(problem: Problem) -> float:
@@ -448,13 +461,7 @@ class AccPGKernel(_BallKernel):
         super().__init__(problem, seed, w0)
         options = options or AccPGOptions()
         self.backtrack = options.lipschitz == "backtracking"
-        p = problem
-        if options.lipschitz == "exact":
-            self.lip = smoothness(p)
-        elif options.lipschitz == "power":
-            self.lip = POWER_SAFETY * p.smoothness * power_norm_sq(p) / p.n + p.l2
-        else:  # ||A||_2^2 >= max_i ||a_i||^2: a lower bound of L to start from
-            self.lip = p.smoothness * float(np.max(p.row_sqnorms)) / p.n + p.l2
+        self.lip = acc_pg_lipschitz(problem, options.lipschitz)
         self.fista = options.momentum == "fista"
         if not self.fista and not self.mu > 0:
             raise ConfigError("acc_pg: momentum=nesterov needs mu > 0 (the l2 of the "

@@ -71,7 +71,6 @@ from pdsparse.names import (
 from pdsparse.penalties import FEASIBILITY_RTOL, L1Ball, TraceBall
 from pdsparse.problem import Problem
 from pdsparse.solvers.ball import (
-    POWER_SAFETY,
     AccPGKernel,
     AccPGOptions,
     FWKernel,
@@ -82,8 +81,8 @@ from pdsparse.solvers.ball import (
     STORCOptions,
     SVRGKernel,
     SVRGOptions,
+    acc_pg_lipschitz,
     cndg_guard,
-    power_norm_sq,
     scgs_parameters,
     smoothness,
     storc_inner,
@@ -507,14 +506,8 @@ class TraceAccPGKernel(_TraceKernel):
                  w0: np.ndarray | None = None, svd: str = DEFAULT_METHOD):
         super().__init__(problem, seed, w0, svd)
         options = options or AccPGOptions()
-        p = problem
         self.backtrack = options.lipschitz == "backtracking"
-        if options.lipschitz == "exact":
-            self.lip = smoothness(p)
-        elif options.lipschitz == "power":
-            self.lip = POWER_SAFETY * p.smoothness * power_norm_sq(p) / p.n + p.l2
-        else:  # ||A||_2^2 >= max_i ||a_i||^2: a lower bound of L to start from
-            self.lip = p.smoothness * float(np.max(p.row_sqnorms)) / p.n + p.l2
+        self.lip = acc_pg_lipschitz(problem, options.lipschitz)
         self.fista = options.momentum == "fista"
         if not self.fista and not self.mu > 0:
             raise ConfigError("acc_pg: momentum=nesterov needs mu > 0 (the l2 of the "
