@@ -236,26 +236,34 @@ def test_an_ablation_is_a_method_of_its_own_never_the_best_of_the_printed_one():
     assert "primal" not in best["pdbfw"] and "primal" in best["pdbfw_pdfw_m"]
 
 
-def test_the_scorecard_says_an_ablation_beside_and_grades_without_it(tmp_path):
-    """The PDFW.m ablation, faster than every baseline here, is said beside the verdict and
-    neither graded as PDBFW nor raced as a baseline: PDBFW (x100) against acc_pg alone."""
+def _pdbfw_variant_row(tmp_path, variant: dict, tag: str):
+    """The sensitivity table and the scorecard row of a PDBFW study: PDBFW at k = auto,
+    delta x100 (rate 0.5), the ``variant`` PDBFW setting (rate 3, options tag ``tag``) and
+    acc_pg (rate 1)."""
     from pdsparse.scorecard.core import _Context, sensitivity_row
     from pdsparse.speedup import config_label
 
     df = pd.concat([_runs("pdbfw", 0.5, k="auto", delta="x100", extrapolate="none"),
-                    _runs("pdbfw", 3.0, k="n", delta="x100", extrapolate="primal"),
+                    _runs("pdbfw", 3.0, **variant),
                     _runs("acc_pg", 1.0, momentum="nesterov")], ignore_index=True)
     df["cpu_s"] = df["time_s"] + df["setup_s"]
     df["config"] = [config_label(r, option_names()) for r in df.to_dict("records")]
-    df["tag"] = ["nesterov" if s == "acc_pg" else f"{k}-x100-{e}"
-                 for s, k, e in zip(df["solver"], df["k"], df["extrapolate"], strict=True)]
+    df["tag"] = ["nesterov" if s == "acc_pg" else "auto-x100-none" if k == "auto" else tag
+                 for s, k in zip(df["solver"], df["k"], strict=True)]
     table = sensitivity_table(df, [1e-6], {"pdbfw": "auto-x100-none", "acc_pg": "nesterov"})
     out = tmp_path / "results" / "tables" / "pdbfw"
     out.mkdir(parents=True)
     table.to_csv(out / "sensitivity.csv", index=False)
     cfg = {"sensitivity": {"dataset": "toy", "targets": [1e-6]}}
-    row = sensitivity_row(_Context({}, tmp_path / "results", {}), "pdbfw", cfg, "pdbfw",
-                          "10x", 10)
+    return table, sensitivity_row(_Context({}, tmp_path / "results", {}), "pdbfw", cfg,
+                                  "pdbfw", "10x", 10)
+
+
+def test_the_scorecard_says_an_ablation_beside_and_grades_without_it(tmp_path):
+    """The PDFW.m ablation, faster than every baseline here, is said beside the verdict and
+    neither graded as PDBFW nor raced as a baseline: PDBFW (x100) against acc_pg alone."""
+    _, row = _pdbfw_variant_row(tmp_path, {"k": "n", "delta": "x100", "extrapolate": "primal"},
+                                "n-x100-primal")
     # pdbfw x100: 1e-6 at k = 12 > 10 steps, never; acc_pg at k = 6: pdbfw behind
     assert row.agreement == "no" and "vs acc_pg" in row.our_value
     assert "pdbfw_pdfw_m (" in row.our_value and "not the printed algorithm" in \
@@ -268,25 +276,11 @@ def test_the_scorecard_never_races_a_degenerate_setting_as_a_baseline(tmp_path):
     than acc_pg here, it is said beside under that name and is neither PDBFW's best nor the
     rival the verdict is graded against (before, only ABLATIONS were kept out of the
     baselines and "projected gradient" would have been the rival)."""
-    from pdsparse.scorecard.core import _Context, sensitivity_row
     from pdsparse.sensitivity import PROJECTED_GRADIENT
-    from pdsparse.speedup import config_label
 
-    df = pd.concat([_runs("pdbfw", 0.5, k="auto", delta="x100", extrapolate="none"),
-                    _runs("pdbfw", 3.0, k="n", delta="exact", extrapolate="none"),
-                    _runs("acc_pg", 1.0, momentum="nesterov")], ignore_index=True)
-    df["cpu_s"] = df["time_s"] + df["setup_s"]
-    df["config"] = [config_label(r, option_names()) for r in df.to_dict("records")]
-    df["tag"] = ["nesterov" if s == "acc_pg" else f"{k}-{d}-none"
-                 for s, k, d in zip(df["solver"], df["k"], df["delta"], strict=True)]
-    table = sensitivity_table(df, [1e-6], {"pdbfw": "auto-x100-none", "acc_pg": "nesterov"})
+    table, row = _pdbfw_variant_row(
+        tmp_path, {"k": "n", "delta": "exact", "extrapolate": "none"}, "n-exact-none")
     assert PROJECTED_GRADIENT in set(table["method"])
-    out = tmp_path / "results" / "tables" / "pdbfw"
-    out.mkdir(parents=True)
-    table.to_csv(out / "sensitivity.csv", index=False)
-    cfg = {"sensitivity": {"dataset": "toy", "targets": [1e-6]}}
-    row = sensitivity_row(_Context({}, tmp_path / "results", {}), "pdbfw", cfg, "pdbfw",
-                          "10x", 10)
     assert "vs acc_pg" in row.our_value
     assert f"vs {PROJECTED_GRADIENT}" not in row.our_value
     assert f"{PROJECTED_GRADIENT} (" in row.our_value
