@@ -65,6 +65,20 @@ cdef inline int check_length(Py_ssize_t got, Py_ssize_t want, str what) except -
     return 0
 
 
+cdef inline int check_spdc(Py_ssize_t n, Py_ssize_t d, Py_ssize_t n_alpha, Py_ssize_t n_b,
+                           Py_ssize_t d_v, Py_ssize_t d_xbar, double tau, double sigma,
+                           double theta, double l2, double l1) except -1:
+    """The arguments SPDC's dense and lazy kernels share: lengths and Theorem 1's ranges."""
+    check_length(n_alpha, n, "alpha")
+    check_length(n_b, n, "b")
+    check_length(d_v, d, "v")
+    check_length(d_xbar, d, "xbar")
+    if not (tau > 0.0 and sigma > 0.0 and 0.0 <= theta <= 1.0 and l2 > 0.0 and l1 >= 0.0):
+        raise ValueError(f"SPDC needs tau, sigma, l2 > 0, l1 >= 0 and theta in [0, 1], got "
+                         f"tau={tau}, sigma={sigma}, theta={theta}, l2={l2}, l1={l1}")
+    return 0
+
+
 cdef inline double soft(double x, double t) noexcept nogil:
     """The soft threshold sign(x) max(|x| - t, 0) = x - clip(x, -t, t), t >= 0.
 
@@ -379,17 +393,12 @@ def spdc(int layout, const double[::1] data, const int[::1] indices,
     lines_init(&L, layout, data, indices, indptr, count, length, step, inc)
     n = L.count
     d = x.shape[0]
-    check_length(alpha.shape[0], n, "alpha")
-    check_length(b.shape[0], n, "b")
-    check_length(v.shape[0], d, "v")
-    check_length(xbar.shape[0], d, "xbar")
+    check_spdc(n, d, alpha.shape[0], b.shape[0], v.shape[0], xbar.shape[0], tau, sigma,
+               theta, l2, l1)
     if L.layout == DENSE:
         check_length(L.length, d, "a row of A")
     else:
         check_length(row.shape[0], d, "row")
-    if not (tau > 0.0 and sigma > 0.0 and 0.0 <= theta <= 1.0 and l2 > 0.0 and l1 >= 0.0):
-        raise ValueError(f"SPDC needs tau, sigma, l2 > 0, l1 >= 0 and theta in [0, 1], got "
-                         f"tau={tau}, sigma={sigma}, theta={theta}, l2={l2}, l1={l1}")
     sampler_init_lines(&smp, 0, state, no_prob, no_int, no_int, no_pos, &L)
     inv_n = 1.0 / n
     q = 1.0 / sigma
@@ -570,15 +579,10 @@ def spdc_lazy(int layout, const double[::1] data, const int[::1] indices,
         raise ValueError("spdc_lazy takes sparse rows (dense rows: spdc)")
     n = L.count
     d = x.shape[0]
-    check_length(alpha.shape[0], n, "alpha")
-    check_length(b.shape[0], n, "b")
-    check_length(v.shape[0], d, "v")
-    check_length(xbar.shape[0], d, "xbar")
+    check_spdc(n, d, alpha.shape[0], b.shape[0], v.shape[0], xbar.shape[0], tau, sigma,
+               theta, l2, l1)
     check_length(last.shape[0], d, "last")
     check_length(clock.shape[0], 1, "clock")
-    if not (tau > 0.0 and sigma > 0.0 and 0.0 <= theta <= 1.0 and l2 > 0.0 and l1 >= 0.0):
-        raise ValueError(f"SPDC needs tau, sigma, l2 > 0, l1 >= 0 and theta in [0, 1], got "
-                         f"tau={tau}, sigma={sigma}, theta={theta}, l2={l2}, l1={l1}")
     sampler_init_lines(&smp, 0, state, no_prob, no_int, no_int, no_pos, &L)
     inv_n = 1.0 / n
     q = 1.0 / sigma
