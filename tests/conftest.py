@@ -26,3 +26,17 @@ def make_data(n: int = 40, d: int = 25, density: float = 0.3, seed: int = 0, los
 @pytest.fixture
 def data():
     return make_data()
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory):
+    """One run of the tiny workflow config (``tests/test_workflow.py``'s ``TINY*``) shared by
+    the end-to-end checks and the report tests: its working directory. The tests that use it
+    carry ``xdist_group("tiny-run")`` so that, under ``pytest -n``, one worker runs it once."""
+    from test_workflow import smk, tiny_config, workdir
+
+    wd = workdir(tmp_path_factory.mktemp("tiny-run"))
+    tiny_config(wd)
+    res = smk(wd, "--cores", "2", timeout=900)
+    assert res.returncode == 0, res.output[-4000:]
+    return wd

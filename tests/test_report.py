@@ -4,7 +4,8 @@ captioned with the setting, the paper's claim, what we measured and whether it a
 scorecard over the three papers; in a real browser (headless Chromium) it renders without
 console errors and shows the figures.
 
-One tiny run (tests/test_workflow.py's config, ~30 s) serves every test of the module.
+One tiny run (``conftest.tiny_run``, tests/test_workflow.py's config) serves every test of the
+module and the end-to-end checks of tests/test_workflow.py.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from pathlib import Path
 import pytest
 import test_workflow
 from report_browser import Browser, chromium_binary, show_result
-from test_workflow import smk, tiny_config, workdir
+from test_workflow import smk
 
 # a tiny workflow run, its report and a headless browser: minutes (pytest -m "not slow")
-pytestmark = [test_workflow.pytestmark, pytest.mark.slow]
+pytestmark = [test_workflow.pytestmark, pytest.mark.slow, pytest.mark.xdist_group("tiny-run")]
 
 # every figure and table of the tiny config, by paper (category) and item (subcategory)
 EXPECTED = {
@@ -53,12 +54,10 @@ VERDICTS = {"yes", "partly", "no", "inconclusive", "—"}  # inconclusive: issue
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """The tiny workflow run, then the report: (working directory, report.html)."""
-    wd = workdir(tmp_path_factory.mktemp("report"))
-    tiny_config(wd)
-    res = smk(wd, "--cores", "2", timeout=900)
-    assert res.returncode == 0, res.output[-4000:]
+def built(tiny_run):
+    """The tiny workflow run (shared, ``conftest.tiny_run``), then the report: (working
+    directory, report.html)."""
+    wd = tiny_run
     res = smk(wd, "--report", "results/report.html", timeout=300)
     assert res.returncode == 0, res.output[-4000:]
     return wd, wd / "results" / "report.html"

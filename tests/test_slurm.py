@@ -29,6 +29,7 @@ from pdsparse.solvers import MEASURED
 pytestmark = [
     pytest.mark.slurm,
     pytest.mark.slow,  # a live SLURM cluster and workflow runs through it: minutes
+    pytest.mark.xdist_group("slurm"),  # one cluster (a session fixture) per test run
     pytest.mark.skipif(
         importlib.util.find_spec("snakemake_executor_plugin_slurm") is None,
         reason="snakemake-executor-plugin-slurm is not installed (pip install -e '.[test]')",

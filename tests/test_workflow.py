@@ -249,11 +249,9 @@ def tiny_config(wd: Path) -> Path:
 
 
 @pytest.mark.slow  # whole-workflow runs: minutes
-def test_tiny_workflow_end_to_end(tmp_path):
-    wd = workdir(tmp_path)
-    tiny_config(wd)
-    res = smk(wd, "--cores", "2", timeout=600)
-    assert res.returncode == 0, res.output[-4000:]
+@pytest.mark.xdist_group("tiny-run")  # the run is shared with tests/test_report.py
+def test_tiny_workflow_end_to_end(tiny_run):
+    wd = tiny_run
     for rel in [
         "results/figures/faceoff/figure1.png",
         "results/figures/faceoff/figure1.pdf",
