@@ -88,7 +88,7 @@ onerror:
 
 
 rule all:
+    default_target: True
     input:
         all_targets(),
         report_targets(),
-    default_target: True

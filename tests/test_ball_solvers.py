@@ -1,4 +1,4 @@
-"""PDBFW's l1-ball baselines (``solvers_ball.py``, ``_ball.pyx``): Acc PG, FW, SVRG, SCGS, STORC.
+"""PDBFW's l1-ball baselines (``solvers/ball.py``, ``_ball.pyx``): Acc PG, FW, SVRG, SCGS, STORC.
 
 Each kernel is compared iterate by iterate with a plain NumPy transcription of the published
 update fed the same random draws (``_sampling.uniform_ints`` on a copy of the seeded state),

@@ -8,7 +8,8 @@ quote, a backtick, a shell prompt (``$ ``) or a shell operator; prose such as "a
 data set" and ``from pdsparse import`` do not. ``pdsparse fetch|prepare`` names both.
 
 Examples: the fenced ``python`` blocks under the README's "The library" heading, and those of
-``docs/library.md``, are executed offline (sockets refused) in an empty directory.
+``docs/library.md``, are executed offline (sockets refused) in an empty directory; so are
+the ``console`` sessions of the README and of ``docs/library.md``, whose output must match.
 """
 
 from __future__ import annotations
@@ -171,17 +172,23 @@ def _console_sessions(text: str) -> list[tuple[str, list[tuple[str, str]]]]:
     return out
 
 
-def test_readme_console_sessions_run_as_written(tmp_path, monkeypatch, capsys):
-    """The README's ``console`` blocks (your own data: generate, then advise on each penalty
-    family) run offline in an empty directory and print exactly what the README shows."""
+@pytest.mark.parametrize(
+    ("path", "heading"),
+    [("README.md", "Your own data"), ("docs/library.md", "Which solver on your data")],
+)
+def test_console_sessions_run_as_written(path, heading, tmp_path, monkeypatch, capsys):
+    """The ``console`` blocks of the README (your own data: generate, then advise on the l2
+    penalty) and of docs/library.md (advise on the other penalty families) run offline in an
+    empty directory and print exactly what the file shows."""
     import shlex
 
     from pdsparse.cli import main
 
-    sessions = _console_sessions((ROOT / "README.md").read_text())
-    assert any(h == "Your own data" for h, _ in sessions)
+    sessions = _console_sessions((ROOT / path).read_text())
+    assert any(h == heading for h, _ in sessions), f"{path}: no console block under {heading}"
+
     def refuse(*args, **kwargs):
-        raise OSError("the README's console sessions must run offline")
+        raise OSError(f"the console sessions of {path} must run offline")
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.chdir(tmp_path)

@@ -150,7 +150,7 @@ def test_registry_kernel_equals_the_keyword_kernel(name):
     spec = SOLVERS[name]
     p = (Problem(A, b, "smooth_hinge", penalty=L1Ball(1.0, 0.05)) if spec.matrix
          else Problem(A, b, l2=0.05))  # matrix=True: the norm-ball solvers (PDBFW Sec. 5)
-    if name in ("sfw", "block_fw"):  # trace-norm ball only (solvers_trace)
+    if name in ("sfw", "block_fw"):  # trace-norm ball only (pdsparse.solvers.trace)
         p = Problem(A, np.column_stack([b, -b, 2 * b]), "squared",
                     penalty=TraceBall(1.0, 0.05))
     legacy = set(spec.choices()) <= {"sampling", "dual_step"}

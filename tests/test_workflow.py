@@ -60,6 +60,20 @@ def test_lint_clean(tmp_path):
     assert "Congratulations, your workflow is in a good condition" in res.output
 
 
+def test_snakefmt_clean():
+    """The Snakefile and workflow/rules/*.smk are as snakefmt writes them, at the line length
+    of ``[tool.snakefmt]`` in pyproject.toml (ruff's); fix with ``snakefmt Snakefile
+    workflow/rules``."""
+    pytest.importorskip(
+        "snakefmt", reason="snakefmt is not installed (it is in the [test] extra of pyproject)"
+    )
+    cmd = [sys.executable, "-m", "snakefmt", "--config", str(REPO / "pyproject.toml")]
+    cmd += ["--check", "--compact-diff"]  # the diff names the file and the lines
+    files = ["Snakefile", "workflow/rules"]
+    res = subprocess.run([*cmd, *files], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
 # ------------------------------------------------------------------------------- dry runs
 
 

@@ -91,7 +91,8 @@ cdef inline double loss_deriv(int loss, double z, double b) noexcept nogil:
         return z - b
     # smooth hinge: -b (m <= 0), -b (1 - m) (0 < m < 1), 0 (m >= 1) with m = b z, written
     # -b clip(1 - m, 0, 1): the same values (up to the sign of a zero) without branches,
-    # which margins near 0 of random sign mispredict (3x faster primal epochs, measured)
+    # which margins near 0 of random sign mispredict (faster primal epochs; measured:
+    # benchmarks/README.md, "Measurements cited by the code")
     return -b * pd_clip01(1.0 - b * z)
 
 
@@ -182,8 +183,9 @@ cdef inline double dual_step_exact(int loss, double alpha, double b, double z,
             # sn within max|g''| / (2 min g') step^2 <= q step^2 / 20 of the root
             # (|sigma''| <= 1 / (6 sqrt 3), g' >= 1), and the linearization misses sigma(sn)
             # by a relative step^2 / 2: a relative error <= (1 + q) step^2 / 2 <= 1e-13 in t.
-            # The old test on the step alone (|step| <= 1e-10) needed one more sigmoid to
-            # see the step shrink (logistic dual epochs on ijcnn1 1.3x faster).
+            # A test on the step alone (|step| <= 1e-10) needs one more sigmoid to see the
+            # step shrink (this one makes logistic dual epochs faster; measured:
+            # benchmarks/README.md, "Measurements cited by the code").
             return b * (sig + sig * (1.0 - sig) * step)
         if sn <= lo or sn >= hi or fabs(2.0 * g) > fabs(dx_old * gp):
             dx_old = dx

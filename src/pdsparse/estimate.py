@@ -4,7 +4,7 @@
 ``pdsparse estimate --config YAML...``. Every job of the plans (:mod:`pdsparse.papers`) gets
 a CPU time and a memory from the size of its data (:func:`data_shape`: the registry's n, d
 and nnz, a generator's parameters, a recipe's split and feature map) and per-unit costs, the
-constants below. Measured (this machine, 2026-11-28): a kernel pass
+constants below. Measured (benchmarks/README.md, "Measurements cited by the code"): a kernel pass
 (:data:`pdsparse.predict.PASS_COST`, fitted by ``benchmarks/pass_cost.py``), the start of a
 job, Snakemake's work per job, the dense factor and the passes to a tolerance (from the
 default run's traces). Set by judgement and checked only through the total against the
@@ -57,12 +57,12 @@ __all__ = ["CLUSTER_HOURS", "Estimate", "JobCost", "Shape", "data_shape", "estim
            "format_estimate", "of_config", "pass_seconds", "plan_costs", "shared_references"]
 
 JOB_START_S = 1.2
-"""CPU seconds of starting a job's ``pdsparse`` process (measured: 1.15 s to import
-``pdsparse.run`` and the kernels)."""
+"""CPU seconds of starting a job's ``pdsparse`` process: importing ``pdsparse.run`` and the
+kernels (measured: benchmarks/README.md, "Measurements cited by the code")."""
 SCHEDULER_S = 1.5
 """Snakemake's own CPU seconds per job (the shell, the output checks, the bookkeeping, the
-parse): measured 331 s over the first 154 jobs of the default run on a loaded machine, 2.1 s
-a job (its polling grows with the wall time)."""
+parse), from the default run (its polling grows with the wall time, so a loaded machine
+pays more; measured: benchmarks/README.md, "Measurements cited by the code")."""
 FIXED_S = {"fetch": 0.5, "stats": 0.3, "aggregate": 0.5, "figure": 2.5, "table": 1.0,
            "table_page": -1.0, "scorecard": 4.0, "effective_config": -JOB_START_S}
 """Extra CPU seconds of a job kind beyond the start (a table page imports almost nothing;
@@ -82,13 +82,13 @@ GENERIC_PASS = (4.0, 100.0)
 """ns per nonzero and per coordinate (n + d) of one pass of a solver that
 :data:`pdsparse.predict.PASS_COST` does not fit (only used where ``max_epochs`` binds)."""
 PASSES_PER_DECADE = {"l2": 2.0, "elastic_net": 50.0}
-"""Passes of primal or dual RCD per decade of the tolerance: with an l2 penalty alone (the
-default run's Face-Off runs: 16-23 passes to 1e-10), with an l1 part (its DGPD runs: 100-680
-passes to 1e-7, or their 8 s budget)."""
+"""Passes of primal or dual RCD per decade of the tolerance: with an l2 penalty alone (from
+the default run's Face-Off runs), with an l1 part (from its DGPD runs, which an l1 part
+slows; measured: benchmarks/README.md, "Measurements cited by the code")."""
 DENSE_FACTOR = 10.0
 """A pass over a dense matrix costs this many times :data:`PASS_COST`'s per-nonzero price
-(fitted on sparse sets; dual RCD on the default run's 1500 x 1000 random-feature set: 24 ms
-a pass, 16 ns an entry)."""
+(fitted on sparse sets; from dual RCD on the default run's dense random-feature set,
+measured: benchmarks/README.md, "Measurements cited by the code")."""
 FIRST_ORDER_PASSES = 20000
 """Products with A of the certified reference on a ball (accelerated projected gradient)."""
 SETUP_PASSES = 3

@@ -898,7 +898,7 @@ def coinciding_groups(curves: Sequence[Curve], tol_decades: float) -> list[list[
 AUTO_LOG_RATIO = 10.0
 """A time axis left to the data (``logx`` None on the panel and the figure) is logarithmic
 when the panel's curves end over more than this factor of time: on a linear axis the fast
-ones would sit in its first pixels (issue 20: PDBFW and Acc PG on digits09-rb)."""
+ones would sit in its first pixels (e.g. PDBFW and Acc PG on digits09-rb)."""
 TIME_AXES = ("time_s", "wall_s", "cpu_s")
 AUTO_LOG_AXES = (*TIME_AXES, "sweeps")
 """Axes :func:`auto_log_x` may make logarithmic: time, and DGPD's outer iterations (where

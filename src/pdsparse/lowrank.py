@@ -15,13 +15,12 @@ trace-norm baselines):
 * ``"lanczos"``: ``scipy.sparse.linalg.svds`` with ``solver="propack"`` (Larsen's PROPACK,
   Lanczos bidiagonalization with partial reorthogonalization of M itself). ARPACK, scipy's
   default, runs implicitly restarted Lanczos on the Gram matrix M^T M, which squares the
-  condition number of the small singular values and measured 2-3x slower than PROPACK (an
-  800 x 600 Gaussian matrix: 0.41 s vs 0.22 s at s = 20, 1.17 s vs 0.41 s at s = 100);
-  PROPACK however stops with "did not converge within kmax" for small s on matrices without
-  a spectral gap (a Gaussian matrix at s = 1, 10), so on that error we fall back to ARPACK
-  (tol = 0: machine precision) -- correctness first. The start vector is drawn from
-  ``seed``, so the result is deterministic. ARPACK needs s < min(m, n); for
-  s >= min(m, n) - 1 the full SVD is used.
+  condition number of the small singular values and measured slower than PROPACK
+  (benchmarks/README.md, "Measurements cited by the code"); PROPACK however stops with "did not
+  converge within kmax" for small s on matrices without a spectral gap (a Gaussian matrix at
+  s = 1, 10), so on that error we fall back to ARPACK (tol = 0: machine precision) --
+  correctness first. The start vector is drawn from ``seed``, so the result is
+  deterministic. ARPACK needs s < min(m, n); for s >= min(m, n) - 1 the full SVD is used.
 * ``"randomized"``: Halko, Martinsson & Tropp, *Finding structure with randomness*, SIAM Rev.
   53 (2011): Algorithm 4.4 (randomized subspace iteration: a Gaussian test matrix with
   ``oversample`` extra columns, ``power_iters`` passes of M M^T, each re-orthonormalized by a
@@ -59,33 +58,15 @@ METHODS = ("lanczos", "randomized", "full")
 DEFAULT_METHOD = "lanczos"
 """Default method of :func:`top_singular` and :func:`block_step`: the fastest *exact* one.
 
-Measured on this machine (``python benchmarks/lowrank_step.py --repeats 5``: single-threaded
-BLAS, 2 cores shared with other jobs that kept 1.6 cores busy; M of shape 800 x 600, median of
-5 runs, seconds; ``err`` = max |sigma_j - sigma_j(full)| / sigma_1 over the top s):
-
-=============================  =======  =======  =======  =======
-M, s                              1       10       20      100
-=============================  =======  =======  =======  =======
-rank s + 1e-2 noise: lanczos    0.0055   0.0070   0.013    0.080
-randomized (q = 4, p = 10)      0.014    0.015    0.028    0.11
-full SVD                        0.25     0.22     0.24     0.19
-Gaussian (no gap): lanczos      0.036    0.10     0.078    0.17
-randomized (err 3-4e-2)         0.014    0.021    0.030    0.12
-full SVD                        0.22     0.23     0.22     0.22
-=============================  =======  =======  =======  =======
-
-(An earlier run on a quiet machine with two BLAS threads gave the same ranking: lanczos
-0.0016-0.032 s, randomized 0.0032-0.035 s, full 0.06-0.07 s on the gapped matrices.) In the
-block FW solver on PDBFW's Sec. 5.1 problem one iteration took 0.066 / 0.071 / 0.28 s (s = 10),
-0.075 / 0.082 / 0.24 s (s = 20) and 0.18 / 0.16 / 0.24 s (s = 100) with lanczos / randomized /
-full (``benchmarks/lowrank_step.py --solvers``, same conditions).
-
-On the gapped matrices the block step forms (X - G/coef near a low-rank optimum) Lanczos is
-the fastest (2-40x faster than the full SVD, 1.4-2.5x faster than the randomized method) and
-both are exact to ~1e-15; without a gap the randomized method is faster but its singular
-values are off by ~4% (q = 4), while Lanczos stays exact at up to the cost of a full SVD.
-Lanczos is the default because it is the fastest exact method; pass ``method="randomized"``
-for speed on gapless matrices, or ``"full"`` when s is a large fraction of min(d, c).
+Measured with ``python benchmarks/lowrank_step.py`` (top-s SVDs of 800 x 600 matrices, with and
+without a spectral gap, and block FW's iterations on PDBFW's Sec. 5.1 problem with
+``--solvers``; the tables, machine and dates: benchmarks/README.md, "Measurements cited by the
+code"). On the gapped matrices the block step forms (X - G/coef near a low-rank optimum)
+Lanczos is the fastest (well ahead of the full SVD, and of the randomized method) and both are
+exact to ~1e-15; without a gap the randomized method is faster but its singular values are off
+by a few percent (q = 4), while Lanczos stays exact at up to the cost of a full SVD. Lanczos is
+the default because it is the fastest exact method; pass ``method="randomized"`` for speed on
+gapless matrices, or ``"full"`` when s is a large fraction of min(d, c).
 """
 
 OVERSAMPLE = 10
@@ -129,8 +110,8 @@ def _randomized(M: np.ndarray, s: int, seed: int, oversample: int, power_iters: 
     ell = s + oversample
     omega = np.random.default_rng(seed).standard_normal((n, ell))
     # numpy's QR, not scipy.linalg.qr: scipy links its own OpenBLAS, whose idle threads
-    # contend with numpy's after each product (measured: median 0.18 s vs 0.4 ms for the QR
-    # of an 800 x 20 matrix right after a numpy product, on 2 cores)
+    # contend with numpy's after each product and slow the QR that follows many times over
+    # (measured: benchmarks/README.md, "Measurements cited by the code")
     Q = np.linalg.qr(M @ omega)[0]
     for _ in range(power_iters):
         Q = np.linalg.qr(M @ np.linalg.qr(M.T @ Q)[0])[0]

@@ -78,7 +78,7 @@ INTEGER_OPTIONS = (("svrg", "inner"), ("scgs", "batch"), ("scgs", "batch_cap"),
                    ("storc", "inner"), ("storc", "batch"), ("storc", "batch_cap"),
                    ("sfw", "batch"), ("sfw", "batch_cap"), ("block_fw", "s"), ("pdbfw", "s"),
                    ("pdbfw", "k"), ("dgpd", "batch"))
-"""(solver, option) pairs that also take a positive count (``solver_base._int_option``;
+"""(solver, option) pairs that also take a positive count (``pdsparse.solvers.base._int_option``;
 tested)."""
 
 _UNIT_STEPS = ("theory", "theorem")

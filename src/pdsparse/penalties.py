@@ -36,7 +36,8 @@ Projections: onto the l1 ball by the sort-based method of Duchi, Shalev-Shwartz,
 Chandra (ICML 2008, Fig. 1), O(d log d), sorting only the entries above the lower bound
 (||v||_1 - r)/d of the threshold; onto the trace-norm ball by a full SVD and the projection of
 the singular values onto {s >= 0, sum s <= r} (the l1-ball projection of a nonnegative vector;
-PDBFW Sec. 4.4 and ALGORITHMS.md). The prox of step g for a ball is Proj_C(V / (1 + step l2)).
+PDBFW Sec. 4.4 and ../shared/ALGORITHMS.md). The prox of step g for a ball is
+Proj_C(V / (1 + step l2)).
 """
 
 from __future__ import annotations

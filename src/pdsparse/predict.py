@@ -77,11 +77,11 @@ primal step reads its column twice (the dot product with phi', then the update o
 margins) and, with the logistic loss, evaluates one ``exp`` per nonzero; a dual step reads
 its row twice and solves the 1-D problem exactly (with the logistic loss two or three
 Newton steps, each an ``exp``, early on; one near the optimum). Fitted by
-``benchmarks/pass_cost.py`` (least squares in relative error; fitted/measured 0.83-1.32) to
-the thread CPU time of the first 8 passes from the start (what a solve runs; a pass near
-the optimum costs up to half as much) on six generated calibration sets on the development
-machine (AMD EPYC, 2026-11-26, session 5, dual RCD's defaults permutation + Newton); only
-ratios between kernels enter the prediction."""
+``benchmarks/pass_cost.py`` (least squares in relative error) to the thread CPU time of the
+first 8 passes from the start (what a solve runs; a pass near the optimum costs up to half as
+much) on six generated calibration sets, dual RCD at its defaults (permutation, exact step);
+only ratios between kernels enter the prediction. The fit, its machine and date:
+benchmarks/README.md, "`pass_cost.py`"."""
 
 PROBE_PASSES = 4
 """Passes of each RCD side from 0 whose measured rates predict the elastic net's times."""

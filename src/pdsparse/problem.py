@@ -340,8 +340,8 @@ class Problem:
     def mat_t(self) -> sp.csc_matrix | np.ndarray:
         """A^T as stored, ``mat.T`` made once: a CSC view of the CSR's arrays (no copy), or the
         dense array's transpose. The products A^T alpha of every evaluation use it; scipy
-        builds a new matrix object at each ``.T`` (12 us, a third of an evaluation of a
-        100 x 10 problem)."""
+        builds a new matrix object at each ``.T``, a large share of an evaluation of a small
+        problem (measured: benchmarks/README.md, "Measurements cited by the code")."""
         return self.mat.T
 
     @property
@@ -565,7 +565,7 @@ def one_vs_rest(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     (column c: class ``classes[c]`` against the rest), and the sorted ``classes``.
 
     DGPD's data sets are multiclass; the DGPD text does not say how its binary smooth-hinge
-    problems were formed from them, so we solve one-vs-rest (ALGORITHMS.md, "Multiclass"):
+    problems were formed from them, so we solve one-vs-rest (../shared/ALGORITHMS.md, "Multiclass"):
     P(W) = sum over the k columns of the binary problems, which decouple for a separable
     penalty (the elastic net).
     """

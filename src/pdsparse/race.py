@@ -33,7 +33,7 @@ __all__ = ["RaceEntry", "RaceResult", "TUNE_GRID", "WITHIN", "judge", "label", "
 
 WITHIN = 1.5
 """A prediction counts as good when its solver is the winner or within this factor of the
-winner's CPU time (issue 21)."""
+winner's CPU time."""
 
 TUNE_GRID: dict[str, dict[str, tuple[str, ...]]] = {
     "primal_rcd": {"sampling": ("importance", "uniform")},

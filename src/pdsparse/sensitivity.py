@@ -295,7 +295,7 @@ def rankings(summary: pd.DataFrame, targets: Sequence[float]) -> pd.DataFrame:
 
 def _why(row: Mapping, t: float) -> str:
     """`` (budget)``, `` (diverged)``...: why a configuration did not reach ``t``; "" for a
-    table without the reason (written before issue 28)."""
+    table without the reason (written by an older version)."""
     why = row.get(f"why_{t:g}")
     if not isinstance(why, str) or why in ("", "reached"):
         return ""

@@ -57,10 +57,10 @@ def with_setup(df: pd.DataFrame) -> pd.DataFrame:
     an aggregate from before ``setup_s`` was recorded has kernel time only), and ``setup_s``
     per row (0 there).
 
-    Each seed is charged the largest setup of its configuration's seeds: one run job builds
-    the problem once for all its seeds (:func:`pdsparse.run.execute`), so the first seed pays
-    the CSC copy and the norms a user pays and the later ones find them cached (measured:
-    16 ms against 0.3-0.5 ms on a 3,000 x 20,000 problem); the kernels themselves are
+    Each seed is charged the largest setup of its configuration's seeds: one run job builds the
+    problem once for all its seeds (:func:`pdsparse.run.execute`), so the first seed pays the CSC
+    copy and the norms a user pays and the later ones find them cached, at a small fraction of that
+    (measured: benchmarks/README.md, "Measurements cited by the code"); the kernels themselves are
     separate runs, seed by seed."""
     from pdsparse.solvers import option_names
 

@@ -10,17 +10,17 @@ rule aggregate:
         ],
     output:
         "results/{paper}/{experiment}.parquet",
+    log:
+        "logs/aggregate/{paper}/{experiment}.log",
     wildcard_constraints:
         paper=_alternatives(PLANS),
         experiment=_alternatives({key[1] for key in RUNS}),
-    log:
-        "logs/aggregate/{paper}/{experiment}.log",
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 1
     resources:
         mem_mb=mem_mb(0, base=2000),
         runtime=minutes(15),
-    conda:
-        "../envs/pdsparse.yaml"
     shell:
         "pdsparse aggregate --runs {input.runs} --references {input.references}"
         " --out {output} 2> {log}"

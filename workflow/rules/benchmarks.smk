@@ -9,12 +9,12 @@ rule benchmark_peers:
         md="results/benchmarks/peers.md",
     log:
         "logs/benchmarks/peers.log",
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 2
     resources:
         mem_mb=mem_mb(0, base=4000),
         runtime=minutes(40),
-    conda:
-        "../envs/pdsparse.yaml"
     shell:
         "python benchmarks/peers.py 2> {log}"
 
@@ -24,12 +24,12 @@ rule benchmark_epoch_vs_matvec:
         csv="results/benchmarks/epoch_vs_matvec.csv",
     log:
         "logs/benchmarks/epoch_vs_matvec.log",
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 2
     resources:
         mem_mb=mem_mb(0, base=2000),
         runtime=minutes(10),
-    conda:
-        "../envs/pdsparse.yaml"
     shell:
         "python benchmarks/epoch_vs_matvec.py --out {output.csv} 2> {log}"
 
@@ -42,12 +42,12 @@ rule benchmark_dgpd_peers:
         md="results/benchmarks/dgpd_peers.md",
     log:
         "logs/benchmarks/dgpd_peers.log",
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 2
     resources:
         mem_mb=mem_mb(0, base=8000),
         runtime=minutes(120),
-    conda:
-        "../envs/pdsparse.yaml"
     shell:
         "python benchmarks/dgpd_peers.py 2> {log}"
 
@@ -60,12 +60,12 @@ rule benchmark_dgpd_scaling:
         png="results/benchmarks/dgpd_scaling.png",
     log:
         "logs/benchmarks/dgpd_scaling.log",
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 2
     resources:
         mem_mb=mem_mb(0, base=8000),
         runtime=minutes(15),
-    conda:
-        "../envs/pdsparse.yaml"
     shell:
         "python benchmarks/dgpd_scaling.py 2> {log}"
 
@@ -78,12 +78,12 @@ rule benchmark_pdbfw_peers:
         md="results/benchmarks/pdbfw_peers.md",
     log:
         "logs/benchmarks/pdbfw_peers.log",
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 2
     resources:
         mem_mb=mem_mb(0, base=8000),
         runtime=minutes(120),
-    conda:
-        "../envs/pdsparse.yaml"
     shell:
         "python benchmarks/pdbfw_peers.py 2> {log}"
 
@@ -94,11 +94,11 @@ rule benchmark_pdbfw_table1:
         md="results/benchmarks/pdbfw_table1.md",
     log:
         "logs/benchmarks/pdbfw_table1.log",
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 2
     resources:
         mem_mb=mem_mb(0, base=4000),
         runtime=minutes(30),
-    conda:
-        "../envs/pdsparse.yaml"
     shell:
         "python benchmarks/pdbfw_table1.py 2> {log}"

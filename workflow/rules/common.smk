@@ -26,7 +26,6 @@ from pdsparse.papers.plan import reference_path
 from pdsparse.solvers import SOLVERS
 from snakemake.exceptions import WorkflowError
 
-
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 # where workflow/envs/pdsparse.post-deploy.sh installs the package from (--sdm conda); set
 # here for it, not required from the user (so no envvars directive)
@@ -86,9 +85,7 @@ def setup_plans():
         MIRROR = resolve_mirror(DATA["mirror"])
 
         def available(name):
-            status = pdcfg.data_availability(
-                REGISTRY[name], RAW_DIR, MIRROR, DATA["download"]
-            )
+            status = pdcfg.data_availability(REGISTRY[name], RAW_DIR, MIRROR, DATA["download"])
             return status is not None
 
         PLANS = plans(config, REGISTRY, available)
@@ -146,8 +143,9 @@ def is_dry_run(argv=None):
     """Whether Snakemake was started with -n / --dry-run (also combined, e.g. -np): the
     Snakefile is parsed before Snakemake tells the workflow (workflow.dryrun is set later)."""
     argv = sys.argv[1:] if argv is None else argv
-    return any(a in ("--dry-run", "--dryrun") or re.fullmatch(r"-[A-Za-z]*n[A-Za-z]*", a)
-               for a in argv)
+    return any(
+        a in ("--dry-run", "--dryrun") or re.fullmatch(r"-[A-Za-z]*n[A-Za-z]*", a) for a in argv
+    )
 
 
 def print_estimate():
@@ -297,19 +295,27 @@ def prepare_args(data):
     if recipe.test_rows or recipe.subsample is not None:
         args.append(f"--split-seed {recipe.split_seed}")
     if recipe.test_file is not None:  # the test rows from a second registry file
-        args.append(f"--test-file {_q(recipe.test_file)} --test-raw "
-                    f"{_q(raw_file(recipe.test_file))}")
+        args.append(
+            f"--test-file {_q(recipe.test_file)} --test-raw {_q(raw_file(recipe.test_file))}"
+        )
     if recipe.features is not None:
         size = "--n-features" if recipe.features == "rf" else "--n-grids"
-        args += [f"--features {recipe.features}", f"{size} {recipe.map_size}",
-                 f"--sigma {recipe.sigma!r}", f"--map-seed {recipe.map_seed}",
-                 f"--input-scale {recipe.input_scale}"]
+        args += [
+            f"--features {recipe.features}",
+            f"{size} {recipe.map_size}",
+            f"--sigma {recipe.sigma!r}",
+            f"--map-seed {recipe.map_seed}",
+            f"--input-scale {recipe.input_scale}",
+        ]
     return " ".join(args)
 
 
 def stats_args(spec):
-    args = [f"--dataset {_q(spec.data.name)}", f"--l2 {_q(pdcfg.format_l2(spec.l2))}",
-            f"--beta {spec.beta!r}"]
+    args = [
+        f"--dataset {_q(spec.data.name)}",
+        f"--l2 {_q(pdcfg.format_l2(spec.l2))}",
+        f"--beta {spec.beta!r}",
+    ]
     if spec.normalization:
         args.append(f"--normalization {spec.normalization}")
     return " ".join(args)
@@ -432,9 +438,11 @@ def report_caption(wildcards, input):
 def scorecard_labels(wildcards):
     rows = scorecard_rows()
     papers = sorted({r.paper for r in rows})
-    return {"file": "scorecard.html", "item": "Scorecard: " + ", ".join(
-        _scorecard.PAPER_TITLES.get(p, p) for p in papers),
-        "agreement": _scorecard.summary(rows) if rows else "—"}
+    return {
+        "file": "scorecard.html",
+        "item": "Scorecard: " + ", ".join(_scorecard.PAPER_TITLES.get(p, p) for p in papers),
+        "agreement": _scorecard.summary(rows) if rows else "—",
+    }
 
 
 # ------------------------------------------------------------------------------ resources
@@ -486,8 +494,13 @@ def minutes(base):
 
 def run_of(wildcards):
     return RUNS[
-        (wildcards.paper, wildcards.experiment, wildcards.problem, wildcards.solver,
-         wildcards.options)
+        (
+            wildcards.paper,
+            wildcards.experiment,
+            wildcards.problem,
+            wildcards.solver,
+            wildcards.options,
+        )
     ]
 
 

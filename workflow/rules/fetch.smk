@@ -9,19 +9,19 @@
 rule fetch:
     output:
         f"{RAW_DIR}/{{rawfile}}",
-    wildcard_constraints:
-        rawfile=_alternatives(RAW_NAMES),
-    params:
-        registry=DATA["registry"],
-        dataset=lambda wc: RAW_NAMES[wc.rawfile],
     log:
         "logs/fetch/{rawfile}.log",
+    wildcard_constraints:
+        rawfile=_alternatives(RAW_NAMES),
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 1
     resources:
         mem_mb=mem_mb(0, base=500),
         runtime=minutes(60),
-    conda:
-        "../envs/pdsparse.yaml"
+    params:
+        registry=DATA["registry"],
+        dataset=lambda wc: RAW_NAMES[wc.rawfile],
     shell:
         "pdsparse fetch --registry {params.registry} --dataset {params.dataset}"
         " --out {output} 2> {log}"

@@ -15,20 +15,20 @@ rule figure:
             labels=report_labels,
         ),
         pdf="results/figures/{paper}/{name}.pdf",
+    log:
+        "logs/figures/{paper}/{name}.log",
     wildcard_constraints:
         paper=_alternatives(PLANS),
         name=_alternatives({n for (_, n), o in OUTPUTS.items() if o.kind == "figure"}),
-    params:
-        command=lambda wc: " ".join(OUTPUTS[(wc.paper, wc.name)].command),
-        caption=report_caption,  # read by the report only (workflow/rules/report.smk)
-    log:
-        "logs/figures/{paper}/{name}.log",
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 1
     resources:
         mem_mb=mem_mb(0, base=2000),
         runtime=minutes(10),
-    conda:
-        "../envs/pdsparse.yaml"
+    params:
+        command=lambda wc: " ".join(OUTPUTS[(wc.paper, wc.name)].command),
+        caption=report_caption,  # read by the report only (workflow/rules/report.smk)
     shell:
         "pdsparse output {wildcards.paper} {params.command} --out {output.png} {output.pdf}"
         " 2> {log}"

@@ -10,17 +10,17 @@ rule prepare:
         lambda wc: [raw_file(name) for name in DATASETS[wc.data].raw_names],
     output:
         f"{PROCESSED_DIR}/{{data}}.npz",
-    wildcard_constraints:
-        data=_alternatives(DATASETS),
-    params:
-        args=lambda wc: prepare_args(DATASETS[wc.data]),
     log:
         "logs/prepare/{data}.log",
+    wildcard_constraints:
+        data=_alternatives(DATASETS),
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 1
     resources:
         mem_mb=mem_mb(250),
         runtime=minutes(30),
-    conda:
-        "../envs/pdsparse.yaml"
+    params:
+        args=lambda wc: prepare_args(DATASETS[wc.data]),
     shell:
         "pdsparse prepare {params.args} --out {output} 2> {log}"

@@ -8,17 +8,17 @@ rule reference:
         lambda wc: processed_file(PROBLEMS[wc.problem].data),
     output:
         "results/reference/{problem}.parquet",
-    wildcard_constraints:
-        problem=_alternatives(PROBLEMS),
-    params:
-        args=lambda wc: reference_args(wc.problem),
     log:
         "logs/reference/{problem}.log",
+    wildcard_constraints:
+        problem=_alternatives(PROBLEMS),
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 1
     resources:
         mem_mb=mem_mb(150),
         runtime=minutes(lambda wc: int(REFERENCE[wc.problem]["max_seconds"] / 60) + 15),
-    conda:
-        "../envs/pdsparse.yaml"
+    params:
+        args=lambda wc: reference_args(wc.problem),
     shell:
         "pdsparse reference --data {input} {params.args} --out {output} 2> {log}"

@@ -10,24 +10,22 @@ rule run:
         reference=lambda wc: reference_file(wc.problem),
     output:
         "results/runs/{paper}/{experiment}/{problem}/{solver}/{options}.parquet",
+    log:
+        "logs/run/{paper}/{experiment}/{problem}/{solver}/{options}.log",
     wildcard_constraints:
         paper=_alternatives(PLANS),
         experiment=_alternatives({key[1] for key in RUNS}),
         problem=_alternatives(PROBLEMS),
         solver=_alternatives(SOLVERS),
         options=_alternatives({key[4] for key in RUNS}),
-    params:
-        args=lambda wc: run_args(run_of(wc)),
-    log:
-        "logs/run/{paper}/{experiment}/{problem}/{solver}/{options}.log",
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 1
     resources:
         mem_mb=mem_mb(150),
-        runtime=minutes(
-            lambda wc: len(run_of(wc).seeds) * int(run_of(wc).max_seconds / 60) + 15
-        ),
-    conda:
-        "../envs/pdsparse.yaml"
+        runtime=minutes(lambda wc: len(run_of(wc).seeds) * int(run_of(wc).max_seconds / 60) + 15),
+    params:
+        args=lambda wc: run_args(run_of(wc)),
     # BLAS gets the job's one thread: times are CPU time of the process, and a BLAS that
     # spins threads on cores it was not given would count (and steal) more than the job's
     shell:

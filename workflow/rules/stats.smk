@@ -8,17 +8,17 @@ rule stats:
         lambda wc: processed_file(STATS[wc.stats].data),
     output:
         "results/stats/{stats}.parquet",
-    wildcard_constraints:
-        stats=_alternatives(STATS),
-    params:
-        args=lambda wc: stats_args(STATS[wc.stats]),
     log:
         "logs/stats/{stats}.log",
+    wildcard_constraints:
+        stats=_alternatives(STATS),
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 1
     resources:
         mem_mb=mem_mb(100),
         runtime=minutes(15),
-    conda:
-        "../envs/pdsparse.yaml"
+    params:
+        args=lambda wc: stats_args(STATS[wc.stats]),
     shell:
         "pdsparse stats --data {input} {params.args} --out {output} > {log} 2>&1"

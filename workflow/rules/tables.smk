@@ -14,20 +14,20 @@ rule table:
             labels=report_labels,
         ),
         md="results/tables/{paper}/{name}.md",
+    log:
+        "logs/tables/{paper}/{name}.log",
     wildcard_constraints:
         paper=_alternatives(PLANS),
         name=_alternatives({n for (_, n), o in OUTPUTS.items() if o.kind == "table"}),
-    params:
-        command=lambda wc: " ".join(OUTPUTS[(wc.paper, wc.name)].command),
-        caption=report_caption,  # read by the report only (workflow/rules/report.smk)
-    log:
-        "logs/tables/{paper}/{name}.log",
+    conda:
+        "../envs/pdsparse.yaml"
     threads: 1
     resources:
         mem_mb=mem_mb(0, base=1000),
         runtime=minutes(10),
-    conda:
-        "../envs/pdsparse.yaml"
+    params:
+        command=lambda wc: " ".join(OUTPUTS[(wc.paper, wc.name)].command),
+        caption=report_caption,  # read by the report only (workflow/rules/report.smk)
     shell:
         "pdsparse output {wildcards.paper} {params.command} --out {output.csv} {output.md}"
         " 2> {log}"

@@ -1,10 +1,9 @@
 """Read LIBSVM / SVMlight text files (plain, .bz2 or .gz) into CSR matrices; binarize labels.
 
 The parser is scikit-learn's compiled :func:`sklearn.datasets.load_svmlight_file`, which
-streams ``.bz2``/``.gz`` files (the text is never held in memory as a whole). Measured on one
-core: 1.3-1.7 M nonzeros/s including bz2 decompression (news20 mirror, 1.27 M nnz: 0.8 s;
-gisette_scale.t, 4.97 M nnz: 2.7 s; a synthetic news20.binary-sized file, 9.1 M nnz and
-156 MB of text: 10 s, of which bz2 decompression is 6 s). Conventions of the result:
+streams ``.bz2``/``.gz`` files (the text is never held in memory as a whole); on large files
+bz2 decompression takes over half the time (measured: benchmarks/README.md, "Measurements cited
+by the code"). Conventions of the result:
 
 * ``A`` is n x d (rows = examples), ``scipy.sparse.csr_matrix``, float64, with sorted column
   indices, no duplicates, and **no explicit zeros** (an ``i:0`` entry in the text is dropped),

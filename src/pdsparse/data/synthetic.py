@@ -331,8 +331,8 @@ def zipf_bow(
       rejected in draw order, so no ``(row, col)`` pair repeats).
     * Values are term counts ``tf ~ Geometric(tf_p)`` on ``{1, 2, ...}`` (``P(tf = 1) = tf_p``).
 
-    About 5M nonzeros (``n = 20000, d = 1355191``, mean 250, exponent 1) take about 3.5 s on a
-    busy 2-core machine, dominated by the inverse-CDF ``searchsorted``.
+    The time is dominated by the inverse-CDF ``searchsorted`` (measured: benchmarks/README.md,
+    "Measurements cited by the code").
 
     Parameters
     ----------

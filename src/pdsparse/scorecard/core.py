@@ -524,8 +524,8 @@ def _table2_row(ctx: _Context, item: tuple, entry: Mapping, name: str, table, cs
 
 
 def _sens_seeds(r: Mapping, prefix: str, t: float):
-    """A configuration's seeds at ``t`` (seed, value, kind); from a table written before
-    issue 28 (no seeds column): one pseudo-seed, the median or the lower bound."""
+    """A configuration's seeds at ``t`` (seed, value, kind); from an older table without a
+    seeds column: one pseudo-seed, the median or the lower bound."""
     import pandas as pd
 
     from pdsparse.sensitivity import seeds_of

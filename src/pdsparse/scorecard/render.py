@@ -40,7 +40,7 @@ data set that is not available) is printed once, under the table, and the rows p
 
 def _factor_notes(rows: Sequence[Row]) -> tuple[list[str], list[str]]:
     """(each row's "reproduced" cell, the notes under the table): repeated long texts become
-    "[n]" references, said once (issue 20: one explanation repeated on 11 rows)."""
+    "[n]" references, said once (one explanation would otherwise repeat on a dozen rows)."""
     from collections import Counter
 
     counts = Counter(r.reproduced for r in rows)
@@ -64,7 +64,7 @@ def _md_cell(text: str) -> str:
 
 CELL_CHARS = 200
 """A Markdown cell longer than this is shortened to its first clause and a link to the row in
-full below the table (issue 29: cells of over 400 characters made the table unreadable)."""
+full below the table (cells of several hundred characters make the table unreadable)."""
 
 
 def _short(text: str, link: str) -> str:

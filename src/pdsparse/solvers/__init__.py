@@ -6,7 +6,7 @@ its Cython kernel (:mod:`~pdsparse.solvers.rcd`, :mod:`~pdsparse.solvers.erm`,
 
 The kernels only advance the state; :func:`solve` times the kernel calls alone, evaluates P,
 D and the gap outside the timer through :mod:`pdsparse.objective`, and decides when to stop
-(DESIGN.md, "Solver").
+(../shared/DESIGN.md, "Solver"; the package's map: ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -62,10 +62,10 @@ problem, the options and the seed (a second run repeats it to the bit)."""
 
 CPU_CLOCK = time.process_time
 """The clock of kernel time, setup time and ``max_seconds``: the CPU time of the process.
-Wall-clock time on a shared machine grows with the other processes' load (the same 40
-epochs of dual RCD took 3x the wall time with four busy processes on two cores, 1.14x the
-CPU time); CPU time is what another machine repeats. The process's, not the thread's, so
-that work a BLAS call hands to its own threads is counted too."""
+Wall-clock time on a shared machine grows with the other processes' load, CPU time far
+less (measured: benchmarks/README.md, "Measurements cited by the code"); CPU time is what
+another machine repeats. The process's, not the thread's, so that work a BLAS call hands to
+its own threads is counted too."""
 
 DEFAULT_MAX_SECONDS = 600.0
 """Default kernel-time budget of :func:`solve` (the CLI's ``run --max-seconds`` default)."""
@@ -81,9 +81,9 @@ class Result:
     ``status``; ``repr`` shows them and the iterates' shapes, not the iterates.
 
     ``rows`` are the trace's rows (tuples in :data:`TRACE_COLUMNS` order); ``trace`` is them
-    as a DataFrame, built on first access: a pandas DataFrame costs 0.15-0.4 ms to build,
-    a quarter of a whole call on a 100 x 10 problem, and a caller who wants ``w`` needs none
-    (benchmarks/solve_vs_liblinear.py)."""
+    as a DataFrame, built on first access: building a pandas DataFrame is a large share of
+    a whole call on a small problem, and a caller who wants ``w`` needs none (measured:
+    benchmarks/README.md, "Measurements cited by the code")."""
 
     rows: list[tuple] = field(repr=False)
     w: np.ndarray
@@ -177,7 +177,7 @@ FAR_CALLS = 64  # a kernel call may last 1/FAR_CALLS of the time left (_time_cap
 
 
 class _FixedSchedule:
-    """An evaluation at the start and after every ``eval_every`` epochs (as before issue 7)."""
+    """An evaluation at the start and after every ``eval_every`` epochs (figure traces)."""
 
     adaptive = False
 
@@ -256,12 +256,13 @@ def _time_capped(budget: int, last: tuple[int, float], elapsed: float, max_secon
     and 5% more once that is at most a twentieth of ``max_seconds`` (so that the run ends
     just past the budget, not short of it), and in at most twice the last call's time or
     ``1 / FAR_CALLS`` of the time left, the larger. A kernel whose work grows dearer as it runs
-    (PDBFW's growing s: its selection and projection outgrow the counted scans) overran by
-    1.65x on mnist09-rb when one call was sized at the run's average speed; a call no longer
-    than twice the last one, and no longer than half the time left, re-measures the speed
-    before it can overrun. Far from the budget the doubling alone cost a short run 8 kernel
-    calls (5 us each, an eighth of a solve of a 100 x 10 problem); a call sized at a 64th of
-    the time left ends within half of it even if the kernel slows down 32-fold meanwhile."""
+    (PDBFW's growing s: its selection and projection outgrow the counted scans) overruns its
+    budget when one call is sized at the run's average speed; a call no longer than twice the
+    last one, and no longer than half the time left, re-measures the speed before it can
+    overrun. Far from the budget the doubling alone would cost a short run several kernel
+    calls, each a fixed cost that a small solve notices; a call sized at a 64th of the time
+    left ends within half of it even if the kernel slows down 32-fold meanwhile (measured:
+    benchmarks/README.md, "Measurements cited by the code")."""
     work, seconds_last = last
     if work <= 0 or seconds_last <= 0:
         return min(budget, max(1, int(PROBE_EPOCHS * nnz)))
@@ -307,8 +308,8 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     eval_every : None (default): evaluate where the gap is predicted to reach tol (the
         schedule above :class:`_AdaptiveSchedule`; a few evaluations per run, no row at
         the start). A number: a trace row at the start and every ``eval_every`` epochs, as
-        for figures (the rows, iterates and stopping are those of the code before the
-        adaptive schedule).
+        for figures (the evaluation points on a fixed grid of epochs, whatever the gap's
+        rate).
     eval_per_decade : with ``eval_every``, > 0 makes the evaluation points geometric: at
         the start, after ``eval_every`` epochs, then this many per decade of epochs.
     w0, alpha0 : warm start of primal (w0) or dual (alpha0) RCD.

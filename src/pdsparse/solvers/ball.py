@@ -23,11 +23,10 @@ The methods, each the published one (the kernels' docstrings give the updates):
 * ``scgs`` (:class:`SCGSKernel`): stochastic conditional gradient sliding (Lan & Zhou 2016);
 * ``storc`` (:class:`STORCKernel`): STORC (Hazan & Luo 2016, Algorithm 2).
 
-Speed (news20, labels <= 10 against the rest, 14,935 x 62,061, 1.2M entries, r = 30,
-mu = 10/n, one BLAS thread on a loaded 2-core machine, time to a 1e-6 relative gap):
-Acc PG 0.21 s (29 iterations of 7.4 ms), STORC 4.6 s, SVRG 60 s (0.68 ms an inner step:
-the projection makes a step O(d)), FW 85 s with the open-loop step (3.0 ms an iteration;
-the exact line search zigzags: 1e-4 in 120 s), SCGS 1.1e-6 in 120 s (7.2 ms an iteration).
+Speed to a 1e-6 relative gap on news20 (labels <= 10 against the rest, r = 30): Acc PG far
+ahead, then STORC, SVRG (the projection makes its step O(d)) and FW with the open-loop step
+(the exact line search zigzags); SCGS barely gets there (measured: benchmarks/README.md,
+"Measurements cited by the code").
 
 Every kernel keeps A x of the points it needs where that saves a product, counts its work as
 the stored entries of A it reads plus d per dense O(d) pass (``_ball.pyx``; a full gradient
@@ -77,10 +76,8 @@ __all__ = ["AccPGOptions", "FWOptions", "SVRGOptions", "SCGSOptions", "STORCOpti
 _SLIDING_STEP_DOC = ("a multiplier c on the steps 1 / beta_k of CndG's prox-subproblems: the "
                      "parameters are computed with L / c in place of L (theory: c = 1, the "
                      "paper's; x0_1 ... x100, see pdsparse.names.STEP_MULTIPLIERS)")
-# Measured (CPU s to a certified 1e-3 gap, 2000 x 400 smooth hinge, 41,898 entries, r = 2,
-# mu = 1e-3, 3 seeds, load 15 on 2 cores): SCGS x0_3 0.044-0.052, theory 0.025-0.028, x3
-# 0.011, x10 0.031-0.033; STORC x0_3 0.097-0.119, theory 0.033-0.037, x3 0.029-0.63, x10
-# not reached in 60 s (stalls): a step grid, not a default.
+# The step multipliers' times to a certified gap (SCGS and STORC; STORC stalls at x10):
+# benchmarks/README.md, "Measurements cited by the code". A step grid, not a default.
 _BATCH_CAP_DOC = ("largest minibatch: n (default; a batch of n or more is the exact "
                   "gradient, which costs what n draws do), none (the theorem's size "
                   "uncapped) or an integer")
@@ -178,8 +175,10 @@ def spectral_norm_sq(problem: Problem) -> float:
 
     When one side of A is short (at most ``_GRAM_SIDE``) and A small enough to densify
     (``_GRAM_ENTRIES``): the top eigenvalue of the short side's Gram matrix (A A^T or A^T A,
-    one BLAS product and a small ``eigvalsh``; duke, 44 x 7129: 0.6 ms against 7 ms for
-    ARPACK, which was most of Acc PG's setup). Otherwise ARPACK's top singular value
+    one BLAS product and a small ``eigvalsh``: on a short, wide set such as duke a tenth of
+    ARPACK's time, which would be most of Acc PG's setup; measured: benchmarks/README.md,
+    "Measurements cited by the code").
+    Otherwise ARPACK's top singular value
     (``scipy.sparse.linalg.svds``, tol 1e-10, a fixed start vector: deterministic). Both are
     exact to rounding, never a power-iteration lower bound, so that 1/L steps are safe.
     """
@@ -313,7 +312,7 @@ def scgs_parameters(options: SCGSOptions, k: int, lip: float, diameter: float,
     eta_k = L D^2 / (k (k + 1)), B_k = ceil(sigma^2 (k + 2)^3 / (L^2 D^2)), giving
     E f(y_N) - f* = O(L D^2 / N^2) with O(sigma^2 D^2 / eps^2) sampled gradients and
     O(L D^2 / eps) linear oracles. The paper's text could not be read with the search
-    tools of this project (only its abstract; issue 28 asked for its Corollary's values), so
+    tools of this project (only its abstract), so
     they are checked two ways instead: they are the ones consistent with those complexities
     (sum_k B_k = sigma^2 N^4 / (L^2 D^2), and CndG's 6 beta_k D^2 / eta_k = O(k)
     iterations), and an independent implementation that cites Lan & Zhou (Optimization
@@ -321,8 +320,9 @@ def scgs_parameters(options: SCGSOptions, k: int, lip: float, diameter: float,
     survey (Braun, Carderera, Combettes, Hassani, Karbasi, Mokhtari & Pokutta, 2022;
     ``stochastic_conditional_gradient_sliding_frank_wolfe_step``: gamma = 3/(k+2), beta =
     4L/(k+2), eta = L D^2/(k(k+1)), batch ceil(sigma^2 (k+2)^3 / (L D)^2), k from 1; read
-    through the code search, 2026-11-28, not copied). The mu of f is not used (Lan & Zhou also treat
-    strongly convex f; that variant is not implemented). ``batch`` may replace B_k by a
+    through the code search, not copied; when: benchmarks/README.md, "Measurements cited by
+    the code"). The mu of f is not used (Lan & Zhou also treat strongly convex f; that
+    variant is not implemented). ``batch`` may replace B_k by a
     constant; ``batch_cap`` caps it (a batch of n or more is the exact gradient). ``step``
     = c: every parameter takes L / c for L (c = 1, ``theory``, is exact: L / 1.0 == L).
     """
@@ -363,8 +363,8 @@ def storc_parameters(options: STORCOptions, t: int, k: int, n_t: int, lip: float
     D_t^2 = kappa D^2 / 2^(t-1) and m_{t,k} = 5600 N_t k; for mu = 0, f G-Lipschitz (its
     second case; ``lip_f`` = G), D_t = D and m_{t,k} = 700 N_t + 24 N_t G (k + 1) / (L D).
     (Its first case, grad f(w*) = 0, fails on a ball whose constraint is active.) These are
-    the values as recalled (ALGORITHMS.md flags STORC's as uncertain): issue 28 asked for
-    them from the paper, but its text could not be read with this project's search tools
+    the values as recalled (../shared/ALGORITHMS.md flags STORC's as uncertain): the paper's
+    text could not be read with this project's search tools
     (only the abstract, whose rates they match: O(log 1/eps) snapshots, O(1/eps^1.5)
     sampled gradients in the Lipschitz case), and no independent STORC implementation was
     found to compare with; ``tests/test_ball_solvers.py`` checks the theorem's bound
@@ -375,10 +375,10 @@ def storc_parameters(options: STORCOptions, t: int, k: int, n_t: int, lip: float
     ``batch=theory`` is then restarted CGS with exact gradients. The default is instead the
     constant m = 100 of the MATLAB code of these baselines for trace-norm experiments
     (files ``SVR_CGS.m``, ``SCGS.m``, found by code search; repository not identified):
-    measured on news20 (labels <= 10 against the rest, 14,935 x 62,061, mu = 10/n, one
-    BLAS thread, a loaded machine), STORC reached a 1e-6 gap in 4.6 s with it against
-    10.6 s with ``theory`` at r = 30, and the same gap (1.5e-4) in 60 s at r = 300.
-    (SCGS keeps its growing B_k: a constant 100 stalled it at a 0.58 relative gap.)
+    on news20 (labels <= 10 against the rest) STORC reaches a 1e-6 gap at r = 30 in less than
+    half the time it takes with ``theory``, and at r = 300 the same gap within the same budget.
+    (SCGS keeps its growing B_k: a constant 100 stalls it.) Measured: benchmarks/README.md,
+    "Measurements cited by the code".
     ``step`` = c: every parameter takes L / c for L (c = 1, ``theory``, is exact).
     """
     lip = lip / step_multiplier(options.step)
@@ -585,8 +585,8 @@ class SVRGKernel(_BallKernel):
     mean of x_1..x_m (``"average"``, Prox-SVRG). eta and m: :func:`svrg_parameters`.
     An iteration is an inner step.
 
-    **Why the step stays O(d)** (issue 28 asked for a sparse/lazy step where the source
-    allows one; it does not here). Off the support of a_i the unprojected point is
+    **Why the step stays O(d)** (a sparse/lazy step is taken where the source allows one;
+    it does not here). Off the support of a_i the unprojected point is
     u_j = (1 - eta mu) x_j + eta (mu x~_j - g~_j), g~ = grad f(x~) minus its mu term: an affine
     map per coordinate that a lazy scheme could apply in closed form, as SPDC's
     (``_erm.spdc_lazy``). The projection onto the l1 ball is what forbids it: Proj(u) =

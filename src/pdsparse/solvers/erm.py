@@ -166,12 +166,9 @@ class SPDCKernel(_Kernel):
     xbar from the lazy state (``_erm.spdc_catch_up``, d units of work, inside the timed
     call), leaving that state as it is, so that chunked runs equal one long run exactly.
     The iterates are the dense update's to rounding (``tests/test_erm_kernels.py``).
-    Measured (one epoch of n iterations, CPU time, smooth hinge, l2 = 1e-4, l1 = 1e-5, unit
-    rows, three runs each on a shared 2-core machine at load 15): news20 (15,935 x 62,061,
-    1.27M entries) 2.14-2.21 s dense, 0.17-0.18 s lazy (12x); zipf_bow 20,000 x 100,000
-    (80 words a row) 3.6-4.1 s dense, 0.19-0.20 s lazy (20x). Dense
-    data, or ``lazy=False`` (Python only, for the comparison), takes the dense O(d) loop
-    of the paper (``_erm.spdc``).
+    On sparse data the lazy epoch is an order of magnitude faster than the dense one (measured:
+    benchmarks/README.md, "Measurements cited by the code"). Dense data, or ``lazy=False`` (Python
+    only, for the comparison), takes the dense O(d) loop of the paper (``_erm.spdc``).
 
     ``iterates()`` is (x, alpha) with alpha = -y, the SPDC dual iterate (always in the
     conjugate's domain: each y_k is a prox of phi_k^*), and x the SPDC primal iterate. x

@@ -41,7 +41,7 @@ class DualRCDOptions(_Options):
     not the paper's Section 7 setting (importance sampling, the fixed step; the Face-Off
     plan names it): to a certified relative gap of 1e-6 they take 3-7 epochs where the
     paper's setting takes 5-16 (medians 5.6 and 12) on the 15 sets of
-    ``benchmarks/solve_vs_liblinear.py`` (benchmarks/README.md, its results of session 5)."""
+    ``benchmarks/solve_vs_liblinear.py`` (benchmarks/README.md, "`solve_vs_liblinear.py`")."""
 
     sampling: str = _option("permutation", SAMPLINGS, _SAMPLING_DOC)
     dual_step: str = _option(

@@ -1,7 +1,7 @@
-"""The solver registry: one :class:`SolverSpec` per solver (DESIGN.md, "Solver registry") with
-its options dataclass, kernel factory, family, label and path tag, and the calls that set a
-kernel up by name (:func:`get_solver`, :func:`make_kernel`). A new solver is a module of
-this package (its kernel and options) and an entry of :data:`SOLVERS`.
+"""The solver registry: one :class:`SolverSpec` per solver (../shared/DESIGN.md, "Solver
+registry") with its options dataclass, kernel factory, family, label and path tag, and the
+calls that set a kernel up by name (:func:`get_solver`, :func:`make_kernel`). A new solver is a
+module of this package (its kernel and options) and an entry of :data:`SOLVERS`.
 """
 
 from __future__ import annotations
@@ -176,8 +176,8 @@ class SolverSpec:
     def option_columns(self, options: Any = None) -> dict[str, str]:
         """The options as trace key columns: every option of the registry, ``"none"`` for
         those this solver does not have (so that all traces share the columns) and for a
-        late option at its default (traces and labels of the printed setting stay as they
-        were before the option existed)."""
+        late option at its default (adding an option changes no trace or label of the
+        printed setting)."""
         opts = self.parse_options(options)
         quiet = {f.name for f in fields(self.options)
                  if f.metadata.get("late") and getattr(opts, f.name) == f.default}
@@ -283,10 +283,10 @@ def solver_of_options(options: type) -> str:
 def option_names() -> tuple[str, ...]:
     """Every option name of the registry, in order of first appearance (the key columns).
 
-    A solver whose options all came late (``base._option(late=True)``: SPDC's ``step``)
-    counts after the others, so that giving it an option moves no column of the traces
-    written before. Computed once: :data:`SOLVERS` is read-only (it was a tenth of a small
-    solve's time)."""
+    A solver whose options all came late (``base._option(late=True)``: SPDC's ``step``) counts after
+    the others, so that giving it an option moves no column of the traces written before. Computed
+    once: :data:`SOLVERS` is read-only (at every call it would be a noticeable share of a small
+    solve's time; measured: benchmarks/README.md, "Measurements cited by the code")."""
     specs = list(SOLVERS.values())
     late = [all(f.metadata.get("late") for f in fields(s.options)) for s in specs]
     ordered = [s for s, lt in zip(specs, late, strict=True) if not lt] + [

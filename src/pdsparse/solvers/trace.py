@@ -782,7 +782,8 @@ def block_fw_factory(problem: Problem, options: BlockFWOptions, seed: int,
 
 
 # ---------------------------------------------------------------------------------------------
-# Factories (the registry's entries): the l1 ball here, the trace-norm ball in solvers_trace
+# Factories (the registry's entries): an l1 ball to the kernels of pdsparse.solvers.ball, a
+# trace-norm ball to this module's
 # ---------------------------------------------------------------------------------------------
 
 def _dispatch(name: str, kernel: type, problem: Problem, options, seed: int,
