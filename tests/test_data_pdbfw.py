@@ -62,7 +62,6 @@ def test_existing_recipe_tags_do_not_change():
     before = {"digits-rb": "none-rb100-sig5-ms0-te297-ss0",
               "digits-rf": "none-rf1000-sig3-ms0-te297-ss0",
               "mnist-rb-digit0": "none-pos0-rb1000-sig39.5-ms0-te2000-ss0",
-              "mnist-rf-digit0": "none-pos0-rf10000-sig10-ms0-te2000-ss0",
               "sector-libsvm": "unit_rows-tfsector.t.scale"}
     assert set(before) == set(config["dgpd"]["datasets"])
     for name, tag in before.items():
