@@ -19,7 +19,11 @@ from pdsparse.speedup import speedup_table
 GRID = [("dual_rcd", {"sampling": "importance", "dual_step": "newton"}),
         ("primal_rcd", {"sampling": "importance"}),
         ("spdc", {})]
-BUDGET = 2.0  # CPU seconds a run may take
+# CPU seconds a run may take: about 5x what the slowest (primal RCD, 1.2 s) needs on a quiet
+# machine. At 2.0 it missed 1e-6 once with both cores spun and the suite's other worker
+# beside it (CPU time itself grows under load, on shared cores): the budget, not the
+# verdict, flipped.
+BUDGET = 6.0
 
 
 @contextmanager
