@@ -53,7 +53,9 @@ FIGURES = [p for cat in EXPECTED.values() for paths in cat.values() for p in pat
 VERDICTS = {"yes", "partly", "no", "inconclusive", "—"}  # inconclusive: issue 28
 
 
-@pytest.fixture(scope="module")
+# session scope: under pytest-xdist a worker may interleave these tests with others of their
+# group, which tears a module fixture down and builds it again (the report: about 100 s)
+@pytest.fixture(scope="session")
 def built(tiny_run):
     """The tiny workflow run (shared, ``conftest.tiny_run``), then the report: (working
     directory, report.html)."""
@@ -78,7 +80,7 @@ def data_text(uri: str) -> str:
     return base64.b64decode(data).decode("utf-8")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def report(built):
     text = built[1].read_text(encoding="utf-8")
     return {"text": text, "results": script_var(text, "results"),
