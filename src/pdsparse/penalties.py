@@ -383,12 +383,20 @@ class TraceBall(_Ball):
         p = project_l1_ball(s / self.l2, self.radius)
         return float(s @ p) - 0.5 * self.l2 * float(p @ p)
 
-    def lmo_atom(self, G: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    def lmo_atom(self, G: np.ndarray, method: str | None = None
+                 ) -> tuple[float, np.ndarray, np.ndarray]:
         """The LMO's rank-one vertex as (s, u, v): S = s u v^T, s = -r, (u, v) the top
-        singular pair of G."""
+        singular pair of G: by :func:`top_singular_pair` (default), or by
+        :func:`pdsparse.lowrank.top_singular` with ``method`` (``"lanczos"``,
+        ``"randomized"``, ``"full"``: the norm-ball kernels' ``svd`` choice)."""
         G = _require_matrix(G, "TraceBall")
-        _, u, v = top_singular_pair(G)
-        return -self.radius, u, v
+        if method is None:
+            _, u, v = top_singular_pair(G)
+            return -self.radius, u, v
+        from pdsparse.lowrank import top_singular  # lowrank imports this module
+
+        U, _, Vt = top_singular(G, 1, method)
+        return -self.radius, U[:, 0], Vt[0]
 
     def lmo(self, G):
         s, u, v = self.lmo_atom(G)

@@ -60,7 +60,7 @@ import numpy as np
 
 from pdsparse import losses, objective
 from pdsparse.errors import ConfigError
-from pdsparse.lowrank import DEFAULT_METHOD, METHODS, block_step, top_singular
+from pdsparse.lowrank import DEFAULT_METHOD, METHODS, block_step
 from pdsparse.names import (
     BALL_BATCH_CAPS,
     BALL_BATCHES,
@@ -203,9 +203,10 @@ def sfw_parameters(options: SFWOptions, k: int, lip: float, diameter: float, lip
 
 def _lmo(G: np.ndarray, radius: float, method: str) -> tuple[np.ndarray, np.ndarray]:
     """(u, w) with -radius u w^T = argmin over ||S||_* <= radius of <G, S>: the top singular
-    pair of G (radius u is returned, so the vertex is -outer(u, w))."""
-    U, _, Vt = top_singular(G, 1, method)
-    return radius * U[:, 0], Vt[0]
+    pair of G (:meth:`pdsparse.penalties.TraceBall.lmo_atom` by ``method``; radius u is
+    returned, so the vertex is -outer(u, w))."""
+    s, u, w = TraceBall(radius).lmo_atom(G, method)
+    return -s * u, w
 
 
 def trace_cndg(g: np.ndarray, u: np.ndarray, beta: float, eta: float, radius: float,
