@@ -383,20 +383,15 @@ class TraceBall(_Ball):
         p = project_l1_ball(s / self.l2, self.radius)
         return float(s @ p) - 0.5 * self.l2 * float(p @ p)
 
-    def lmo_atom(self, G: np.ndarray, method: str | None = None
+    def lmo_atom(self, G: np.ndarray, top_pair=top_singular_pair
                  ) -> tuple[float, np.ndarray, np.ndarray]:
         """The LMO's rank-one vertex as (s, u, v): S = s u v^T, s = -r, (u, v) the top
-        singular pair of G: by :func:`top_singular_pair` (default), or by
-        :func:`pdsparse.lowrank.top_singular` with ``method`` (``"lanczos"``,
-        ``"randomized"``, ``"full"``: the norm-ball kernels' ``svd`` choice)."""
+        singular pair of G by ``top_pair(G) -> (sigma_1, u_1, v_1)``: :func:`top_singular_pair`
+        (default), or the norm-ball kernels' choice of method
+        (:func:`pdsparse.lowrank.top_singular`, which imports this module)."""
         G = _require_matrix(G, "TraceBall")
-        if method is None:
-            _, u, v = top_singular_pair(G)
-            return -self.radius, u, v
-        from pdsparse.lowrank import top_singular  # lowrank imports this module
-
-        U, _, Vt = top_singular(G, 1, method)
-        return -self.radius, U[:, 0], Vt[0]
+        _, u, v = top_pair(G)
+        return -self.radius, u, v
 
     def lmo(self, G):
         s, u, v = self.lmo_atom(G)

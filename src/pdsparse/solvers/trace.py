@@ -53,6 +53,7 @@ alpha(X) = -phi'(A X), which certifies X by the duality gap (:mod:`pdsparse.obje
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -60,7 +61,7 @@ import numpy as np
 
 from pdsparse import losses, objective
 from pdsparse.errors import ConfigError
-from pdsparse.lowrank import DEFAULT_METHOD, METHODS, block_step
+from pdsparse.lowrank import DEFAULT_METHOD, METHODS, block_step, top_singular
 from pdsparse.names import (
     BALL_BATCH_CAPS,
     BALL_BATCHES,
@@ -201,11 +202,18 @@ def sfw_parameters(options: SFWOptions, k: int, lip: float, diameter: float, lip
     return gamma, _cap(size, options.batch_cap, n)
 
 
+def top_pair(M: np.ndarray, method: str) -> tuple[float, np.ndarray, np.ndarray]:
+    """(sigma_1, u_1, v_1) of M by :func:`pdsparse.lowrank.top_singular`'s ``method``: the
+    ``top_pair`` of :meth:`pdsparse.penalties.TraceBall.lmo_atom` in these kernels."""
+    U, s, Vt = top_singular(M, 1, method)
+    return float(s[0]), U[:, 0], Vt[0]
+
+
 def _lmo(G: np.ndarray, radius: float, method: str) -> tuple[np.ndarray, np.ndarray]:
     """(u, w) with -radius u w^T = argmin over ||S||_* <= radius of <G, S>: the top singular
     pair of G (:meth:`pdsparse.penalties.TraceBall.lmo_atom` by ``method``; radius u is
     returned, so the vertex is -outer(u, w))."""
-    s, u, w = TraceBall(radius).lmo_atom(G, method)
+    s, u, w = TraceBall(radius).lmo_atom(G, functools.partial(top_pair, method=method))
     return -s * u, w
 
 
