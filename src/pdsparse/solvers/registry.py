@@ -41,15 +41,11 @@ from pdsparse.solvers.erm import SPDCOptions, spdc_factory
 from pdsparse.solvers.pdbfw import PDBFWOptions, pdbfw_factory
 from pdsparse.solvers.rcd import DualRCDOptions, PrimalRCDOptions, dual_factory, primal_factory
 from pdsparse.solvers.trace import (
+    BlockFWKernel,
     BlockFWOptions,
+    SFWKernel,
     SFWOptions,
-    acc_pg_factory,
-    block_fw_factory,
-    fw_factory,
-    scgs_factory,
-    sfw_factory,
-    storc_factory,
-    svrg_factory,
+    norm_ball_factory,
 )
 
 __all__ = ["SOLVERS", "SolverSpec", "FAMILIES", "NONE", "get_solver", "make_kernel",
@@ -241,28 +237,28 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
                label="DGPD (Alg. 1)", start="alpha0", sweep="d",
                summary="doubly greedy primal-dual CD, one coordinate each (Lei et al. 2017, "
                "Algorithm 1), CSR + CSC or dense"),
-    SolverSpec("acc_pg", AccPGOptions, acc_pg_factory, family="primal", label="Acc PG",
+    SolverSpec("acc_pg", AccPGOptions, norm_ball_factory("acc_pg"), family="primal", label="Acc PG",
                start="w0", sweep="1", matrix=True,
                summary="accelerated projected gradient on a norm ball (Nesterov's strongly "
                "convex scheme or FISTA), step 1/L"),
-    SolverSpec("fw", FWOptions, fw_factory, family="primal", label="FW", start="w0",
+    SolverSpec("fw", FWOptions, norm_ball_factory("fw"), family="primal", label="FW", start="w0",
                sweep="1", matrix=True,
                summary="Frank-Wolfe on a norm ball, exact line search or 2/(t+2)"),
-    SolverSpec("svrg", SVRGOptions, svrg_factory, family="primal", label="SVRG", start="w0",
-               sweep="n", matrix=True,
+    SolverSpec("svrg", SVRGOptions, norm_ball_factory("svrg"), family="primal", label="SVRG",
+               start="w0", sweep="n", matrix=True,
                summary="projected SVRG (Johnson & Zhang 2013; Prox-SVRG, Xiao & Zhang 2014)"),
-    SolverSpec("scgs", SCGSOptions, scgs_factory, family="primal", label="SCGS", start="w0",
-               sweep="1", matrix=True,
+    SolverSpec("scgs", SCGSOptions, norm_ball_factory("scgs"), family="primal", label="SCGS",
+               start="w0", sweep="1", matrix=True,
                summary="stochastic conditional gradient sliding (Lan & Zhou 2016)"),
-    SolverSpec("storc", STORCOptions, storc_factory, family="primal", label="STORC",
+    SolverSpec("storc", STORCOptions, norm_ball_factory("storc"), family="primal", label="STORC",
                start="w0", sweep="1", matrix=True,
                summary="variance-reduced conditional gradient sliding (Hazan & Luo 2016, "
                "Algorithm 2)"),
-    SolverSpec("sfw", SFWOptions, sfw_factory, family="primal", label="SFW", start="w0",
-               sweep="1", matrix=True,
+    SolverSpec("sfw", SFWOptions, SFWKernel, family="primal", label="SFW",
+               start="w0", sweep="1", matrix=True,
                summary="stochastic Frank-Wolfe on a trace-norm ball (Hazan & Luo 2016), "
                "minibatch gradient, step 2/(k+1)"),
-    SolverSpec("block_fw", BlockFWOptions, block_fw_factory, family="primal",
+    SolverSpec("block_fw", BlockFWOptions, BlockFWKernel, family="primal",
                label="block FW", start="w0", sweep="1", matrix=True,
                summary="block Frank-Wolfe with rank-s steps on a trace-norm ball (Allen-Zhu, "
                "Hazan, Hu & Li 2017, Algorithm 1)"),
