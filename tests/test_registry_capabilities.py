@@ -114,3 +114,25 @@ def test_the_tuning_grids_are_the_registry():
 def test_penalty_kinds_cover_the_library():
     assert PENALTY_KINDS == (*names.PENALTY_FAMILIES, "trace_ball")
     assert {penalty_kind(p) for p in PROBLEMS} == set(PENALTY_KINDS)
+
+
+def test_the_light_copies_are_the_registry():
+    """names.py (read by the command line without NumPy) holds what each solver solves as
+    the registry declares it, and ``run --solver``'s help lists each under exactly those."""
+    import argparse
+
+    from pdsparse import cli
+
+    assert names.SOLVER_PENALTIES == {
+        name: tuple(k for k in PENALTY_KINDS if k in spec.penalties)
+        for name, spec in SOLVERS.items()}
+    assert names.METHODS == tuple(names.SOLVER_PENALTIES) == tuple(SOLVERS)
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    action = next(a for a in sub.choices["run"]._actions if "--solver" in a.option_strings)
+    groups = action.help.split("by what it solves: ")[1].split("; ")
+    kinds = [("l2", "elastic_net"), ("l1_ball",), ("trace_ball",)]
+    assert len(groups) == len(kinds)
+    for group, penalties in zip(groups, kinds, strict=True):
+        listed = group.rsplit(": ", 1)[1].split(", ")
+        assert listed == [n for n, s in SOLVERS.items() if s.penalties & set(penalties)]
