@@ -280,13 +280,7 @@ def cmd_prepare(args: argparse.Namespace) -> None:
     recipe = _recipe(args)
     if args.generator is not None:
         ds = prepare_synthetic(args.dataset, args.generator, _params(args.param), args.seed,
-                               recipe if not recipe.legacy or recipe.positive_class
-                               else args.normalization, args.out)
-    elif recipe.legacy:  # the Face-Off path, exactly as before
-        raw = _require_file(args.raw, "raw file")
-        spec = _raw_spec(args.registry, args.dataset, raw)
-        positive = None if args.positive_class is None else _scalar(args.positive_class)
-        ds = prepare(raw, spec, args.normalization, args.out, positive_class=positive)
+                               recipe, args.out)
     else:
         raw = _require_file(args.raw, "raw file")
         spec = _raw_spec(args.registry, args.dataset, raw)
