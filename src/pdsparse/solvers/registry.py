@@ -1,13 +1,12 @@
-"""The solver registry: one :class:`SolverSpec` per solver (../shared/DESIGN.md, "Solver
-registry") with its options dataclass, kernel factory, family, label and path tag, what it solves (penalties,
-losses, dense or sparse data, label matrices, l2 > 0; :meth:`SolverSpec.refusal`) and its
-tuning grid, and the calls that set a kernel up by name (:func:`get_solver`,
-:func:`make_kernel`). A new solver is a module of this package (its kernel and options) and
-an entry of :data:`SOLVERS`; what reads the registry (:func:`pdsparse.predict.accepts`, the
-race's grids, the CLI's and the config schema's names, checked by
-``tests/test_registry_contract.py``) follows. ``tests/test_registry_capabilities.py`` builds
-every solver's kernel on small problems of every kind to check the declarations.
-"""
+"""The solver registry: one :class:`SolverSpec` per solver (../shared/DESIGN.md, "Solver registry")
+with its options dataclass, kernel factory, family, label and path tag, what it solves
+(penalties, losses, dense or sparse data, label matrices, l2 > 0; :meth:`SolverSpec.refusal`)
+and its tuning grid, and the calls that set a kernel up by name (:func:`get_solver`,
+:func:`make_kernel`). A new solver is a module of this package (its kernel and options) and an
+entry of :data:`SOLVERS`; what reads the registry (:func:`pdsparse.predict.accepts`, the race's
+grids, the CLI's and the config schema's names, checked by ``tests/test_registry_contract.py``)
+follows. ``tests/test_registry_capabilities.py`` builds every solver's kernel on small problems
+of every kind to check the declarations."""
 
 from __future__ import annotations
 
