@@ -68,7 +68,7 @@ def test_existing_recipe_tags_do_not_change():
         recipe = Recipe(**config["dgpd"]["datasets"][name]["recipe"])
         assert recipe.tag() == tag and recipe.classes is None
     face_off = Recipe(config["faceoff"]["normalization"])
-    assert face_off.legacy and face_off.tag() == "avg_example_norm"
+    assert face_off.tag() == "avg_example_norm"
 
 
 def test_class_and_group_tags_are_safe_canonical_and_distinct():

@@ -154,7 +154,8 @@ def test_face_off_recipes_keep_their_fields_defaults_and_tags():
     assert Recipe("none", "3").tag() == "none-pos3"  # positional, as papers/faceoff.py builds it
     assert Recipe("avg_example_norm", positive_class="1").tag() == "avg_example_norm-pos1"
     assert (Recipe().normalization, Recipe().positive_class) == ("avg_example_norm", None)
-    assert Recipe().legacy and Recipe("none", "3").legacy
+    # a recipe that only normalizes (and names a positive class) is two steps
+    assert [type(s).__name__ for s in Recipe("none", "3").steps] == ["Binarize", "Normalize"]
 
 
 def test_dgpd_recipe_tags_are_safe_short_and_distinct():
@@ -313,7 +314,7 @@ def test_prepare_rf_recipe_is_dense_and_normalizes_test_rows_by_the_training_sca
     assert full.meta["split"]["test_rows"] == test_rows and full.n == 30
 
 
-def test_legacy_recipe_object_prepares_exactly_as_before(tmp_path, raw):
+def test_a_normalization_name_and_its_recipe_prepare_alike(tmp_path, raw):
     a = prepare(raw, make_spec(), "avg_example_norm", tmp_path / "a.npz")
     b = prepare(raw, make_spec(), Recipe("avg_example_norm"), tmp_path / "b.npz")
     assert a.meta == b.meta and (a.A != b.A).nnz == 0
@@ -385,7 +386,7 @@ def test_cli_prepare_with_a_recipe(tmp_path, capsys):
 
 def test_chunked_row_norms_equal_normalize_row_norms():
     from pdsparse.data.normalize import row_norms
-    from pdsparse.data.prepare import _row_norms
+    from pdsparse.data.steps import row_norms as _row_norms
 
     A = sp.random(300, 20, density=0.2, format="csr", random_state=3)
     A = sp.vstack([A, sp.csr_matrix((2, 20)), A[:5]], format="csr")  # empty rows inside
@@ -440,7 +441,7 @@ def libsvm_pair(tmp_path, d_test=None):
 def test_prepare_with_a_test_file_keeps_its_rows_and_normalizes_them_alike(tmp_path):
     raw, spec, raw_te, spec_te = libsvm_pair(tmp_path)
     recipe = Recipe("avg_example_norm", test_file="te")
-    assert recipe.tag() == "avg_example_norm-tfte" and not recipe.legacy
+    assert recipe.tag() == "avg_example_norm-tfte"
     out = tmp_path / f"tr__{recipe.tag()}.npz"
     prepare(raw, spec, recipe, out, test=(raw_te, spec_te))
     ds = load_dataset(out)

@@ -360,6 +360,22 @@ def test_trace_lmo(shape):
     assert u @ G @ v == pytest.approx(sigma, rel=1e-10)
 
 
+@pytest.mark.parametrize("method", ["lanczos", "randomized", "full"])
+def test_trace_lmo_by_each_svd_method(method):
+    """The norm-ball kernels' ``svd`` choice reaches the penalty's LMO: the same vertex."""
+    from pdsparse.solvers.trace import top_pair
+
+    pen = TraceBall(1.7)
+    G = rand(30, 12)
+    s, u, v = pen.lmo_atom(G, lambda M: top_pair(M, method))
+    assert s == -pen.radius
+    S = s * np.outer(u, v)  # the randomized pair is approximate (pdsparse.lowrank)
+    assert np.vdot(G, S) == pytest.approx(np.vdot(G, pen.lmo(G)), rel=1e-6)
+    assert nuclear(S) == pytest.approx(pen.radius, rel=1e-12)
+    with pytest.raises(ConfigError):
+        top_pair(G, "qr")
+
+
 # ------------------------------------------------------------------------------------------
 # problems
 # ------------------------------------------------------------------------------------------

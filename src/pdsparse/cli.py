@@ -100,6 +100,21 @@ def _option_help() -> str:
     return "; ".join(parts) + ". Defaults: the first value (pdsparse.solvers.SOLVERS)"
 
 
+def _solver_help() -> str:
+    """``run --solver``: the registry's solvers by the penalty they solve, from
+    :data:`pdsparse.names.SOLVER_PENALTIES` (the registry's declarations, tested)."""
+    from pdsparse import names
+
+    groups = (("the elastic net (--penalty elastic_net: --l2, --l1 >= 0)", ("l2", "elastic_net")),
+              ("an l1 ball (--penalty l1_ball)", ("l1_ball",)),
+              ("a trace-norm ball (--penalty trace_ball, a label matrix)", ("trace_ball",)))
+    parts = [f"{what}: " + ", ".join(m for m, kinds in names.SOLVER_PENALTIES.items()
+                                      if set(kinds) & set(penalties))
+             for what, penalties in groups]
+    return ("a solver of the registry (pdsparse.solvers.SOLVERS; its summary there), by what "
+            "it solves: " + "; ".join(parts))
+
+
 def _l2_arg(text: str) -> str | float:
     """``--l2``: a positive number or ``c/n`` (resolved per data set by resolve_l2)."""
     text = text.strip()
@@ -265,13 +280,7 @@ def cmd_prepare(args: argparse.Namespace) -> None:
     recipe = _recipe(args)
     if args.generator is not None:
         ds = prepare_synthetic(args.dataset, args.generator, _params(args.param), args.seed,
-                               recipe if not recipe.legacy or recipe.positive_class
-                               else args.normalization, args.out)
-    elif recipe.legacy:  # the Face-Off path, exactly as before
-        raw = _require_file(args.raw, "raw file")
-        spec = _raw_spec(args.registry, args.dataset, raw)
-        positive = None if args.positive_class is None else _scalar(args.positive_class)
-        ds = prepare(raw, spec, args.normalization, args.out, positive_class=positive)
+                               recipe, args.out)
     else:
         raw = _require_file(args.raw, "raw file")
         spec = _raw_spec(args.registry, args.dataset, raw)
@@ -796,12 +805,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="solver",
         required=True,
         choices=choices["methods"],
-        help="a solver of the registry (pdsparse.solvers.SOLVERS): primal_rcd = Face-Off "
-        "Algorithm 1 (RCD on P, proximal with --l1), dual_rcd = Algorithm 2 (SDCA; Prox-SDCA "
-        "with --l1 or dense data), spdc = SPDC (Zhang & Xiao), dgpd = DGPD Algorithm 2 "
-        "(active sets), dgpd_full = DGPD Algorithm 1; over an l1 or trace-norm ball "
-        "(--penalty): pdbfw = PDBFW Algorithms 1-2, acc_pg, fw, svrg, scgs, storc, and sfw, "
-        "block_fw (trace ball)",
+        help=_solver_help(),
     )
     p.add_argument(
         "--option",

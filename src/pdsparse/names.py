@@ -5,9 +5,11 @@ start would take ten times longer). Each numerical module takes its names from h
 ``pdsparse.solvers`` its methods, samplings and dual steps, ``pdsparse.data.normalize``
 its normalizations — and ``tests/test_cli.py`` checks that the loss registry
 (``pdsparse.losses.LOSSES``) and the generators (``pdsparse.data.synthetic.GENERATORS``)
-define exactly the names listed here. ``METHODS`` is ``tuple(pdsparse.solvers.SOLVERS)``, the
-solver registry, and ``SAMPLINGS`` / ``DUAL_STEPS`` are its options' choices
-(``tests/test_registry.py``).
+define exactly the names listed here. The solvers' names, options (:data:`SOLVER_OPTIONS`,
+whose keys are :data:`METHODS`) and penalties (:data:`SOLVER_PENALTIES`) are the light copy of
+the solver registry, ``pdsparse.solvers.SOLVERS``, which imports NumPy and SciPy:
+``tests/test_registry_contract.py`` and ``tests/test_registry_capabilities.py`` check that
+they are the registry's, and ``SAMPLINGS`` / ``DUAL_STEPS`` its options' choices.
 """
 
 import re
@@ -19,8 +21,6 @@ PENALTIES = ("elastic_net", "l1_ball", "trace_ball")
 PENALTY_FAMILIES = ("l2", "elastic_net", "l1_ball")
 """What ``pdsparse advise --penalty`` predicts and races for (:data:`pdsparse.predict.FAMILIES`)."""
 NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
-METHODS = ("primal_rcd", "dual_rcd", "spdc", "dgpd", "dgpd_full", "acc_pg", "fw", "svrg",
-           "scgs", "storc", "sfw", "block_fw", "pdbfw")
 DGPD_INNER = ("1", "3", "5", "10")
 STEP_MULTIPLIERS = ("theory", "x0_1", "x0_3", "x2", "x3", "x5", "x10", "x100")
 """Multipliers of a method's step size: ``theory`` (x1: the step of the method's analysis,
@@ -74,6 +74,17 @@ SOLVER_OPTIONS = {
 }
 """Each solver's options and their named values (``SOLVERS[m].choices()``, tested): the
 ``run --option`` help."""
+METHODS = tuple(SOLVER_OPTIONS)
+"""The solvers, in the registry's order (``tuple(pdsparse.solvers.SOLVERS)``, tested)."""
+_ENET = ("l2", "elastic_net")
+_BALLS = ("l1_ball", "trace_ball")
+SOLVER_PENALTIES = {
+    "primal_rcd": _ENET, "dual_rcd": _ENET, "spdc": _ENET, "dgpd": _ENET, "dgpd_full": _ENET,
+    "acc_pg": _BALLS, "fw": _BALLS, "svrg": _BALLS, "scgs": _BALLS, "storc": _BALLS,
+    "sfw": ("trace_ball",), "block_fw": ("trace_ball",), "pdbfw": _BALLS,
+}
+"""The penalties each solver solves, of ``pdsparse.solvers.registry.PENALTY_KINDS`` ("l2": the
+elastic net with l1 = 0): ``SOLVERS[m].penalties`` (tested), the ``run --solver`` help."""
 INTEGER_OPTIONS = (("svrg", "inner"), ("scgs", "batch"), ("scgs", "batch_cap"),
                    ("storc", "inner"), ("storc", "batch"), ("storc", "batch_cap"),
                    ("sfw", "batch"), ("sfw", "batch_cap"), ("block_fw", "s"), ("pdbfw", "s"),

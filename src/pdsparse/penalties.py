@@ -384,11 +384,14 @@ class TraceBall(_Ball):
         p = project_l1_ball(s / self.l2, self.radius)
         return float(s @ p) - 0.5 * self.l2 * float(p @ p)
 
-    def lmo_atom(self, G: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    def lmo_atom(self, G: np.ndarray, top_pair=top_singular_pair
+                 ) -> tuple[float, np.ndarray, np.ndarray]:
         """The LMO's rank-one vertex as (s, u, v): S = s u v^T, s = -r, (u, v) the top
-        singular pair of G."""
+        singular pair of G by ``top_pair(G) -> (sigma_1, u_1, v_1)``: :func:`top_singular_pair`
+        (default), or the norm-ball kernels' choice of method
+        (:func:`pdsparse.lowrank.top_singular`, which imports this module)."""
         G = _require_matrix(G, "TraceBall")
-        _, u, v = top_singular_pair(G)
+        _, u, v = top_pair(G)
         return -self.radius, u, v
 
     def lmo(self, G):

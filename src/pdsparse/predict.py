@@ -3,8 +3,8 @@ and a prediction made from them (and, on the elastic net, from a few seeded pass
 
 Three families of problems have solvers here (:data:`FAMILIES`, :func:`family_of`): the
 l2-regularized ERM of Face-Off, the elastic net (l1 + l2) of DGPD, and the l1 ball of PDBFW.
-:func:`applicable` lists the registered solvers that accept a problem (the registry's own
-factories decide); :func:`problem_stats` computes what the theory of those solvers reads;
+:func:`applicable` lists the registered solvers that accept a problem (as the registry
+declares); :func:`problem_stats` computes what the theory of those solvers reads;
 :func:`predict` names one solver with the reason in one line. ``solve(problem, "auto")`` and
 ``pdsparse advise`` both use :func:`predict`; ``pdsparse advise --race`` and
 ``benchmarks/advise_accuracy.py`` judge it against a race (:mod:`pdsparse.race`).
@@ -49,7 +49,6 @@ import scipy.sparse as sp
 
 from pdsparse.errors import ConfigError
 from pdsparse.names import DEFAULT_TOL, PENALTY_FAMILIES
-from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
 from pdsparse.problem import Problem
 
 __all__ = ["FAMILIES", "PASS_COST", "Prediction", "accepts", "applicable", "best_sampling",
@@ -88,39 +87,25 @@ PROBE_PASSES = 4
 
 
 def family_of(problem: Problem) -> str:
-    """``"l2"``, ``"elastic_net"``, ``"l1_ball"`` or ``"trace_ball"``: the penalty's family."""
-    pen = problem.penalty
-    if isinstance(pen, ElasticNet):
-        return "elastic_net" if pen.l1 > 0 else "l2"
-    if isinstance(pen, L1Ball):
-        return "l1_ball"
-    if isinstance(pen, TraceBall):
-        return "trace_ball"
-    raise ConfigError(f"no solver family for the penalty {pen!r}")
+    """``"l2"``, ``"elastic_net"``, ``"l1_ball"`` or ``"trace_ball"``: the penalty's family
+    (:func:`pdsparse.solvers.registry.penalty_kind`)."""
+    from pdsparse.solvers.registry import penalty_kind
 
-
-def _miniature(problem: Problem) -> Problem:
-    """A 4 x 3 problem of the same kind (loss, penalty and its parameters, dense or sparse,
-    vector or label matrix): what a factory checks before it looks at the data."""
-    A = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.0], [0.5, 0.0, 1.0], [0.0, 0.5, 1.0]])
-    b = np.array([1.0, -1.0, 1.0, -1.0])
-    if problem.matrix:
-        b = np.column_stack([b, -b][: max(problem.k, 1)] if problem.k > 1 else [b])
-    return Problem(A if problem.dense else sp.csr_matrix(A), b, problem.loss,
-                   penalty=problem.penalty, name="miniature")
+    return penalty_kind(problem)
 
 
 def accepts(problem: Problem, method: str, options: dict | None = None) -> bool:
-    """Whether solver ``method`` sets up with ``options`` on a miniature of ``problem``:
-    each solver's factory is the one home of what it accepts (a penalty, labels, a loss),
-    asked without setting up anything of the data's size."""
+    """Whether solver ``method`` solves ``problem`` with ``options``: what its registry entry
+    declares (:meth:`pdsparse.solvers.registry.SolverSpec.refusal`: penalty, loss, dense or
+    sparse, label matrix, l2 > 0, the limits of option values), nothing set up.
+    ``tests/test_registry_capabilities.py`` checks the declarations against building every
+    kernel on small problems of every kind."""
     from pdsparse.solvers.registry import get_solver
 
     try:
-        get_solver(method).make_kernel(_miniature(problem), options)
+        return get_solver(method).refusal(problem, options) is None
     except ConfigError:
         return False
-    return True
 
 
 def applicable(problem: Problem) -> dict[str, dict[str, str]]:

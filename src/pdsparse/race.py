@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pdsparse.errors import ConfigError, PdsparseError
 from pdsparse.names import DEFAULT_TOL
 from pdsparse.problem import Problem
+from pdsparse.solvers.registry import SOLVERS
 
 __all__ = ["RaceEntry", "RaceResult", "TUNE_GRID", "WITHIN", "judge", "label", "race",
            "rank_key"]
@@ -36,19 +37,10 @@ WITHIN = 1.5
 winner's CPU time."""
 
 TUNE_GRID: dict[str, dict[str, tuple[str, ...]]] = {
-    "primal_rcd": {"sampling": ("importance", "uniform")},
-    "dual_rcd": {"sampling": ("importance", "uniform", "permutation"),
-                 "dual_step": ("fixed", "newton")},
-    "dgpd": {"eta": ("theorem", "x10"), "batch": ("1", "8"),
-             "passes": ("jacobi", "gauss_seidel"), "step": ("theorem", "curvature")},
-    "dgpd_full": {"eta": ("theorem", "x10", "x100")},
-    "acc_pg": {"lipschitz": ("exact", "backtracking"), "momentum": ("nesterov", "fista")},
-    "fw": {"step": ("line_search", "open_loop")},
-    "svrg": {"step": ("theory", "x2", "x5", "x10")},
-    "pdbfw": {"k": ("auto", "n"), "delta": ("theorem", "x100", "x10000", "x100000")},
-}
-"""The grid of ``--tune``: every combination of the values of each solver (settings a
-solver cannot take on the problem are skipped; a solver not listed runs at its defaults).
+    name: dict(spec.tune) for name, spec in SOLVERS.items() if spec.tune}
+"""The grid of ``--tune``, each solver's ``SolverSpec.tune`` in the registry: every
+combination of the values of each solver (settings a solver cannot take on the problem are
+skipped; a solver not listed runs at its defaults).
 Dual RCD: the three samplings and Face-Off's fixed step or the exact (Newton) one; DGPD: the
 paper's eta x10 and the DGPD study's best (batch 8, Gauss-Seidel, curvature step); Acc PG:
 ARPACK's L or backtracking, Nesterov or FISTA momentum; SVRG: step x1-x10 (the PDBFW study's

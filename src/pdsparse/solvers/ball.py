@@ -1,4 +1,17 @@
-"""The norm-ball baselines of PDBFW (Lei et al., Sec. 5): Acc PG, FW, SVRG, SCGS and STORC.
+"""PDBFW's norm-ball baselines (Lei et al., Sec. 5): Acc PG, FW, SVRG, SCGS and STORC, each
+written once against a ball's oracles, and the l1 ball's oracles (fast path ``_ball.pyx``).
+
+A kernel (:class:`AccPGKernel`, :class:`FWKernel`, :class:`SVRGKernel`, :class:`SCGSKernel`,
+:class:`STORCKernel`) holds the oracles of its ball (``self.ball``, a :class:`BallOracles`)
+and asks them for everything that depends on the ball: the penalty's projection and linear
+minimization oracle first, then the steps a ball takes its own way (a line search, SVRG's
+inner steps, minibatch gradients, CndG) and the work each costs. Here the l1 ball's
+(:class:`L1Oracles`: :meth:`pdsparse.penalties.L1Ball.lmo_atom`, and ``_ball.pyx`` for the
+projection and the per-row loops); the trace-norm ball's are
+:class:`pdsparse.solvers.trace.TraceOracles`, bound to the same kernels by the classes of
+:mod:`pdsparse.solvers.trace` (``TraceAccPGKernel`` = :class:`AccPGKernel` with those
+oracles, ...). This module also holds what both balls share: the options dataclasses, the
+constants of the problem and the published parameter schedules.
 
 Problem (PDBFW eq. (5) with C the l1 ball): P(x) = f(x) + indicator{||x||_1 <= r},
 f(x) = 1/n sum_i f_i(x), f_i(x) = phi(a_i^T x, b_i) + mu/2 ||x||^2 (``Problem(A, b, loss,
@@ -28,15 +41,13 @@ ahead, then STORC, SVRG (the projection makes its step O(d)) and FW with the ope
 (the exact line search zigzags); SCGS barely gets there (measured: benchmarks/README.md,
 "Measurements cited by the code").
 
-Every kernel keeps A x of the points it needs where that saves a product, counts its work as
-the stored entries of A it reads plus d per dense O(d) pass (``_ball.pyx``; a full gradient
-is 2 nnz(A), a sampled one 2 nnz(a_i); CndG counts the coordinates it sweeps), and returns
-``iterates() = (x, alpha(x))``: alpha(x) = -phi'(A x) certifies x through the duality gap
-(:mod:`pdsparse.objective`). The options dataclasses are shared with the trace-norm kernels:
-the factories (in :mod:`pdsparse.solvers.trace`) hand a trace-norm ball problem to the
-trace-norm kernels with the same options object, and the schedule
-functions below (:func:`svrg_parameters`, :func:`scgs_parameters`, :func:`storc_inner`,
-:func:`storc_parameters`) are the one place the published parameters live.
+On the l1 ball every kernel keeps A x of the points it needs where that saves a product,
+counts its work as the stored entries of A it reads plus d per dense O(d) pass
+(``_ball.pyx``; a full gradient is 2 nnz(A), a sampled one 2 nnz(a_i); CndG counts the
+coordinates it sweeps), and returns ``iterates() = (x, alpha(x))``: alpha(x) = -phi'(A x)
+certifies x through the duality gap (:mod:`pdsparse.objective`). The schedule functions
+below (:func:`svrg_parameters`, :func:`scgs_parameters`, :func:`storc_inner`,
+:func:`storc_parameters`) are the one place the published parameters live, for both balls.
 """
 
 from __future__ import annotations
@@ -44,6 +55,7 @@ from __future__ import annotations
 import math
 import weakref
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,6 +63,7 @@ from scipy.sparse.linalg import svds
 
 from pdsparse import losses, objective
 from pdsparse.errors import ConfigError
+from pdsparse.lowrank import DEFAULT_METHOD
 from pdsparse.names import (
     ACC_PG_LIPSCHITZ,
     BALL_BATCH_CAPS,
@@ -70,8 +83,9 @@ from pdsparse.solvers.base import _int_option, _Kernel, _option, _Options
 
 __all__ = ["AccPGOptions", "FWOptions", "SVRGOptions", "SCGSOptions", "STORCOptions",
            "AccPGKernel", "FWKernel", "SVRGKernel", "SCGSKernel", "STORCKernel",
-           "spectral_norm_sq", "smoothness", "acc_pg_lipschitz", "gradient_bounds",
-           "svrg_parameters", "scgs_parameters", "storc_inner", "storc_parameters", "cndg_guard"]
+           "BallOracles", "L1Oracles", "spectral_norm_sq", "smoothness", "acc_pg_lipschitz",
+           "gradient_bounds", "svrg_parameters", "scgs_parameters", "storc_inner",
+           "storc_parameters", "cndg_guard"]
 
 _SLIDING_STEP_DOC = ("a multiplier c on the steps 1 / beta_k of CndG's prox-subproblems: the "
                      "parameters are computed with L / c in place of L (theory: c = 1, the "
@@ -371,7 +385,7 @@ def storc_parameters(options: STORCOptions, t: int, k: int, n_t: int, lip: float
     E f(w_t) - f* <= L D^2 / 2^(t + 1) at every snapshot on a small problem.
 
     The theorem's m_{t,k} is thousands of draws (5600 N_t k), more than n on most data,
-    where a batch of n or more is the exact gradient (:meth:`STORCKernel._step`):
+    where a batch of n or more is the exact gradient (:meth:`_SlidingKernel._step`):
     ``batch=theory`` is then restarted CGS with exact gradients. The default is instead the
     constant m = 100 of the MATLAB code of these baselines for trace-norm experiments
     (files ``SVR_CGS.m``, ``SCGS.m``, found by code search; repository not identified):
@@ -396,38 +410,246 @@ def storc_parameters(options: STORCOptions, t: int, k: int, n_t: int, lip: float
 
 
 # ---------------------------------------------------------------------------------------------
+# What a norm-ball kernel asks of its ball; the l1 ball's answers
+# ---------------------------------------------------------------------------------------------
+
+class BallOracles:
+    """What a norm-ball kernel (:class:`_BallKernel`) asks of the ball it runs on.
+
+    The products with A and the loss gradient (here, for both balls); the penalty's
+    projection and linear minimization oracle (``project``, ``lmo``: the LMO's vertex as an
+    atom, ``atom_product`` its product with A, ``add_atom`` x += gamma atom); the steps each
+    ball takes its own way (``fw_line_search``, ``svrg_snapshot`` and ``svrg_steps``,
+    ``minibatch_gradient``, ``cndg``, ``first_vertex``); and the work of each, in the ball's
+    units: ``pass_`` a product with A, ``dense`` a pass over the iterate, and the counts of
+    the steps beyond their products (``step_work`` a projected step of Acc PG or SVRG,
+    ``trial_work`` and ``retry_work`` a backtracking test and a failed trial, ``fw_work`` a
+    Frank-Wolfe update, ``vertex_work`` STORC's first vertex). The two balls count dense
+    passes differently (:class:`L1Oracles`: as ``_ball.pyx`` does; the trace-norm ball: every
+    dense O(d c) pass, and min(d, c) of them per SVD), as their kernels always have: the
+    counts decide where a budget stops a run, so they are part of every trace.
+    """
+
+    ball = "ball"
+    norm_sub = ""  # ||w0||_<norm_sub> in the errors
+    line_search_losses: tuple[str, ...] = ()
+    """The losses whose Frank-Wolfe line search is exact on this ball (``fw``'s default)."""
+    line_search_what = ""
+
+    def __init__(self, problem: Problem, shape: tuple[int, ...], shape_text: str):
+        self.problem = problem
+        self.penalty = problem.penalty
+        self.radius, self.mu = problem.radius, problem.l2
+        self.shape, self.shape_text = shape, shape_text
+        self.svd: str | None = None
+
+    def product(self, X: np.ndarray) -> np.ndarray:
+        """A X (a pass over A)."""
+        return np.asarray(self.problem.mat @ X, dtype=np.float64)
+
+    def derivs(self, Z: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """phi'(Z, B) entrywise (B restricted to ``rows``)."""
+        p = self.problem
+        B = p.b if rows is None else p.b[rows]
+        return losses.derivs(p.loss_id, np.ascontiguousarray(Z).reshape(-1),
+                             np.ascontiguousarray(B).reshape(-1)).reshape(Z.shape)
+
+    def loss_gradient(self, Z: np.ndarray) -> np.ndarray:
+        """A^T phi'(Z) / n, the gradient of the loss part at a point X with A X = Z."""
+        p = self.problem
+        return np.asarray(p.mat.T @ self.derivs(Z), dtype=np.float64) / p.n
+
+    def start(self, w0: np.ndarray | None, who: str) -> np.ndarray:
+        """x_0: 0, or ``w0`` checked to be a finite point of the ball."""
+        if w0 is None:
+            return np.zeros(self.shape)
+        x = np.array(w0, dtype=np.float64)
+        if len(self.shape) == 1:
+            x = x.reshape(-1)
+        if x.shape != self.shape or not np.all(np.isfinite(x)):
+            raise ConfigError(f"{who}: w0 must be a finite {self.shape_text}, got shape "
+                              f"{np.shape(w0)}")
+        norm = self.penalty.norm(x)
+        if norm > self.radius * (1.0 + FEASIBILITY_RTOL):
+            raise ConfigError(f"{who}: w0 lies outside the {self.ball} of radius "
+                              f"{self.radius} (||w0||_{self.norm_sub} = {norm:.6g})")
+        return x
+
+
+class L1Oracles(BallOracles):
+    """The l1 ball's oracles, with ``_ball.pyx`` as their fast path.
+
+    The LMO is the penalty's (:meth:`pdsparse.penalties.L1Ball.lmo_atom`: -r sign(g_j) e_j,
+    j = argmax_i |g_i|, the first index on ties), its atom (j, s). The projection is
+    Condat's (``_ball.project_l1``, expected O(d); the point of
+    :meth:`~pdsparse.penalties.L1Ball.project`'s sort to rounding), and what a kernel would
+    otherwise loop over in Python runs in ``_ball.pyx``: SVRG's inner steps, the minibatch
+    gradients of SCGS and STORC, CndG over the support, FW's exact line search. Work: the
+    stored entries of A read, plus d per dense O(d) pass as ``_ball.pyx`` counts them.
+    """
+
+    ball = "l1 ball"
+    norm_sub = "1"
+    line_search_losses = ("smooth_hinge", "squared")
+    line_search_what = "fw: step=line_search is exact for the smooth hinge and the squared loss"
+
+    def __init__(self, problem: Problem, who: str, seed: int, state: np.ndarray,
+                 svd: str | None = None):
+        p = problem
+        if not isinstance(p.penalty, L1Ball) or p.matrix:
+            raise ConfigError(f"{who}: the l1-ball kernel needs an L1Ball penalty and "
+                              f"vector labels, got {p.penalty!r} with labels of shape "
+                              f"{p.b.shape}")
+        super().__init__(p, (p.d,), f"vector of length {p.d}")
+        self.state = state  # the kernel's seeded state: _ball.pyx draws the rows from it
+        self.pass_ = max(p.nnz, 1)
+        self.dense = p.d
+        self.step_work = p.d  # the projection
+        self.trial_work = p.n + p.d  # f at x (its margins are known) and x - y
+        self.retry_work = self.pass_ + p.d  # A x and a projection
+        self.fw_work = p.d  # the LMO's scan of g
+        self.vertex_work = p.d
+
+    # buffers and copies of A, made when a kernel first needs them
+    @cached_property
+    def rows(self) -> tuple:
+        return self.problem.lines("rows")
+
+    @cached_property
+    def cols(self):
+        return None if self.problem.dense else self.problem.csc
+
+    @cached_property
+    def _buffers(self) -> dict[str, np.ndarray]:
+        d = self.problem.d
+        return {"g": np.empty(d), "xt": np.empty(d), "work": np.empty(4 * d),
+                "empty": np.empty(0)}
+
+    def project(self, v: np.ndarray) -> np.ndarray:
+        return _ball.project_l1(v, self.radius)[0]
+
+    def lmo(self, g: np.ndarray) -> tuple[int, float]:
+        return self.penalty.lmo_atom(g)
+
+    def atom_product(self, atom: tuple[int, float]) -> tuple[np.ndarray, int]:
+        """(A (s e_j), its work): s times column j of A (the CSC copy, or a strided column
+        of dense A)."""
+        j, s = atom
+        if self.cols is None:
+            rows, vals = slice(None), self.problem.mat[:, j]
+        else:
+            C = self.cols
+            lo, hi = C.indptr[j], C.indptr[j + 1]
+            rows, vals = C.indices[lo:hi], C.data[lo:hi]
+        av = np.zeros(self.problem.n)
+        av[rows] = s * vals
+        return av, len(vals)
+
+    @staticmethod
+    def add_atom(x: np.ndarray, gamma: float, atom: tuple[int, float]) -> None:
+        j, s = atom
+        x[j] += gamma * s
+
+    def fw_line_search(self, x: np.ndarray, z: np.ndarray, g: np.ndarray,
+                       atom: tuple[int, float], av: np.ndarray) -> float:
+        """argmin_{[0, 1]} P(x + gamma (v - x)) exactly (``_ball.fw_line_search``: the smooth
+        hinge along a segment is piecewise quadratic, the squared loss quadratic)."""
+        p, r = self.problem, self.radius
+        j, vj = atom
+        xx = float(x @ x)
+        xd = vj * x[j] - xx  # <x, v - x>
+        dd = xx - 2.0 * vj * x[j] + r * r  # ||v - x||^2
+        return _ball.fw_line_search(p.loss_id, z, av - z, p.b, self.mu, xd, dd)
+
+    def svrg_snapshot(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(A x~, A^T phi'(A x~) / n): the loss part of grad f(x~) (``_ball.svrg_steps``
+        adds mu x at each step: the mu terms of the estimate sum to it exactly)."""
+        zsnap = np.ascontiguousarray(self.product(x))
+        return zsnap, np.ascontiguousarray(self.loss_gradient(zsnap))
+
+    def svrg_steps(self, x: np.ndarray, snap: tuple, eta: float, xsum: np.ndarray,
+                   steps: int, budget: int) -> tuple[np.ndarray, int, int]:
+        """Up to ``steps`` inner steps (x in place; none once ``budget`` is spent)."""
+        p = self.problem
+        k, t = _ball.svrg_steps(*self.rows, p.b, x, *snap, eta, self.mu, self.radius,
+                                p.loss_id, self.state, steps, budget, xsum,
+                                self._buffers["work"])
+        return x, k, t
+
+    def minibatch_gradient(self, z: np.ndarray, size: int,
+                           snapshot: tuple | None) -> tuple[np.ndarray, int]:
+        p, buf = self.problem, self._buffers
+        zsnap, gsnap = (buf["empty"], buf["empty"]) if snapshot is None else snapshot
+        touched = _ball.minibatch_gradient(*self.rows, p.b, z, zsnap, gsnap, self.mu,
+                                           p.loss_id, self.state, size, buf["g"])
+        return buf["g"], touched
+
+    def cndg(self, g: np.ndarray, x: np.ndarray, beta: float, eta: float,
+             guard: int) -> tuple[np.ndarray, int, int]:
+        """(CndG's point, its LMO calls, the work): ``_ball.cndg``, O(|support|) an
+        iteration, into a second buffer (x's array becomes the next call's buffer)."""
+        xt = self._buffers["xt"]
+        xt[:] = x
+        its, _, swept = _ball.cndg(g, x, xt, beta, eta, self.radius, guard)
+        self._buffers["xt"] = x
+        return xt, its, swept + 3 * self.dense
+
+    def first_vertex(self) -> tuple[np.ndarray, int]:
+        """argmin over the ball of <grad f(0), w> (A 0 = 0: no product) and its work."""
+        p = self.problem
+        j, s = self.lmo(self.loss_gradient(np.zeros(p.n)))  # grad f(0) (mu x = 0)
+        y = np.zeros(p.d)
+        y[j] = s
+        return y, self.pass_ + self.vertex_work
+
+    def gradient_bounds(self) -> tuple[float, float]:
+        return gradient_bounds(self.problem)
+
+
+# ---------------------------------------------------------------------------------------------
 # Kernels
 # ---------------------------------------------------------------------------------------------
 
 class _BallKernel(_Kernel):
-    """Shared set-up of the l1-ball kernels: the problem's constants, x0 and A x0."""
+    """What every norm-ball kernel shares: the ball's oracles ``ball`` (an instance of the
+    class's ``oracles``: :class:`L1Oracles` here, :class:`pdsparse.solvers.trace.TraceOracles`
+    in the trace-norm classes), x_0 (0 or ``w0``) and mu. ``svd``: the top-singular-pair
+    method of the trace-norm LMO (:func:`pdsparse.lowrank.top_singular`; None on the l1
+    ball)."""
 
     name = "ball"
+    oracles: type[BallOracles] = L1Oracles
 
-    def __init__(self, problem: Problem, seed: int = 0, w0: np.ndarray | None = None):
+    def __init__(self, problem: Problem, seed: int = 0, w0: np.ndarray | None = None,
+                 svd: str = DEFAULT_METHOD):
         super().__init__(problem, "uniform", seed)
-        p = problem
-        if not isinstance(p.penalty, L1Ball) or p.matrix:
-            raise ConfigError(f"{self.name}: the l1-ball kernel needs an L1Ball penalty and "
-                              f"vector labels, got {p.penalty!r} with labels of shape "
-                              f"{p.b.shape}")
-        self.r, self.mu = p.radius, p.l2
-        self.nnz = max(p.nnz, 1)
-        if w0 is None:
-            self.x = np.zeros(p.d)
-        else:
-            self.x = np.array(w0, dtype=np.float64).reshape(-1)
-            if self.x.shape != (p.d,) or not np.all(np.isfinite(self.x)):
-                raise ConfigError(f"{self.name}: w0 must be a finite vector of length {p.d}, "
-                                  f"got shape {np.shape(w0)}")
-            if np.abs(self.x).sum() > self.r * (1.0 + FEASIBILITY_RTOL):
-                raise ConfigError(f"{self.name}: w0 lies outside the l1 ball of radius "
-                                  f"{self.r} (||w0||_1 = {np.abs(self.x).sum():.6g})")
+        self.ball = self.oracles(problem, self.name, seed, self.state, svd)
+        self.r, self.mu = problem.radius, problem.l2
+        self.x = self.ball.start(w0, self.name)
 
-    def _loss_gradient(self, z: np.ndarray) -> np.ndarray:
-        """A^T phi'(z) / n (a pass over A)."""
-        p = self.problem
-        return p.mat.T @ losses.derivs(p.loss_id, z, p.b) / p.n
+    @property
+    def svd(self) -> str | None:
+        return self.ball.svd
+
+    @svd.setter
+    def svd(self, method: str) -> None:
+        self.ball.svd = method
+
+    def _estimate(self, z: np.ndarray, size: int, snapshot: tuple | None = None
+                  ) -> tuple[np.ndarray, int]:
+        """A sampled gradient of f at z and its work: the ball's
+        ``minibatch_gradient`` (variance-reduced around ``snapshot`` = (A Y, A^T phi'(A Y) /
+        n) when given), or, for a batch of n or more draws, the exact gradient grad f(z): it
+        costs the two products of n sampled rows and its variance, 0, meets every variance
+        bound the theorems ask of a batch (Lan & Zhou's sigma^2 / B_k, Hazan & Luo's
+        variance-reduced estimate), where n draws with replacement would keep a noise floor
+        of sigma^2 / n (measured: SFW and SCGS stalled near a relative gap of 0.1 on a small
+        problem)."""
+        ball = self.ball
+        if size >= self.problem.n:
+            g = ball.loss_gradient(ball.product(z)) + self.mu * z
+            return g, 2 * ball.pass_ + ball.dense
+        return ball.minibatch_gradient(z, size, snapshot)
 
     def solution(self) -> np.ndarray:
         return self.x
@@ -438,7 +660,7 @@ class _BallKernel(_Kernel):
 
 
 class AccPGKernel(_BallKernel):
-    """Accelerated projected gradient on f over the l1 ball, step 1/L.
+    """Accelerated projected gradient on f over the ball, step 1/L.
 
     ``momentum="nesterov"`` (default): Nesterov's constant-step scheme for a mu-strongly
     convex f over a simple set (Nesterov, *Introductory Lectures on Convex Optimization*,
@@ -450,26 +672,32 @@ class AccPGKernel(_BallKernel):
     ``momentum="fista"``: FISTA with constant step (Beck & Teboulle, SIAM J. Imaging Sci. 2(1),
     2009, Sec. 4): q_k = (t_k - 1) / t_{k+1}, t_1 = 1, t_{k+1} = (1 + sqrt(1 + 4 t_k^2)) / 2,
     the O(1/k^2) method that ignores mu (and the only one for mu = 0).
+    ``lipschitz``: L of the 1/L step (:func:`acc_pg_lipschitz`): exact
+    (default), power, or backtracking (Beck & Teboulle 2009, Sec. 4: from the lower bound
+    beta max_i ||a_i||^2 / n + mu, doubled while f(x) > f(y) + <grad f(y), x - y> +
+    L/2 ||x - y||^2; each failed trial costs a product A x and a projection).
     A y_k is formed from A x_k and A x_{k-1} (linear), so an iteration costs two passes over
-    A (A^T phi'(A y_k), A x_{k+1}) and an O(d) projection (Condat's, ``_ball.project_l1``).
+    A (A^T phi'(A y_k), A x_{k+1}) and the projection: O(d) on the l1 ball (Condat's), a full
+    SVD on the trace-norm ball.
     """
 
     name = "acc_pg"
 
     def __init__(self, problem: Problem, options: AccPGOptions | None = None, seed: int = 0,
-                 w0: np.ndarray | None = None):
-        super().__init__(problem, seed, w0)
+                 w0: np.ndarray | None = None, svd: str = DEFAULT_METHOD):
+        super().__init__(problem, seed, w0, svd)
         options = options or AccPGOptions()
         self.backtrack = options.lipschitz == "backtracking"
         self.lip = acc_pg_lipschitz(problem, options.lipschitz)
         self.fista = options.momentum == "fista"
         if not self.fista and not self.mu > 0:
-            raise ConfigError("acc_pg: momentum=nesterov needs mu > 0 (the l2 of the "
-                              "L1Ball penalty); use momentum=fista for mu = 0")
+            raise ConfigError(f"acc_pg: momentum=nesterov needs mu > 0 (the l2 of the "
+                              f"{type(problem.penalty).__name__} penalty); use momentum=fista "
+                              f"for mu = 0")
         self._set_momentum()
         self.backtracks = 0
         self.t = 1.0
-        self.zx = np.asarray(problem.mat @ self.x, dtype=np.float64)
+        self.zx = self.ball.product(self.x)
         self.y, self.zy = self.x.copy(), self.zx.copy()
 
     def _set_momentum(self) -> None:
@@ -478,27 +706,28 @@ class AccPGKernel(_BallKernel):
             self.q = (sl - sm) / (sl + sm)
 
     def run(self, budget: int) -> tuple[int, int]:
-        p = self.problem
+        p, ball = self.problem, self.ball
         iters = touched = 0
         while touched < budget:
-            g = self._loss_gradient(self.zy) + self.mu * self.y
-            # P's smooth part: y is extrapolated and may lie outside the ball
+            g = ball.loss_gradient(self.zy) + self.mu * self.y
+            # f at y: y is extrapolated and may lie outside the ball
             fy = objective.smooth_value(p, self.y, self.zy) if self.backtrack else 0.0
             while True:
-                x, _ = _ball.project_l1(self.y - g / self.lip, self.r)
-                zx = np.asarray(p.mat @ x, dtype=np.float64)
+                x = ball.project(self.y - g / self.lip)
+                zx = ball.product(x)
                 if not self.backtrack:
                     break
                 dx = x - self.y
-                touched += p.n + p.d
-                model = fy + float(g @ dx) + 0.5 * self.lip * float(dx @ dx) * (1.0 + 1e-12)
+                touched += ball.trial_work
+                model = fy + float(np.vdot(g, dx)) + \
+                    0.5 * self.lip * float(np.vdot(dx, dx)) * (1.0 + 1e-12)
                 if objective.smooth_value(p, x, zx) <= model + 1e-15 * abs(fy):
                     break
                 # sufficient decrease failed: L was too small; the trial cost a pass
                 self.lip *= 2.0
                 self._set_momentum()
                 self.backtracks += 1
-                touched += self.nnz + p.d
+                touched += ball.retry_work
             if self.fista:
                 t_next = (1.0 + math.sqrt(1.0 + 4.0 * self.t * self.t)) / 2.0
                 q = (self.t - 1.0) / t_next
@@ -509,81 +738,75 @@ class AccPGKernel(_BallKernel):
             self.zy = zx + q * (zx - self.zx)
             self.x, self.zx = x, zx
             iters += 1
-            touched += 2 * self.nnz + p.d
+            touched += 2 * ball.pass_ + ball.step_work
         return iters, touched
 
 
 class FWKernel(_BallKernel):
-    """Frank-Wolfe over the l1 ball (Frank & Wolfe 1956; Jaggi, ICML 2013, Algorithm 1).
+    """Frank-Wolfe over the ball (Frank & Wolfe 1956; Jaggi, ICML 2013, Algorithm 1; the
+    trace-norm LMO of Jaggi & Sulovsky, ICML 2010).
 
-    g = grad f(x) = A^T phi'(A x) / n + mu x; the vertex v = -r sign(g_j) e_j, j = argmax_i
-    |g_i| (the l1 ball's linear oracle; first index on ties); x <- (1 - gamma) x + gamma v.
-    ``step="line_search"`` (default): gamma = argmin_{[0, 1]} P(x + gamma (v - x)) exactly
-    (``_ball.fw_line_search``: the smooth hinge along a segment is piecewise quadratic; the
-    squared loss quadratic); ``"open_loop"``: gamma_t = 2 / (t + 2), t = 0, 1, ... (Jaggi's
-    step). z = A x is maintained (A v is one column of A, from the CSC copy), so an
-    iteration costs one pass over A (the gradient) plus that column and O(d + n log n).
+    g = grad f(x) = A^T phi'(A x) / n + mu x; the vertex v = argmin over the ball of <g, v>
+    (the penalty's LMO: -r sign(g_j) e_j, j = argmax_i |g_i| on the l1 ball, the first index
+    on ties; -theta u_1 v_1^T from g's top singular pair on the trace-norm ball);
+    x <- (1 - gamma) x + gamma v. ``step="line_search"`` (default): gamma = argmin_{[0, 1]}
+    P(x + gamma (v - x)) exactly (the ball's ``fw_line_search``: on the l1 ball
+    ``_ball.fw_line_search``, the smooth hinge along a segment being piecewise quadratic and
+    the squared loss quadratic; on the trace-norm ball the squared loss's closed form);
+    ``"open_loop"``: gamma_t = 2 / (t + 2), t = 0, 1, ... (Jaggi's step). z = A x is
+    maintained (A v is a column of A, or the rank-one product -(A a) w^T), so an iteration
+    costs one pass over A (the gradient), that product, the LMO and O(n + d) updates.
     """
 
     name = "fw"
 
     def __init__(self, problem: Problem, options: FWOptions | None = None, seed: int = 0,
-                 w0: np.ndarray | None = None):
-        super().__init__(problem, seed, w0)
+                 w0: np.ndarray | None = None, svd: str = DEFAULT_METHOD):
+        super().__init__(problem, seed, w0, svd)
         options = options or FWOptions()
         self.line_search = options.step == "line_search"
-        if self.line_search and problem.loss not in ("smooth_hinge", "squared"):
-            raise ConfigError(f"fw: step=line_search is exact for the smooth hinge and the "
-                              f"squared loss, not {problem.loss!r}; use step=open_loop")
+        if self.line_search and problem.loss not in self.ball.line_search_losses:
+            raise ConfigError(f"{self.ball.line_search_what}, not {problem.loss!r}; use "
+                              f"step=open_loop")
         self.t = 0
-        self.z = np.asarray(problem.mat @ self.x, dtype=np.float64)
-        self.cols = None if problem.dense else problem.csc
-
-    def _column(self, j: int) -> tuple[np.ndarray | slice, np.ndarray]:
-        if self.cols is None:
-            return slice(None), self.problem.mat[:, j]
-        C = self.cols
-        lo, hi = C.indptr[j], C.indptr[j + 1]
-        return C.indices[lo:hi], C.data[lo:hi]
+        self.z = self.ball.product(self.x)
 
     def run(self, budget: int) -> tuple[int, int]:
-        p, r = self.problem, self.r
+        ball = self.ball
         iters = touched = 0
         while touched < budget:
             x, z = self.x, self.z
-            g = self._loss_gradient(z) + self.mu * x
-            j = int(np.argmax(np.abs(g)))
-            vj = -r if g[j] > 0 else r
-            rows, vals = self._column(j)
-            av = np.zeros(p.n)
-            av[rows] = vj * vals
+            g = ball.loss_gradient(z) + self.mu * x
+            atom = ball.lmo(g)
+            av, work = ball.atom_product(atom)
             if self.line_search:
-                xx = float(x @ x)
-                xd = vj * x[j] - xx  # <x, v - x>
-                dd = xx - 2.0 * vj * x[j] + r * r  # ||v - x||^2
-                gamma = _ball.fw_line_search(p.loss_id, z, av - z, p.b, self.mu, xd, dd)
+                gamma = ball.fw_line_search(x, z, g, atom, av)
             else:
                 gamma = 2.0 / (self.t + 2.0)
             x *= 1.0 - gamma
-            x[j] += gamma * vj
-            self.z = (1.0 - gamma) * z + gamma * av
+            ball.add_atom(x, gamma, atom)
+            z *= 1.0 - gamma
+            z += gamma * av
             self.t += 1
             iters += 1
-            touched += self.nnz + len(vals) + p.d
+            touched += ball.pass_ + work + ball.fw_work
         return iters, touched
 
 
 class SVRGKernel(_BallKernel):
-    """Projected SVRG (Johnson & Zhang, NIPS 2013; Prox-SVRG, Xiao & Zhang, SIAM J. Optim.
-    24(4), 2014, Algorithm 1 with R the indicator of the ball), uniform sampling.
+    """Projected SVRG over the ball (Johnson & Zhang, NIPS 2013; Prox-SVRG, Xiao & Zhang,
+    SIAM J. Optim. 24(4), 2014, Algorithm 1 with R the indicator of the ball; PDBFW's
+    "projected SVRG [15]"), uniform sampling.
 
     Each snapshot x~ gets the full gradient grad f(x~) (two passes over A: A x~ and
     A^T phi'(A x~)), then m inner steps from x_0 = x~: i uniform,
-    x_k = Proj(x_{k-1} - eta (grad f_i(x_{k-1}) - grad f_i(x~) + grad f(x~))), the mu x
-    term exact (``_ball.svrg_steps``, nnz(a_i) + d per step: the projection is dense). The
-    next snapshot is x_m (``snapshot="last"``, Johnson & Zhang's option I, default) or the
-    mean of x_1..x_m (``"average"``, Prox-SVRG). eta and m: :func:`svrg_parameters`.
-    An iteration is an inner step.
+    x_k = Proj(x_{k-1} - eta (grad f_i(x_{k-1}) - grad f_i(x~) + grad f(x~))) (the ball's
+    ``svrg_steps``: on the l1 ball ``_ball.svrg_steps``, nnz(a_i) + d a step, the mu x term
+    exact; on the trace-norm ball a row product, a rank-one update and a full SVD). The next
+    snapshot is x_m (``snapshot="last"``, Johnson & Zhang's option I, default) or the mean
+    of x_1..x_m (``"average"``, Prox-SVRG). eta = 0.1 / L_max and m = 2n:
+    :func:`svrg_parameters` (Xiao & Zhang Sec. 3.1; Johnson & Zhang
+    Sec. 4). An iteration is an inner step.
 
     **Why the step stays O(d)** (a sparse/lazy step is taken where the source allows one;
     it does not here). Off the support of a_i the unprojected point is
@@ -606,35 +829,29 @@ class SVRGKernel(_BallKernel):
     name = "svrg"
 
     def __init__(self, problem: Problem, options: SVRGOptions | None = None, seed: int = 0,
-                 w0: np.ndarray | None = None):
-        super().__init__(problem, seed, w0)
+                 w0: np.ndarray | None = None, svd: str = DEFAULT_METHOD):
+        super().__init__(problem, seed, w0, svd)
         options = options or SVRGOptions()
         p = problem
         self.l_max = p.smoothness * float(np.max(p.row_sqnorms)) + self.mu
         self.eta, self.m = svrg_parameters(options, self.l_max, p.n)
         self.average = options.snapshot == "average"
-        self.rows = p.lines("rows")
         self.pos = 0  # inner steps done since the last snapshot
         self.fresh = False  # the snapshot of these inner steps is taken
-        self.zsnap = np.zeros(p.n)
-        self.gsnap = np.zeros(p.d)
-        self.xsum = np.zeros(p.d if self.average else 0)
-        self.work = np.empty(4 * p.d)
+        self.snap: tuple = ()
+        self.xsum = np.zeros(self.x.shape if self.average else 0)
 
     def run(self, budget: int) -> tuple[int, int]:
-        p = self.problem
+        ball = self.ball
         iters = touched = 0
         while touched < budget:
             if not self.fresh:
-                self.zsnap = np.ascontiguousarray(p.mat @ self.x, dtype=np.float64)
-                self.gsnap = np.ascontiguousarray(self._loss_gradient(self.zsnap))
+                self.snap = ball.svrg_snapshot(self.x)
                 self.xsum[:] = 0.0
                 self.fresh = True
-                touched += 2 * self.nnz
-            k, t = _ball.svrg_steps(*self.rows, p.b, self.x, self.zsnap, self.gsnap,
-                                    self.eta, self.mu, self.r, p.loss_id, self.state,
-                                    self.m - self.pos, budget - touched, self.xsum,
-                                    self.work)
+                touched += 2 * ball.pass_
+            self.x, k, t = ball.svrg_steps(self.x, self.snap, self.eta, self.xsum,
+                                           self.m - self.pos, budget - touched)
             self.pos += k
             iters += k
             touched += t
@@ -647,49 +864,34 @@ class SVRGKernel(_BallKernel):
 
 
 class _SlidingKernel(_BallKernel):
-    """What SCGS and STORC share: the constants, the buffers and one CGS step."""
+    """What SCGS and STORC share: the constants and one CGS step."""
 
-    def __init__(self, problem: Problem, seed: int = 0, w0: np.ndarray | None = None):
-        super().__init__(problem, seed, w0)
-        p = problem
-        self.lip = smoothness(p)
+    def __init__(self, problem: Problem, seed: int = 0, w0: np.ndarray | None = None,
+                 svd: str = DEFAULT_METHOD):
+        super().__init__(problem, seed, w0, svd)
+        self.lip = smoothness(problem)
         self.diameter = 2.0 * self.r
-        self.sigma2, self.lip_f = gradient_bounds(p)
-        self.rows = p.lines("rows")
+        self.sigma2, self.lip_f = self.ball.gradient_bounds()
         self.y = self.x.copy()
-        self.g = np.empty(p.d)
-        self.xt = np.empty(p.d)
-        self.empty = np.empty(0)
         self.cndg_iterations = 0  # linear-oracle calls so far
         self.cndg_capped = 0  # CndG calls stopped by the guard, not by V <= eta
 
-    def _step(self, gamma: float, beta: float, eta: float, batch: int, zsnap: np.ndarray,
-              gsnap: np.ndarray) -> int:
-        """z = (1 - gamma) y + gamma x; g = minibatch gradient at z; x = CndG(g, x, beta,
-        eta); y = (1 - gamma) y + gamma x. Returns the work.
-
-        A batch of n or more draws is replaced by the exact gradient grad f(z) (no draws):
-        it costs the same two passes as n sampled rows, and its variance, 0, meets every
-        variance bound the theorems ask of a batch (Lan & Zhou's sigma^2 / B_k, Hazan &
-        Luo's variance-reduced estimate), so the guarantees hold while a capped batch of
-        draws with replacement would keep a noise floor of sigma^2 / n.
-        """
-        p = self.problem
+    def _step(self, gamma: float, beta: float, eta: float, batch: int,
+              snapshot: tuple | None) -> int:
+        """z = (1 - gamma) y + gamma x; g = minibatch gradient at z (variance-reduced around
+        ``snapshot`` = (A y_0, A^T phi'(A y_0) / n) when given; the exact gradient for a
+        batch of n or more: :meth:`_estimate`); x = CndG(g, x, beta, eta) (the ball's
+        ``cndg``: ``_ball.cndg`` on the l1 ball, :func:`pdsparse.solvers.trace.trace_cndg` on
+        the trace-norm ball);
+        y = (1 - gamma) y + gamma x. Returns the work."""
         z = (1.0 - gamma) * self.y + gamma * self.x
-        if batch >= p.n:
-            self.g = self._loss_gradient(np.asarray(p.mat @ z, dtype=np.float64)) + self.mu * z
-            touched = 2 * self.nnz + p.d
-        else:
-            touched = _ball.minibatch_gradient(*self.rows, p.b, z, zsnap, gsnap, self.mu,
-                                               p.loss_id, self.state, batch, self.g)
-        self.xt[:] = self.x
+        g, work = self._estimate(z, batch, snapshot)
         guard = cndg_guard(beta, eta, self.diameter)
-        its, _, swept = _ball.cndg(self.g, self.x, self.xt, beta, eta, self.r, guard)
-        self.cndg_iterations += its
-        self.cndg_capped += its >= guard
-        self.x, self.xt = self.xt, self.x
+        self.x, calls, swept = self.ball.cndg(g, self.x, beta, eta, guard)
+        self.cndg_iterations += calls
+        self.cndg_capped += calls >= guard
         self.y = (1.0 - gamma) * self.y + gamma * self.x
-        return touched + swept + 3 * p.d
+        return work + swept
 
     def solution(self) -> np.ndarray:
         return self.y
@@ -701,20 +903,21 @@ class SCGSKernel(_SlidingKernel):
 
     x_0 = y_0 = w0 (default 0); outer iteration k = 1, 2, ...: z_k = (1 - gamma_k) y_{k-1} +
     gamma_k x_{k-1}; g_k = (1/B_k) sum_{j <= B_k} grad f_{i_j}(z_k); x_k = CndG(g_k, x_{k-1},
-    beta_k, eta_k) (``_ball.cndg``); y_k = (1 - gamma_k) y_{k-1} + gamma_k x_k. The
-    parameters are :func:`scgs_parameters`' (their values and the uncertainty about them are
-    documented there); the iterate is y_k. B_k >= n (the default cap makes the theory's
-    growing B_k reach n after a few iterations) uses the exact gradient (:meth:`_step`), so
-    SCGS then runs as the deterministic CGS of Lan & Zhou's Sec. 2 with SCGS's parameters.
-    An iteration is an outer iteration k; it costs the B_k rows drawn (or a full gradient)
-    plus d per CndG iteration.
+    beta_k, eta_k); y_k = (1 - gamma_k) y_{k-1} + gamma_k x_k. The parameters are
+    :func:`scgs_parameters`' (their values and the uncertainty about
+    them are documented there), with D = 2 r and sigma^2 of the ball's ``gradient_bounds``.
+    The iterate is y_k. B_k >= n (the default cap makes the theory's growing B_k reach n
+    after a few iterations) uses the exact gradient (:meth:`_step`), so SCGS then runs as
+    the deterministic CGS of Lan & Zhou's Sec. 2 with SCGS's parameters. An iteration is an
+    outer iteration k; it costs the B_k rows drawn (or a full gradient) plus CndG's linear
+    oracles.
     """
 
     name = "scgs"
 
     def __init__(self, problem: Problem, options: SCGSOptions | None = None, seed: int = 0,
-                 w0: np.ndarray | None = None):
-        super().__init__(problem, seed, w0)
+                 w0: np.ndarray | None = None, svd: str = DEFAULT_METHOD):
+        super().__init__(problem, seed, w0, svd)
         self.options = options or SCGSOptions()
         self.k = 0
         self.batches: list[int] = []  # B_k used, for the record
@@ -726,7 +929,7 @@ class SCGSKernel(_SlidingKernel):
             k = self.k + 1
             gamma, beta, eta, batch = scgs_parameters(self.options, k, self.lip,
                                                       self.diameter, self.sigma2, p.n)
-            touched += self._step(gamma, beta, eta, batch, self.empty, self.empty)
+            touched += self._step(gamma, beta, eta, batch, None)
             self.batches.append(batch)
             self.k = k
             iters += 1
@@ -737,56 +940,53 @@ class STORCKernel(_SlidingKernel):
     """STORC, stochastic variance-reduced conditional gradient sliding (Hazan & Luo, ICML
     2016, Algorithm 2), uniform sampling with replacement.
 
-    w_0 = argmin_{w in ball} <grad f(x), w> at x = 0 (line 3: a vertex, one pass over A), or
-    w0 when given. Snapshot t = 1, 2, ...: x_0 = y_0 = w_{t-1} and grad f(y_0) (two passes);
-    inner k = 1..N_t: z_k = (1 - gamma_k) y_{k-1} + gamma_k x_{k-1};
-    g~_k = grad f(y_0) + (1/m_{t,k}) sum_{j} (grad f_{i_j}(z_k) - grad f_{i_j}(y_0));
-    x_k = CndG(g~_k, x_{k-1}, beta_k, eta_{t,k}); y_k = (1 - gamma_k) y_{k-1} + gamma_k x_k;
-    then w_t = y_{N_t}. Parameters: :func:`storc_inner` and :func:`storc_parameters` (the
-    strongly convex case when mu > 0, the Lipschitz case when mu = 0), with the practical
-    minibatch of 100 by default. The theorem's m_{t,k} = 5600 N_t k (``batch=theory``)
-    exceeds n on most data, and a batch >= n is the exact gradient at z_k (:meth:`_step`):
-    STORC then runs as restarted CGS with exact gradients. The iterate is y_k. An
-    iteration is an inner iteration k.
+    w_0 = argmin_{w in ball} <grad f(x), w> at x = 0 (line 3: the LMO's vertex, one pass over
+    A; the ball's ``first_vertex``), or w0 when given. Snapshot t = 1, 2, ...: x_0 = y_0 =
+    w_{t-1} and grad f(y_0) (two passes); inner k = 1..N_t: z_k = (1 - gamma_k) y_{k-1} +
+    gamma_k x_{k-1}; g~_k = grad f(y_0) + (1/m_{t,k}) sum_{j} (grad f_{i_j}(z_k) -
+    grad f_{i_j}(y_0)); x_k = CndG(g~_k, x_{k-1}, beta_k, eta_{t,k}); y_k = (1 - gamma_k)
+    y_{k-1} + gamma_k x_k; then w_t = y_{N_t}. Parameters:
+    :func:`storc_inner` and :func:`storc_parameters` (the strongly convex case when mu > 0,
+    the Lipschitz case when mu = 0), with D = 2 r, G of the ball's ``gradient_bounds`` and
+    the practical minibatch of 100 by default. The theorem's m_{t,k} = 5600 N_t k
+    (``batch=theory``) exceeds n on most data, and a batch >= n is the exact gradient at z_k
+    (:meth:`_step`): STORC then runs as restarted CGS with exact gradients. The iterate is
+    y_k. An iteration is an inner iteration k.
     """
 
     name = "storc"
 
     def __init__(self, problem: Problem, options: STORCOptions | None = None, seed: int = 0,
-                 w0: np.ndarray | None = None):
-        super().__init__(problem, seed, w0)
+                 w0: np.ndarray | None = None, svd: str = DEFAULT_METHOD):
+        super().__init__(problem, seed, w0, svd)
         self.options = options or STORCOptions()
         self.started = w0 is not None  # w_0 given; else the vertex of line 3, in run()
         self.t = 0  # snapshots taken
         self.k = 0  # inner iterations done in this snapshot (0: take the next snapshot)
         self.n_t = 0
-        self.zsnap = np.zeros(problem.n)
-        self.gsnap = np.zeros(problem.d)
+        self.snapshot: tuple[np.ndarray, np.ndarray] | None = None
         self.batches: list[int] = []  # m_{t,k} used, for the record
 
     def run(self, budget: int) -> tuple[int, int]:
-        p = self.problem
+        p, ball = self.problem, self.ball
         iters = touched = 0
         while touched < budget:
             if not self.started:
-                g = self._loss_gradient(np.zeros(p.n))  # grad f(0) (mu x = 0)
-                j = int(np.argmax(np.abs(g)))
-                self.y[:] = 0.0
-                self.y[j] = -self.r if g[j] > 0 else self.r
+                self.y, work = ball.first_vertex()
                 self.started = True
-                touched += self.nnz + p.d
+                touched += work
             if self.k == 0:
                 self.t += 1
                 self.n_t = storc_inner(self.options, self.t, self.lip, self.mu)
                 self.x = self.y.copy()  # x_0 = y_0 = w_{t-1}
-                self.zsnap = np.ascontiguousarray(p.mat @ self.y, dtype=np.float64)
-                self.gsnap = np.ascontiguousarray(self._loss_gradient(self.zsnap))
-                touched += 2 * self.nnz
+                zsnap = np.ascontiguousarray(ball.product(self.y))
+                self.snapshot = (zsnap, np.ascontiguousarray(ball.loss_gradient(zsnap)))
+                touched += 2 * ball.pass_
             k = self.k + 1
             gamma, beta, eta, batch = storc_parameters(
                 self.options, self.t, k, self.n_t, self.lip, self.mu, self.diameter,
                 self.lip_f, p.n)
-            touched += self._step(gamma, beta, eta, batch, self.zsnap, self.gsnap)
+            touched += self._step(gamma, beta, eta, batch, self.snapshot)
             self.batches.append(batch)
             self.k = 0 if k == self.n_t else k
             iters += 1

@@ -1,8 +1,12 @@
-"""The solver registry: one :class:`SolverSpec` per solver (../shared/DESIGN.md, "Solver
-registry") with its options dataclass, kernel factory, family, label and path tag, and the
-calls that set a kernel up by name (:func:`get_solver`, :func:`make_kernel`). A new solver is a
-module of this package (its kernel and options) and an entry of :data:`SOLVERS`.
-"""
+"""The solver registry: one :class:`SolverSpec` per solver (../shared/DESIGN.md, "Solver registry")
+with its options dataclass, kernel factory, family, label and path tag, what it solves
+(penalties, losses, dense or sparse data, label matrices, l2 > 0; :meth:`SolverSpec.refusal`)
+and its tuning grid, and the calls that set a kernel up by name (:func:`get_solver`,
+:func:`make_kernel`). A new solver is a module of this package (its kernel and options) and an
+entry of :data:`SOLVERS`; what reads the registry (:func:`pdsparse.predict.accepts`, the race's
+grids, the CLI's and the config schema's names, checked by ``tests/test_registry_contract.py``)
+follows. ``tests/test_registry_capabilities.py`` builds every solver's kernel on small problems
+of every kind to check the declarations."""
 
 from __future__ import annotations
 
@@ -16,10 +20,13 @@ from typing import Any
 import numpy as np
 
 from pdsparse.errors import ConfigError
+from pdsparse.names import LOSSES
+from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
 from pdsparse.problem import Problem
 from pdsparse.solvers.ball import (
     AccPGOptions,
     FWOptions,
+    L1Oracles,
     SCGSOptions,
     STORCOptions,
     SVRGOptions,
@@ -38,28 +45,44 @@ from pdsparse.solvers.dgpd import (
     dgpd_full_factory,
 )
 from pdsparse.solvers.erm import SPDCOptions, spdc_factory
+from pdsparse.solvers.pdbfw import LOSSES as PDBFW_LOSSES
 from pdsparse.solvers.pdbfw import PDBFWOptions, pdbfw_factory
 from pdsparse.solvers.rcd import DualRCDOptions, PrimalRCDOptions, dual_factory, primal_factory
 from pdsparse.solvers.trace import (
+    BlockFWKernel,
     BlockFWOptions,
+    SFWKernel,
     SFWOptions,
-    acc_pg_factory,
-    block_fw_factory,
-    fw_factory,
-    scgs_factory,
-    sfw_factory,
-    storc_factory,
-    svrg_factory,
+    TraceOracles,
+    norm_ball_factory,
 )
 
-__all__ = ["SOLVERS", "SolverSpec", "FAMILIES", "NONE", "get_solver", "make_kernel",
-           "option_names", "solver_of_options"]
+__all__ = ["SOLVERS", "SolverSpec", "Limit", "FAMILIES", "PENALTY_KINDS", "NONE", "get_solver",
+           "make_kernel", "option_names", "penalty_kind", "solver_of_options"]
 
 FAMILIES = ("primal", "dual", "primal_dual")
 """Plot families: what a method iterates on (colours in :mod:`pdsparse.figures`)."""
 
 NONE = "none"
 """Trace-column value of an option the solver does not have (``dual_step`` of primal RCD)."""
+
+PENALTY_KINDS = ("l2", "elastic_net", "l1_ball", "trace_ball")
+"""The penalties a solver declares (:func:`penalty_kind`): the elastic net with l1 = 0
+(Face-Off's l2) or l1 > 0 (DGPD's), the l1 ball and the trace-norm ball (PDBFW's)."""
+
+ALL_LOSSES = frozenset(LOSSES)
+
+
+def penalty_kind(problem: Problem) -> str:
+    """The :data:`PENALTY_KINDS` entry of ``problem``'s penalty."""
+    pen = problem.penalty
+    if isinstance(pen, ElasticNet):
+        return "elastic_net" if pen.l1 > 0 else "l2"
+    if isinstance(pen, L1Ball):
+        return "l1_ball"
+    if isinstance(pen, TraceBall):
+        return "trace_ball"
+    raise ConfigError(f"no solver family for the penalty {pen!r}")
 
 _TOKEN = re.compile(r"^[a-z0-9_]+$")  # option names and values: path-safe, no "-" (tag joiner)
 
@@ -76,6 +99,24 @@ def _option_items(options: Mapping | Iterable[str] | str) -> list[tuple[str, Any
             raise ConfigError(f"option {item!r} is not of the form key=value")
         pairs.append((key, value))
     return pairs
+
+
+@dataclass(frozen=True)
+class Limit:
+    """What an option value narrows: with ``option=value`` (on the ``penalty`` only, when
+    given), the solver takes only the ``penalties`` and ``losses`` given here (None: as
+    declared), dense or sparse data only if ``dense`` / ``sparse``, and needs l2 > 0 if
+    ``needs_strong_convexity``. ``why``: the reason, for the refusal."""
+
+    option: str
+    value: str
+    why: str
+    penalty: str | None = None
+    penalties: frozenset[str] | None = None
+    losses: frozenset[str] | None = None
+    dense: bool = True
+    sparse: bool = True
+    needs_strong_convexity: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,6 +143,25 @@ class SolverSpec:
     matrix: bool = False
     """The kernel takes a label-matrix problem whole (a trace-norm ball couples the columns);
     otherwise a label matrix is solved one-vs-rest, a kernel per column."""
+    penalties: frozenset[str] = frozenset()
+    """What it solves (:data:`PENALTY_KINDS`): the penalties its factory takes."""
+    losses: frozenset[str] = ALL_LOSSES
+    """The losses it takes (:data:`pdsparse.names.LOSSES`)."""
+    dense: bool = True
+    """It takes a dense A (an array)."""
+    sparse: bool = True
+    """It takes a sparse A (CSR)."""
+    needs_strong_convexity: bool = False
+    """It needs l2 > 0: its steps or its theory divide by the strong convexity of g. Only a
+    ball's l2 may be 0 (the elastic net's is > 0), so only there is it a refusal."""
+    label_matrix: frozenset[str] = frozenset()
+    """The penalties with which it takes a label matrix B (n, k): whole (``matrix``) or
+    one-vs-rest (a kernel per column)."""
+    limits: tuple[Limit, ...] = ()
+    """Option values that narrow the above (:class:`Limit`)."""
+    tune: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The grid of ``race(tune=True)`` (:data:`pdsparse.race.TUNE_GRID`): (option, values)
+    pairs, every combination run; empty: the defaults only."""
 
     def __post_init__(self) -> None:
         bad = [x for k, v in self.choices().items() for x in (k, *v) if not _TOKEN.match(x)]
@@ -111,6 +171,52 @@ class SolverSpec:
                              f"(tags join them with '-'), family one of {FAMILIES}, sweep "
                              f"d|n|1; bad: {bad}")
         register_options(self.options, self.name)
+        kinds = set(PENALTY_KINDS)
+        for lim in self.limits:
+            self.parse_options({lim.option: lim.value})
+            kinds_ok = lim.penalty in (None, *PENALTY_KINDS) and set(
+                lim.penalties or ()) <= kinds and set(lim.losses or ()) <= ALL_LOSSES
+            if not kinds_ok:
+                raise ValueError(f"solver {self.name!r}: limit {lim} names an unknown "
+                                 "penalty or loss")
+        for key, values in self.tune:
+            for value in values:
+                self.parse_options({key: value})
+        if not (self.penalties <= kinds and self.losses <= ALL_LOSSES
+                and self.label_matrix <= self.penalties):
+            raise ValueError(f"solver {self.name!r}: penalties must be of {PENALTY_KINDS}, "
+                             f"losses of {sorted(ALL_LOSSES)}, label_matrix of its penalties")
+
+    def refusal(self, problem: Problem, options: Any = None) -> str | None:
+        """Why this solver does not take ``problem`` with ``options``, as its declaration
+        says (None: it does). Looks at the problem's kind only, never at its data (a data
+        set can still be refused later, e.g. SPDC's all-zero A). Invalid options raise
+        :class:`~pdsparse.errors.ConfigError`."""
+        opts = self.parse_options(options)
+        kind = penalty_kind(problem)
+        if kind not in self.penalties:
+            return f"{self.name} solves {_listed(self.penalties)}, not {kind}"
+        if problem.matrix and kind not in self.label_matrix:
+            return f"{self.name} takes no label matrix with {kind}"
+        rules = [(self, "")]
+        rules += [(lim, f" with {lim.option}={lim.value} ({lim.why})") for lim in self.limits
+                  if getattr(opts, lim.option) == lim.value and lim.penalty in (None, kind)]
+        for rule, why in rules:
+            penalties = rule.penalties if rule.penalties is not None else self.penalties
+            losses = rule.losses if rule.losses is not None else self.losses
+            if kind not in penalties:
+                return f"{self.name}{why} solves {_listed(penalties)}, not {kind}"
+            if problem.loss not in losses:
+                return f"{self.name}{why} takes the losses {_listed(losses)}, not {problem.loss}"
+            if not (rule.dense if problem.dense else rule.sparse):
+                return f"{self.name}{why} takes no {'dense' if problem.dense else 'sparse'} A"
+            if rule.needs_strong_convexity and not problem.l2 > 0:
+                return f"{self.name}{why} needs l2 > 0"
+        return None
+
+    def supports(self, problem: Problem, options: Any = None) -> bool:
+        """Whether this solver takes ``problem`` with ``options`` (:meth:`refusal`)."""
+        return self.refusal(problem, options) is None
 
     def sweep_size(self, problem: Problem) -> int:
         """Kernel iterations per sweep on ``problem`` (every label column counted)."""
@@ -184,6 +290,11 @@ class SolverSpec:
         return {k: NONE if k in quiet else getattr(opts, k, NONE) for k in option_names()}
 
 
+def _listed(names: Iterable[str]) -> str:
+    order = (*PENALTY_KINDS, *LOSSES)
+    return ", ".join(sorted(names, key=lambda x: (order.index(x) if x in order else 99, x)))
+
+
 class _OneVsRest:
     """A vector kernel per label column of a label-matrix problem (one-vs-rest), advanced in
     lockstep: each call gives every column an equal share of the budget, so the trace's
@@ -219,58 +330,89 @@ class _OneVsRest:
 
 
 
+_ENET = frozenset({"l2", "elastic_net"})
+_BALLS = frozenset({"l1_ball", "trace_ball"})
+_TRACE = frozenset({"trace_ball"})
+_EXACT_STEP = "Prox-SDCA, on dense data or with l1 > 0, takes the exact step only"
+_NORM_BALL = {"start": "w0", "matrix": True, "penalties": _BALLS, "label_matrix": _TRACE}
+_TRACE_ONLY = {"start": "w0", "matrix": True, "penalties": _TRACE, "label_matrix": _TRACE}
+
 SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
     SolverSpec("primal_rcd", PrimalRCDOptions, primal_factory, family="primal",
                label="primal RCD", start="w0",
                summary="randomized coordinate descent on P (Face-Off Algorithm 1), CSC",
-               sweep="d"),
+               sweep="d", penalties=_ENET, label_matrix=_ENET,
+               tune=(("sampling", ("importance", "uniform")),)),
     SolverSpec("dual_rcd", DualRCDOptions, dual_factory, family="dual", label="dual RCD",
                start="alpha0",
                summary="randomized coordinate ascent on D (Face-Off Algorithm 2, SDCA), CSR; "
                "Prox-SDCA for l1 > 0 or dense data",
-               sweep="n"),
+               sweep="n", penalties=_ENET, label_matrix=_ENET, needs_strong_convexity=True,
+               limits=tuple(Limit("dual_step", step, _EXACT_STEP, penalties=frozenset({"l2"}),
+                                  dense=False) for step in ("fixed", "printed")),
+               tune=(("sampling", ("importance", "uniform", "permutation")),
+                     ("dual_step", ("fixed", "newton")))),
     SolverSpec("spdc", SPDCOptions, spdc_factory, family="primal_dual", label="SPDC",
                start="w0", sweep="n",
                summary="stochastic primal-dual coordinate method (Zhang & Xiao 2015, "
-               "Algorithm 1, batch 1; lazy primal update on sparse data)"),
+               "Algorithm 1, batch 1; lazy primal update on sparse data)",
+               penalties=_ENET, label_matrix=_ENET, needs_strong_convexity=True),
     SolverSpec("dgpd", DGPDOptions, dgpd_factory, family="primal_dual", label="DGPD",
                start="alpha0", sweep="1",
                summary="doubly greedy primal-dual CD with active sets (Lei et al. 2017, "
-               "Algorithm 2), CSR + CSC or dense"),
+               "Algorithm 2), CSR + CSC or dense",
+               penalties=_ENET, label_matrix=_ENET, needs_strong_convexity=True,
+               tune=(("eta", ("theorem", "x10")), ("batch", ("1", "8")),
+                     ("passes", ("jacobi", "gauss_seidel")), ("step", ("theorem", "curvature")))),
     SolverSpec("dgpd_full", DGPDFullOptions, dgpd_full_factory, family="primal_dual",
                label="DGPD (Alg. 1)", start="alpha0", sweep="d",
                summary="doubly greedy primal-dual CD, one coordinate each (Lei et al. 2017, "
-               "Algorithm 1), CSR + CSC or dense"),
-    SolverSpec("acc_pg", AccPGOptions, acc_pg_factory, family="primal", label="Acc PG",
-               start="w0", sweep="1", matrix=True,
+               "Algorithm 1), CSR + CSC or dense",
+               penalties=_ENET, label_matrix=_ENET, needs_strong_convexity=True,
+               tune=(("eta", ("theorem", "x10", "x100")),)),
+    SolverSpec("acc_pg", AccPGOptions, norm_ball_factory("acc_pg"), family="primal",
+               label="Acc PG", sweep="1", **_NORM_BALL,
                summary="accelerated projected gradient on a norm ball (Nesterov's strongly "
-               "convex scheme or FISTA), step 1/L"),
-    SolverSpec("fw", FWOptions, fw_factory, family="primal", label="FW", start="w0",
-               sweep="1", matrix=True,
-               summary="Frank-Wolfe on a norm ball, exact line search or 2/(t+2)"),
-    SolverSpec("svrg", SVRGOptions, svrg_factory, family="primal", label="SVRG", start="w0",
-               sweep="n", matrix=True,
-               summary="projected SVRG (Johnson & Zhang 2013; Prox-SVRG, Xiao & Zhang 2014)"),
-    SolverSpec("scgs", SCGSOptions, scgs_factory, family="primal", label="SCGS", start="w0",
-               sweep="1", matrix=True,
+               "convex scheme or FISTA), step 1/L",
+               limits=(Limit("momentum", "nesterov", "the strongly convex scheme; use "
+                             "momentum=fista for l2 = 0", needs_strong_convexity=True),),
+               tune=(("lipschitz", ("exact", "backtracking")),
+                     ("momentum", ("nesterov", "fista")))),
+    SolverSpec("fw", FWOptions, norm_ball_factory("fw"), family="primal", label="FW",
+               sweep="1", **_NORM_BALL,
+               summary="Frank-Wolfe on a norm ball, exact line search or 2/(t+2)",
+               limits=tuple(Limit("step", "line_search", "exact for these losses only; use "
+                                  "step=open_loop", penalty=kind,
+                                  losses=frozenset(oracles.line_search_losses))
+                            for kind, oracles in (("l1_ball", L1Oracles),
+                                                  ("trace_ball", TraceOracles))),
+               tune=(("step", ("line_search", "open_loop")),)),
+    SolverSpec("svrg", SVRGOptions, norm_ball_factory("svrg"), family="primal", label="SVRG",
+               sweep="n", **_NORM_BALL,
+               summary="projected SVRG (Johnson & Zhang 2013; Prox-SVRG, Xiao & Zhang 2014)",
+               tune=(("step", ("theory", "x2", "x5", "x10")),)),
+    SolverSpec("scgs", SCGSOptions, norm_ball_factory("scgs"), family="primal", label="SCGS",
+               sweep="1", **_NORM_BALL,
                summary="stochastic conditional gradient sliding (Lan & Zhou 2016)"),
-    SolverSpec("storc", STORCOptions, storc_factory, family="primal", label="STORC",
-               start="w0", sweep="1", matrix=True,
+    SolverSpec("storc", STORCOptions, norm_ball_factory("storc"), family="primal",
+               label="STORC", sweep="1", **_NORM_BALL,
                summary="variance-reduced conditional gradient sliding (Hazan & Luo 2016, "
                "Algorithm 2)"),
-    SolverSpec("sfw", SFWOptions, sfw_factory, family="primal", label="SFW", start="w0",
-               sweep="1", matrix=True,
+    SolverSpec("sfw", SFWOptions, SFWKernel, family="primal", label="SFW", sweep="1",
+               **_TRACE_ONLY,
                summary="stochastic Frank-Wolfe on a trace-norm ball (Hazan & Luo 2016), "
                "minibatch gradient, step 2/(k+1)"),
-    SolverSpec("block_fw", BlockFWOptions, block_fw_factory, family="primal",
-               label="block FW", start="w0", sweep="1", matrix=True,
+    SolverSpec("block_fw", BlockFWOptions, BlockFWKernel, family="primal",
+               label="block FW", sweep="1", **_TRACE_ONLY,
                summary="block Frank-Wolfe with rank-s steps on a trace-norm ball (Allen-Zhu, "
                "Hazan, Hu & Li 2017, Algorithm 1)"),
     SolverSpec("pdbfw", PDBFWOptions, pdbfw_factory, family="primal_dual", label="PDBFW",
-               start="w0", sweep="1", matrix=True,
+               sweep="1", **_NORM_BALL, losses=frozenset(PDBFW_LOSSES),
+               needs_strong_convexity=True,
                summary="primal-dual block Frank-Wolfe (Lei et al. 2019): s-sparse block FW "
                "steps and k greedy dual rows on an l1 ball (Algorithm 1, CSR + CSC or "
-               "dense) or rank-s steps on a trace-norm ball (Algorithm 2)"),
+               "dense) or rank-s steps on a trace-norm ball (Algorithm 2)",
+               tune=(("k", ("auto", "n")), ("delta", ("theorem", "x100", "x10000", "x100000")))),
 )})
 """The solvers by name; ``tuple(SOLVERS) == pdsparse.names.METHODS`` (tested)."""
 
