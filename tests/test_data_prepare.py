@@ -386,7 +386,7 @@ def test_cli_prepare_with_a_recipe(tmp_path, capsys):
 
 def test_chunked_row_norms_equal_normalize_row_norms():
     from pdsparse.data.normalize import row_norms
-    from pdsparse.data.steps import row_norms as _row_norms
+    from pdsparse.data.normalize import row_norms_sequential as _row_norms
 
     A = sp.random(300, 20, density=0.2, format="csr", random_state=3)
     A = sp.vstack([A, sp.csr_matrix((2, 20)), A[:5]], format="csr")  # empty rows inside

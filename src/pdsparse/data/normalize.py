@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.names import NORMALIZATIONS
 
-__all__ = ["METHODS", "normalize", "row_norms"]
+__all__ = ["METHODS", "normalize", "normalize_rows", "row_norms", "row_norms_sequential"]
 
 METHODS = NORMALIZATIONS
 
@@ -63,45 +63,77 @@ def normalize(A: sp.spmatrix, method: str) -> tuple[sp.csr_matrix, dict]:
     if method not in METHODS:
         raise ConfigError(f"unknown normalization {method!r}; valid methods: {', '.join(METHODS)}")
     if isinstance(A, np.ndarray):  # dense data (low-rank sensing) stays dense: one C copy
-        return _normalize_dense(A, method)
-    A = sp.csr_matrix(A, dtype=np.float64, copy=True)
-    A.sort_indices()
-    norms = row_norms(A)
+        A = np.array(A, dtype=np.float64, order="C", copy=True)
+    else:
+        A = sp.csr_matrix(A, dtype=np.float64, copy=True)
+        A.sort_indices()
+    info = normalize_rows(A, None, method, row_sums="pairwise")
+    del info["computed_on"]
+    return A, info
+
+
+def row_norms_sequential(A, chunk_nnz: int = 1 << 22) -> np.ndarray:
+    """Row 2-norms of a dense array or a CSR matrix, with bounded temporaries (a CSR is
+    squared ~4 M stored entries at a time; ``A.multiply(A)`` would copy all of A)."""
+    if isinstance(A, np.ndarray):
+        return np.sqrt(np.einsum("ij,ij->i", A, A))
+    n = A.shape[0]
+    out = np.zeros(n)
+    indptr = A.indptr
+    start = 0
+    while start < n:
+        stop = int(np.searchsorted(indptr, indptr[start] + chunk_nnz, side="right")) - 1
+        stop = min(max(stop, start + 1), n)
+        counts = np.diff(indptr[start:stop + 1])
+        rows = np.repeat(np.arange(stop - start), counts)
+        sq = A.data[indptr[start]:indptr[stop]] ** 2
+        out[start:stop] = np.bincount(rows, weights=sq, minlength=stop - start)
+        start = stop
+    return np.sqrt(out)
+
+
+def _pairwise_row_norms(A) -> np.ndarray:
+    """Row 2-norms with each sparse row's squares summed as scipy's CSR row sums do."""
+    return row_norms_sequential(A) if isinstance(A, np.ndarray) else row_norms(A)
+
+
+def normalize_rows(A, A_test, method: str, row_sums: str = "sequential") -> dict:
+    """``normalize`` semantics on the training rows A (in place, dense or sparse), applied
+    to the test rows alike: ``avg_example_norm`` divides both by the TRAINING mean row norm,
+    ``unit_rows`` scales every row to norm 1; ``row_sums`` as :class:`Normalize` says.
+    Returns the info dict of :func:`normalize` plus
+    ``computed_on``."""
+    if method not in NORMALIZATIONS:
+        raise ConfigError(f"unknown normalization {method!r}; valid methods: "
+                          f"{', '.join(NORMALIZATIONS)}")
+    norms_of = row_norms_sequential if row_sums == "sequential" else _pairwise_row_norms
+    norms = norms_of(A)
     before = float(norms.mean()) if norms.size else 0.0
     info: dict = {"method": method, "mean_row_norm_before": before}
     if method == "avg_example_norm":
         if not before > 0.0:
             raise DataError("avg_example_norm: every example is zero; cannot normalize")
-        A.data /= before
+        for M in (A, A_test):
+            if M is not None:
+                (M if isinstance(M, np.ndarray) else M.data)[...] /= before
         info["scale"] = before
     elif method == "unit_rows":
-        zero = norms == 0.0
-        inv = np.divide(1.0, norms, out=np.ones_like(norms), where=~zero)
-        A.data *= np.repeat(inv, np.diff(A.indptr))
-        info["zero_rows"] = int(zero.sum())
+        zero_rows = 0
+        for M, nrm in ((A, norms), (A_test, None)):
+            if M is None:
+                continue
+            nrm = norms_of(M) if nrm is None else nrm
+            zero = nrm == 0.0
+            inv = np.divide(1.0, nrm, out=np.ones_like(nrm), where=~zero)
+            if isinstance(M, np.ndarray):
+                M *= inv[:, None]
+            else:
+                M.data *= np.repeat(inv, np.diff(M.indptr))
+            zero_rows += int(zero.sum()) if M is A else 0
+        info["zero_rows"] = zero_rows
     else:
         info["scale"] = 1.0
-    info["mean_row_norm_after"] = float(row_norms(A).mean()) if A.shape[0] else 0.0
-    return A, info
-
-
-def _normalize_dense(A: np.ndarray, method: str) -> tuple[np.ndarray, dict]:
-    """:func:`normalize` of a dense array: the same scalings, a C-order float64 array."""
-    A = np.array(A, dtype=np.float64, order="C", copy=True)
-    norms = np.sqrt(np.einsum("ij,ij->i", A, A))
-    before = float(norms.mean()) if norms.size else 0.0
-    info: dict = {"method": method, "mean_row_norm_before": before}
-    if method == "avg_example_norm":
-        if not before > 0.0:
-            raise DataError("avg_example_norm: every example is zero; cannot normalize")
-        A /= before
-        info["scale"] = before
-    elif method == "unit_rows":
-        zero = norms == 0.0
-        A *= np.divide(1.0, norms, out=np.ones_like(norms), where=~zero)[:, None]
-        info["zero_rows"] = int(zero.sum())
-    else:
-        info["scale"] = 1.0
-    info["mean_row_norm_after"] = (float(np.sqrt(np.einsum("ij,ij->i", A, A)).mean())
-                                   if A.shape[0] else 0.0)
-    return A, info
+    info["mean_row_norm_after"] = (before if method == "none"
+                                   else float(norms_of(A).mean()) if A.shape[0] else 0.0)
+    info["computed_on"] = "training rows"
+    return info

@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from pdsparse.data.libsvm import binarize_labels
+from pdsparse.data.normalize import normalize_rows
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.names import NORMALIZATIONS
 
@@ -600,75 +601,3 @@ def compose_tag(steps) -> str:
     (path-safe, never ``__``)."""
     ordered = sorted(steps, key=lambda step: TAG_ORDER.index(type(step)))
     return "-".join(tag for step in ordered if (tag := step.tag()))
-
-
-# ---------------------------------------------------------------------- normalization
-
-
-def row_norms(A, chunk_nnz: int = 1 << 22) -> np.ndarray:
-    """Row 2-norms of a dense array or a CSR matrix, with bounded temporaries (a CSR is
-    squared ~4 M stored entries at a time; ``A.multiply(A)`` would copy all of A)."""
-    if isinstance(A, np.ndarray):
-        return np.sqrt(np.einsum("ij,ij->i", A, A))
-    n = A.shape[0]
-    out = np.zeros(n)
-    indptr = A.indptr
-    start = 0
-    while start < n:
-        stop = int(np.searchsorted(indptr, indptr[start] + chunk_nnz, side="right")) - 1
-        stop = min(max(stop, start + 1), n)
-        counts = np.diff(indptr[start:stop + 1])
-        rows = np.repeat(np.arange(stop - start), counts)
-        sq = A.data[indptr[start]:indptr[stop]] ** 2
-        out[start:stop] = np.bincount(rows, weights=sq, minlength=stop - start)
-        start = stop
-    return np.sqrt(out)
-
-
-def _pairwise_row_norms(A) -> np.ndarray:
-    """Row 2-norms with each sparse row's squares summed as scipy's CSR row sums do."""
-    from pdsparse.data.normalize import row_norms as scipy_row_norms
-
-    return row_norms(A) if isinstance(A, np.ndarray) else scipy_row_norms(A)
-
-
-def normalize_rows(A, A_test, method: str, row_sums: str = "sequential") -> dict:
-    """``normalize`` semantics on the training rows A (in place, dense or sparse), applied
-    to the test rows alike: ``avg_example_norm`` divides both by the TRAINING mean row norm,
-    ``unit_rows`` scales every row to norm 1; ``row_sums`` as :class:`Normalize` says.
-    Returns the info dict of :func:`pdsparse.data.normalize.normalize` plus
-    ``computed_on``."""
-    if method not in NORMALIZATIONS:
-        raise ConfigError(f"unknown normalization {method!r}; valid methods: "
-                          f"{', '.join(NORMALIZATIONS)}")
-    norms_of = row_norms if row_sums == "sequential" else _pairwise_row_norms
-    norms = norms_of(A)
-    before = float(norms.mean()) if norms.size else 0.0
-    info: dict = {"method": method, "mean_row_norm_before": before}
-    if method == "avg_example_norm":
-        if not before > 0.0:
-            raise DataError("avg_example_norm: every example is zero; cannot normalize")
-        for M in (A, A_test):
-            if M is not None:
-                _values(M)[...] /= before
-        info["scale"] = before
-    elif method == "unit_rows":
-        zero_rows = 0
-        for M, nrm in ((A, norms), (A_test, None)):
-            if M is None:
-                continue
-            nrm = norms_of(M) if nrm is None else nrm
-            zero = nrm == 0.0
-            inv = np.divide(1.0, nrm, out=np.ones_like(nrm), where=~zero)
-            if isinstance(M, np.ndarray):
-                M *= inv[:, None]
-            else:
-                M.data *= np.repeat(inv, np.diff(M.indptr))
-            zero_rows += int(zero.sum()) if M is A else 0
-        info["zero_rows"] = zero_rows
-    else:
-        info["scale"] = 1.0
-    info["mean_row_norm_after"] = (before if method == "none"
-                                   else float(norms_of(A).mean()) if A.shape[0] else 0.0)
-    info["computed_on"] = "training rows"
-    return info
