@@ -42,7 +42,7 @@ validate_workflow_config(config)
 validate(config, "workflow/schemas/config.schema.yaml")
 setup_plans()
 
-# `snakemake -n`: what the plan will cost, before it runs (pdsparse.estimate)
+# `snakemake -n`: what the plan will cost, before it runs (pdsparse.repro.estimate)
 if is_dry_run():
     print_estimate()
 

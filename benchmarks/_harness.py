@@ -19,7 +19,7 @@ of it), so that each script keeps only its problems, its peers and its own outpu
 * each data set in a subprocess of its own with single-threaded BLAS, its data prepared in
   another one before (:func:`run_datasets`, :func:`serve_worker`);
 * the machine record: machine and library versions (with the git commit from
-  :func:`pdsparse.traces.git_commit`), whether the machine was quiet (no snakemake, few cores
+  :func:`pdsparse.repro.traces.git_commit`), whether the machine was quiet (no snakemake, few cores
   kept busy by other processes: :class:`Watch`), peak and current RSS, the run's metadata
   (:func:`run_record`).
 
@@ -748,7 +748,7 @@ def versions(*modules: str, env: bool = False) -> dict:
     import scipy
 
     import pdsparse
-    from pdsparse.traces import git_commit
+    from pdsparse.repro.traces import git_commit
 
     out = {"python": platform.python_version(), "numpy": np.__version__,
            "scipy": scipy.__version__, "pandas": pd.__version__}

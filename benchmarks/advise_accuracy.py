@@ -1,8 +1,8 @@
 """Benchmark: how often does ``pdsparse advise`` predict the fastest solver?
 
 For every data set of the mirror and a dozen generated ones (n << d to n >> d, dense to
-sparse), and for each penalty family of :data:`pdsparse.predict.FAMILIES`, it computes the
-prediction (:func:`pdsparse.predict.predict`, the rule of ``solve(problem, "auto")``) and a
+sparse), and for each penalty family of :data:`pdsparse.solvers.predict.FAMILIES`, it computes the
+prediction (:func:`pdsparse.solvers.predict.predict`, the rule of ``solve(problem, "auto")``) and a
 race of every applicable solver (:func:`pdsparse.race.race`: at its defaults, from the same
 start, to the same certified relative duality gap, at most ``--seconds`` of kernel CPU time
 each, ranked by CPU time with setup), and records the predicted solver, the winner and the
@@ -129,7 +129,7 @@ def make_problem(A, b, family: str, opts, cache: dict):
     if family == "l2":
         return Problem(A, b, loss, penalty=ElasticNet(l2)), {"l2": l2}
     if family == "elastic_net":
-        from pdsparse.predict import problem_stats
+        from pdsparse.solvers.predict import problem_stats
 
         lam_max = problem_stats(Problem(A, b, loss, penalty=ElasticNet(l2)),
                                 faceoff=False)["lambda_max"]
@@ -146,8 +146,8 @@ def make_problem(A, b, family: str, opts, cache: dict):
 
 
 def one(name: str, family: str, A, b, source: str, opts, cache: dict) -> dict:
-    from pdsparse.predict import predict, problem_stats
     from pdsparse.race import judge, race
+    from pdsparse.solvers.predict import predict, problem_stats
 
     problem, params = make_problem(A, b, family, opts, cache)
     stats = problem_stats(problem)

@@ -106,7 +106,7 @@ import pandas as pd
 TIMING = {"time_s", "seconds", "setup_s", "eval_s", "wall_s", "elapsed_s", "created_unix"}
 TIMING_NAME = re.compile(r"(^|_)(seconds|wall|walltime|elapsed|timestamp|created)(_|$)")
 # The per-row values of a trace (pdsparse.solvers.TRACE_COLUMNS less time_s) and of an
-# aggregate (pdsparse.traces.aggregate); every other non-float column identifies the run.
+# aggregate (pdsparse.repro.traces.aggregate); every other non-float column identifies the run.
 ROW_COLUMNS = {
     "iteration",
     "epoch",
@@ -121,7 +121,7 @@ ROW_COLUMNS = {
     "rel_subopt",
 }
 CAPPED = "max_time"  # the stop reason of a run that hit its time budget (pdsparse.solvers.solve)
-# CSV columns derived from measured time (pdsparse.speedup, pdsparse.sensitivity): time to
+# CSV columns derived from measured time (pdsparse.repro.speedup, .sensitivity): time to
 # a target, its bound, seeds that reached it, the speedup, its spread and bound flag, why a
 # run did not reach it (a budget-cut run may be still improving on one machine and not on
 # another), and the same in kernel time and passes (``kernel_*``, ``passes_*``).
@@ -702,11 +702,11 @@ def redraw(old: Path, out) -> int:
     import shlex
     import tempfile
 
-    from pdsparse.config import data_availability
     from pdsparse.data.fetch import resolve_mirror
     from pdsparse.data.registry import load_registry
-    from pdsparse.output import make_output
-    from pdsparse.papers import plans
+    from pdsparse.repro.config import data_availability
+    from pdsparse.repro.output import make_output
+    from pdsparse.repro.papers import plans
 
     config = json.loads((old / "config.json").read_text(encoding="utf-8"))
     registry = load_registry(config["data"]["registry"])

@@ -1,6 +1,6 @@
 """Benchmark: the CPU cost of one pass of each RCD kernel, fitted as ``a nnz + b m``.
 
-:data:`pdsparse.predict.PASS_COST` holds, for primal RCD, dual RCD and Prox-SDCA (dual RCD
+:data:`pdsparse.solvers.predict.PASS_COST` holds, for primal RCD, dual RCD and Prox-SDCA (dual RCD
 on the elastic net) and each loss, the nanoseconds per nonzero ``a`` and per coordinate drawn
 ``b`` (m = d for primal, n for the dual kernels) of one pass over nnz(A). This script measures
 them: on the calibration sets (six of the generated sets of ``advise_accuracy.py``, from
@@ -116,7 +116,7 @@ def main(argv=None) -> int:
         "",
         "| kernel | loss | ns per nonzero | ns per coordinate | fitted / measured |",
         "|---|---|--:|--:|--:|", *lines, "",
-        "As `pdsparse.predict.PASS_COST`:", "", "```python",
+        "As `pdsparse.solvers.predict.PASS_COST`:", "", "```python",
         "PASS_COST = {", *[f"    {k!r}: {v!r}," for k, v in fits.items()], "}", "```", ""])
     write_outputs(opts.out, "pass_cost", df, md, meta)
     return 0

@@ -1,7 +1,7 @@
 """Benchmark: PDBFW's Table 1 measured, time per iteration of the l1-ball methods as d and s vary.
 
 PDBFW (Lei et al. 2019) Table 1 lists the per-iteration cost of each method in O-notation
-(:data:`pdsparse.papers.pdbfw.values.TABLE1`), "the time complexity of outer iterations", in
+(:data:`pdsparse.repro.papers.pdbfw.values.TABLE1`), "the time complexity of outer iterations", in
 the setting of Corollary 4.1.1: O(nd) for Frank-Wolfe, accelerated PGD and SVRG, O(kappa^2 d +
 nd) for STORC, O(kappa^2 #iter^3 / eps^2 d) for SCGS, and O(ns) for PDBFW (Sec. 4.2: the
 O(ns) of maintaining A x and the O(dk) = O(ns) of maintaining A^T y with k = ns/d, which
@@ -323,7 +323,7 @@ def fit(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def markdown(df: pd.DataFrame, fits: pd.DataFrame, meta: dict) -> str:
-    from pdsparse.papers.pdbfw.values import TABLE1
+    from pdsparse.repro.papers.pdbfw.values import TABLE1
 
     m = meta["machine"]
     lines = ["# PDBFW Table 1, measured: time per outer iteration", "",

@@ -620,7 +620,7 @@ def versions() -> dict:
 
 
 def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
-    from pdsparse.traces import write_frame
+    from pdsparse.repro.traces import write_frame
 
     curves = pd.DataFrame([c for w in results if "curves" in w for c in w["curves"]])
     df = rows_frame(results)

@@ -14,7 +14,7 @@ import pytest
 from pdsparse import advise as advise_mod
 from pdsparse.advise import Advice, advise, format_advice
 from pdsparse.cli import main
-from pdsparse.predict import pass_cost, probe_passes
+from pdsparse.solvers.predict import pass_cost, probe_passes
 
 
 def libsvm_text(rows: list[dict[int, float]], labels: list) -> str:

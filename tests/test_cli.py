@@ -297,7 +297,7 @@ def test_reference_file(pipeline):
 
 def test_run_trace_keys_and_metadata(pipeline):
     df = pd.read_parquet(pipeline["runs"][1])
-    from pdsparse.traces import KEY_COLUMNS
+    from pdsparse.repro.traces import KEY_COLUMNS
 
     assert list(df.columns[: len(KEY_COLUMNS)]) == list(KEY_COLUMNS)
     assert (df["problem"] == "tiny__logistic__l2-1_n").all()
@@ -362,7 +362,7 @@ def test_aggregate_without_matching_reference(pipeline, tmp_path, capsys):
 
 
 def test_figures_and_table(pipeline, tmp_path, capsys):
-    from pdsparse.papers.faceoff.figures import figure1_spec
+    from pdsparse.repro.papers.faceoff.figures import figure1_spec
 
     agg = pipeline["agg"]
     spec = figure1_spec({"a": "tiny", "c": "(c) not there"}, {"a": "exp", "c": "other"})
@@ -396,7 +396,7 @@ def test_figures_and_table(pipeline, tmp_path, capsys):
 
 
 def test_figure_missing_aggregate(tmp_path, capsys):
-    from pdsparse.papers.faceoff.figures import figure1_spec
+    from pdsparse.repro.papers.faceoff.figures import figure1_spec
 
     spec = figure1_spec({"a": "a"}, {"a": "exp"}).to_json()
     code, _, err = run_main(
@@ -441,9 +441,9 @@ def test_choices_equal_the_library_constants():
     from pdsparse.data.synthetic import GENERATORS
     from pdsparse.losses import LOSSES
     from pdsparse.penalties import PENALTIES
-    from pdsparse.predict import FAMILIES
     from pdsparse.solvers import DUAL_STEPS, METHODS, SAMPLINGS
     from pdsparse.solvers.dgpd import ETA_CHOICES, INNER_CHOICES
+    from pdsparse.solvers.predict import FAMILIES
 
     assert cli._choices() == {
         "losses": tuple(LOSSES),

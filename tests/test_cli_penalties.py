@@ -9,7 +9,7 @@ import pytest
 from pdsparse import cli
 from pdsparse.errors import ConfigError
 from pdsparse.problem import ProblemKey
-from pdsparse.run import RunSpec
+from pdsparse.repro.run import RunSpec
 
 
 @pytest.fixture(scope="module")

@@ -64,7 +64,7 @@ def write_png(path: Path, pixels: np.ndarray) -> None:
 
 def write_page(path: Path, md: Path) -> None:
     """The report's HTML page of a table's Markdown (``pdsparse html``)."""
-    from pdsparse.report import html_page, markdown_to_html
+    from pdsparse.repro.report import html_page, markdown_to_html
 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(html_page(md.stem, markdown_to_html(md.read_text())))

@@ -368,8 +368,8 @@ def test_mirror_bz2_copy_of_an_uncompressed_set_corrupt(tmp_path, no_network):
 
 def test_a_local_file_is_copied_from_its_path_without_download(tmp_path, no_network):
     """Issue 20: the registry's ``path:`` entry, no URL, downloads disabled."""
-    from pdsparse.config import data_availability
     from pdsparse.data.registry import parse_registry
+    from pdsparse.repro.config import data_availability
 
     own = tmp_path / "own" / "mine.txt"
     own.parent.mkdir()

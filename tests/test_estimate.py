@@ -1,4 +1,4 @@
-"""The plan's cost before a run (pdsparse.estimate): every job kind counted, monotone in the
+"""The plan's cost before a run (pdsparse.repro.estimate): every job kind counted, monotone in the
 budgets, the cluster advice. Its absolute value is checked against a measured run in the
 docs (docs/workflow.md), not here."""
 
@@ -6,7 +6,7 @@ import pytest
 
 from pdsparse.data.prepare import Recipe
 from pdsparse.data.registry import parse_registry
-from pdsparse.estimate import (
+from pdsparse.repro.estimate import (
     CLUSTER_HOURS,
     data_shape,
     estimate,
@@ -14,7 +14,7 @@ from pdsparse.estimate import (
     plan_costs,
     shared_references,
 )
-from pdsparse.papers.plan import DataSpec, Generator, Output, Plan, ProblemSpec, RunGroup, StatsSpec
+from pdsparse.repro.plan import DataSpec, Generator, Output, Plan, ProblemSpec, RunGroup, StatsSpec
 
 REGISTRY = parse_registry({"datasets": {"toy": {"path": "toy.txt", "task": "binary",
                                                 "n": 2000, "d": 500, "nnz": 40000}}}, "test")

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 from conftest import make_data
 
-from pdsparse import figures
 from pdsparse.cli import main
 from pdsparse.data.store import save_dataset
 from pdsparse.errors import DataError
 from pdsparse.io import read_parquet
+from pdsparse.repro import figures
 from pdsparse.solvers import MEASURED
 
 

@@ -1,4 +1,4 @@
-"""Tests of curve figures by spec (pdsparse.figures) on tiny synthetic aggregates."""
+"""Tests of curve figures by spec (pdsparse.repro.figures) on tiny synthetic aggregates."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pdsparse import figures
 from pdsparse.errors import ConfigError, DataError
-from pdsparse.figures import CurveFigure, Panel
-from pdsparse.papers.faceoff import figures as plotting
+from pdsparse.repro import figures
+from pdsparse.repro.figures import CurveFigure, Panel
+from pdsparse.repro.papers.faceoff import figures as plotting
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -154,8 +154,8 @@ def test_specs_are_import_light():
     """A paper's plan builds specs when Snakemake parses the workflow: no pandas, no
     matplotlib (they load on the first drawing)."""
     code = (
-        "import sys; from pdsparse import figures; "
-        "from pdsparse.papers.faceoff import figures as plotting; "
+        "import sys; from pdsparse.repro import figures; "
+        "from pdsparse.repro.papers.faceoff import figures as plotting; "
         "plotting.figure1_spec(); plotting.figure2_spec({(1, 1.0): 'x'}, [1], [1.0]).to_json(); "
         "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))"
     )
@@ -746,9 +746,9 @@ def test_face_off_figure1_draws_the_panels_it_has_and_names_the_others():
     draws (a) and (b) in one row and names the others in a legend line."""
     from pathlib import Path
 
-    from pdsparse.config import load_config
     from pdsparse.data.registry import load_registry
-    from pdsparse.papers.faceoff.plan import plan
+    from pdsparse.repro.config import load_config
+    from pdsparse.repro.papers.faceoff.plan import plan
 
     root = Path(__file__).resolve().parents[1]
     config = load_config([root / "config" / "config.yaml"],

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pdsparse
-from pdsparse.papers import PAPERS
+from pdsparse.repro.papers import PAPERS
 
 PACKAGE = Path(pdsparse.__file__).parent
 MODULES = sorted(m.name for m in pkgutil.walk_packages(pdsparse.__path__, "pdsparse."))
@@ -113,14 +113,71 @@ def test_each_module_imports_on_its_own():
     assert len(MODULES) >= 50 and failures == []
 
 
+REPRO = "pdsparse.repro"
+
+
+def _package_of(module: str) -> str:
+    """A module's node in the package graph: each top-level module or subpackage of the
+    library (``pdsparse.solvers``, ``pdsparse.problem``), and each of the reproduction's
+    (``pdsparse.repro.papers``, ``pdsparse.repro.run``); deeper modules fold into theirs."""
+    parts = module.split(".")
+    depth = 3 if module.startswith(REPRO + ".") else 2
+    return ".".join(parts[:depth])
+
+
+def package_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for module, deps in import_graph().items():
+        node = _package_of(module)
+        graph.setdefault(node, set()).update(
+            d for d in map(_package_of, deps) if d != node and d != "pdsparse")
+    return graph
+
+
+def test_no_circle_between_packages():
+    """Nodes are packages and top-level modules, so that a circle through two modules of
+    different packages (the solvers asking ``predict``, which imports the solvers) shows even
+    when the modules' own graph has none."""
+    graph = package_graph()
+    assert {"pdsparse.solvers", "pdsparse.data", "pdsparse.repro.papers",
+            "pdsparse.repro.scorecard", "pdsparse.repro.scoring"} <= set(graph)
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+
+
+def test_the_package_cycle_finder_folds_modules_into_packages(monkeypatch):
+    fake = {"pdsparse.solvers": {"pdsparse.predict"}, "pdsparse.predict": {"pdsparse.solvers.x"},
+            "pdsparse.solvers.x": set()}
+    monkeypatch.setattr(sys.modules[__name__], "import_graph", lambda: fake)
+    assert _cycle(package_graph()) is not None
+
+
+def test_the_library_imports_nothing_of_the_reproduction():
+    """The library (every module outside ``pdsparse.repro`` but the command line, the shell
+    over both) never imports the reproduction, lazily or not; and importing its public
+    modules loads none of it."""
+    offenders = {m: sorted(d for d in deps if d.startswith(REPRO))
+                 for m, deps in import_graph().items()
+                 if not m.startswith(REPRO) and m != "pdsparse.cli"}
+    assert {m: d for m, d in offenders.items() if d} == {}
+    library = ("pdsparse.problem", "pdsparse.solvers", "pdsparse.solvers.predict",
+               "pdsparse.advise", "pdsparse.race", "pdsparse.reference", "pdsparse.stats",
+               "pdsparse.data.prepare", "pdsparse.data.fetch")
+    code = (f"import sys; import {', '.join(library)}; "
+            f"print(sorted(m for m in sys.modules if m.startswith('{REPRO}')))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert run.stdout.strip() == "[]"
+
+
 def test_a_paper_is_a_folder():
     for paper in PAPERS:
-        folder = PACKAGE / "papers" / paper
+        folder = PACKAGE / "repro" / "papers" / paper
         for name in ("__init__.py", "plan.py", "values.py", "tables.py", "scorecard.py"):
             assert (folder / name).is_file(), f"{paper}/{name}"
         assert sorted(p.name for p in (folder / "captions").glob("*.rst")), paper
     # nothing of one paper outside its folder: no module of the package is named for one
-    loose = [p.name for p in PACKAGE.glob("*.py") if any(x in p.stem for x in PAPERS)]
+    loose = [p.name for p in (*PACKAGE.glob("*.py"), *(PACKAGE / "repro").glob("*.py"))
+             if any(x in p.stem for x in PAPERS)]
     assert loose == []
 
 
@@ -132,3 +189,21 @@ def test_a_solver_family_is_a_module_beside_its_kernel():
     # the only compiled modules outside solvers/: what pdsparse.objective evaluates with (the
     # losses; the products with A), which sits below the solvers and may not import them
     assert sorted(p.stem for p in PACKAGE.glob("_*.pyx")) == ["_losses", "_products"]
+
+
+def test_a_paper_scores_through_the_public_protocol():
+    """A paper's scorecard imports only what ``pdsparse.repro.scoring`` exports, and keeps
+    its own tolerances (``TOLERANCES``) in its folder."""
+    import importlib
+
+    from pdsparse.repro import scoring
+
+    for paper in PAPERS:
+        path = PACKAGE / "repro" / "papers" / paper / "scorecard.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "pdsparse.repro.scoring":
+                private = [a.name for a in node.names if a.name not in scoring.__all__]
+                assert private == [], f"{paper}: {private}"
+        module = importlib.import_module(f"pdsparse.repro.papers.{paper}.scorecard")
+        assert callable(module.rows) and module.TOLERANCES, paper
+        assert not set(module.TOLERANCES) & set(scoring.TOLERANCES), paper

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from pdsparse.problem import Problem
+from pdsparse.repro.speedup import speedup_table
 from pdsparse.solvers import solve
-from pdsparse.speedup import speedup_table
 
 GRID = [("dual_rcd", {"sampling": "importance", "dual_step": "newton"}),
         ("primal_rcd", {"sampling": "importance"}),

@@ -1,4 +1,4 @@
-"""The papers as plans: pdsparse.papers.plan (the common types) and papers.faceoff."""
+"""The papers as plans: pdsparse.repro.plan (the common types) and papers.faceoff."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from pdsparse.config import load_config
 from pdsparse.data.prepare import Recipe
 from pdsparse.errors import ConfigError
-from pdsparse.papers import PAPERS, plans
-from pdsparse.papers.faceoff.figures import figure2_cells
-from pdsparse.papers.faceoff.plan import plan
-from pdsparse.papers.plan import DataSpec, Generator, ProblemSpec, StatsSpec
+from pdsparse.repro.config import load_config
+from pdsparse.repro.papers import PAPERS, plans
+from pdsparse.repro.papers.faceoff.figures import figure2_cells
+from pdsparse.repro.papers.faceoff.plan import plan
+from pdsparse.repro.plan import DataSpec, Generator, ProblemSpec, StatsSpec
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"

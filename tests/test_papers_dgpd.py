@@ -7,8 +7,8 @@ import copy
 import pytest
 
 from pdsparse.errors import ConfigError
-from pdsparse.figures import CurveFigure
-from pdsparse.papers.dgpd.plan import FIGURES, plan
+from pdsparse.repro.figures import CurveFigure
+from pdsparse.repro.papers.dgpd.plan import FIGURES, plan
 
 GEN = {"generator": {"name": "zipf", "kind": "zipf_bow",
                      "params": {"n": 60, "d": 40, "mean_nnz_per_row": 5}}}
@@ -175,7 +175,7 @@ def test_bad_cells_name_the_setting(cells, needle):
 def test_table2_reading_says_which_counts_the_paper_fits():
     """DGPD's Table 2 counts read as final iterates or as the optimum's supports: the row says
     which ours fit (Mnist-RF's printed nz-dual is exactly 2,000 of 58,000)."""
-    from pdsparse.papers.dgpd.scorecard import _reading
+    from pdsparse.repro.papers.dgpd.scorecard import _reading
 
     printed = {"nz_primal": 1730, "nz_dual": 2000, "features": 10000, "train": 58000,
                "classes": 10}

@@ -7,8 +7,8 @@ import copy
 import pytest
 
 from pdsparse.errors import ConfigError
-from pdsparse.figures import CurveFigure
-from pdsparse.papers.pdbfw.plan import plan
+from pdsparse.repro.figures import CurveFigure
+from pdsparse.repro.papers.pdbfw.plan import plan
 
 GEN = {"generator": {"name": "zipf", "kind": "zipf_bow",
                      "params": {"n": 60, "d": 40, "mean_nnz_per_row": 5}}}
@@ -121,7 +121,7 @@ def test_every_output_command_parses():
     import shlex
 
     from pdsparse import cli
-    from pdsparse.output import get_builder, parser
+    from pdsparse.repro.output import get_builder, parser
 
     p = plan(_config(trace=TRACE), REGISTRY, available=lambda name: True)
     for out in p.outputs:
@@ -137,7 +137,7 @@ def test_every_output_command_parses():
 
 def test_figure1_says_why_a_solver_shows_two_settings():
     """Issue 20: "PDBFW, x100" and "PDBFW, x10000" in one legend; the figure says why."""
-    from pdsparse.papers.pdbfw.plan import _override_note
+    from pdsparse.repro.papers.pdbfw.plan import _override_note
 
     cfg = {"datasets": {"a": {}, "b": {"options": {"pdbfw": {"delta": "x10000"}}}}}
     note = _override_note(cfg, ["a", "b"])

@@ -15,7 +15,6 @@ import scipy.sparse as sp
 from conftest import make_data
 
 from pdsparse import losses, objective
-from pdsparse.config import l2_tag
 from pdsparse.errors import ConfigError
 from pdsparse.penalties import (
     FEASIBILITY_RTOL,
@@ -28,6 +27,7 @@ from pdsparse.penalties import (
     top_singular_pair,
 )
 from pdsparse.problem import Problem, ProblemKey
+from pdsparse.repro.config import l2_tag
 from pdsparse.solvers import make_kernel, solve
 
 RNG = np.random.default_rng(20240611)

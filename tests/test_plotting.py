@@ -1,4 +1,4 @@
-"""Tests of Figures 1–3 (pdsparse.papers.faceoff.figures) on tiny synthetic aggregates."""
+"""Tests of Figures 1–3 (pdsparse.repro.papers.faceoff.figures) on tiny synthetic aggregates."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from matplotlib.lines import Line2D
 
-from pdsparse import figures
 from pdsparse.errors import DataError
-from pdsparse.papers.faceoff import figures as plotting
+from pdsparse.repro import figures
+from pdsparse.repro.papers.faceoff import figures as plotting
 from pdsparse.stats import R
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -1,4 +1,4 @@
-"""Tests of :mod:`pdsparse.predict` (statistics, applicable solvers, the prediction),
+"""Tests of :mod:`pdsparse.solvers.predict` (statistics, applicable solvers, the prediction),
 :mod:`pdsparse.race` (the race and its judgement), ``solve(problem, "auto")`` and
 ``pdsparse generate``. Every test makes its own tiny data."""
 
@@ -14,7 +14,10 @@ from pdsparse.data.normalize import normalize
 from pdsparse.data.synthetic import generate
 from pdsparse.errors import ConfigError
 from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
-from pdsparse.predict import (
+from pdsparse.problem import Problem
+from pdsparse.race import TUNE_GRID, RaceEntry, RaceResult, judge, race
+from pdsparse.solvers import SOLVERS, solve
+from pdsparse.solvers.predict import (
     PASS_COST,
     PROBE_PASSES,
     applicable,
@@ -26,9 +29,6 @@ from pdsparse.predict import (
     probe_rates,
     problem_stats,
 )
-from pdsparse.problem import Problem
-from pdsparse.race import TUNE_GRID, RaceEntry, RaceResult, judge, race
-from pdsparse.solvers import SOLVERS, solve
 from pdsparse.stats import data_stats
 
 
@@ -70,7 +70,7 @@ def test_applicable_solvers_and_the_options_they_need(loss, penalty, expected):
 
 
 def test_family_of_each_penalty():
-    from pdsparse.predict import FAMILIES
+    from pdsparse.solvers.predict import FAMILIES
 
     assert FAMILIES == ("l2", "elastic_net", "l1_ball")  # each one below, in this order
     assert family_of(problem(ElasticNet(0.1))) == "l2"
@@ -180,7 +180,7 @@ def test_prediction_on_each_family():
 
 
 def test_ball_rule_picks_svrg_where_d_is_tiny_and_kappa_large():
-    from pdsparse.predict import predict_ball
+    from pdsparse.solvers.predict import predict_ball
 
     base = {"n": 50000, "d": 22, "nnz": 650000, "kappa": 7770.0, "kappa_max": 2.65 * 50000}
     pred = predict_ball(base)  # ijcnn1's numbers

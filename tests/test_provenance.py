@@ -4,11 +4,11 @@ commits, so a merge of runs from several commits is visible (issue 28, item 6)."
 import pandas as pd
 import pytest
 
-from pdsparse import provenance
 from pdsparse.cli import main
-from pdsparse.provenance import describe, of_results, read_provenance, summarize
-from pdsparse.scorecard import to_markdown
-from pdsparse.traces import write_frame, write_trace
+from pdsparse.repro import provenance
+from pdsparse.repro.provenance import describe, of_results, read_provenance, summarize
+from pdsparse.repro.scorecard import to_markdown
+from pdsparse.repro.traces import write_frame, write_trace
 
 
 @pytest.fixture
@@ -102,7 +102,7 @@ def test_one_clean_commit_is_said_with_its_environment(tmp_path, commit):
 
 
 def test_scorecard_header_states_the_provenance():
-    from pdsparse.scorecard.core import Row
+    from pdsparse.repro.scoring import Row
 
     row = Row(paper="faceoff", outputs="table1", item="Table 1", reproduced="yes", paper_value="1",
               our_value="1", agreement="yes", reason="")

@@ -3,7 +3,7 @@
 building its kernel accepts: for every solver, every option value (one changed from the
 defaults at a time) and small problems of every kind (penalty, l2 = 0 or not, loss, dense or
 sparse A, label vector or matrix), the declaration (``SolverSpec.refusal``, what
-:func:`pdsparse.predict.accepts` reads) and the factory (``SolverSpec.make_kernel``, the
+:func:`pdsparse.solvers.predict.accepts` reads) and the factory (``SolverSpec.make_kernel``, the
 oracle here) agree, so that neither can drift from the other."""
 
 import itertools
@@ -15,10 +15,10 @@ import scipy.sparse as sp
 from pdsparse import names
 from pdsparse.errors import ConfigError
 from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
-from pdsparse.predict import accepts, applicable
 from pdsparse.problem import Problem
 from pdsparse.race import TUNE_GRID
 from pdsparse.solvers import SOLVERS
+from pdsparse.solvers.predict import accepts, applicable
 from pdsparse.solvers.registry import PENALTY_KINDS, penalty_kind
 
 A0 = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.0], [0.5, 0.0, 1.0], [0.0, 0.5, 1.0],

@@ -63,8 +63,8 @@ def test_light_names_are_the_registry():
 def test_workflow_wildcards_accept_exactly_the_registry(tmp_path):
     """The run rule's solver and options wildcards match every registered solver and tag
     that the default plan uses, and nothing that is not registered."""
-    from pdsparse.config import load_config
-    from pdsparse.papers.faceoff.plan import plan
+    from pdsparse.repro.config import load_config
+    from pdsparse.repro.papers.faceoff.plan import plan
 
     cfg = load_config(REPO / "config" / "config.yaml", REPO / "workflow" / "schemas" /
                       "config.schema.yaml")

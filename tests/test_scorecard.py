@@ -1,6 +1,6 @@
-"""The reproduction scorecard (pdsparse.scorecard): verdicts computed from result files with
+"""The reproduction scorecard (pdsparse.repro.scorecard): verdicts computed from result files with
 the stated tolerances, never written by hand; the files it writes; the report's captions and
-labels; the Markdown tables rendered as HTML pages (pdsparse.report)."""
+labels; the Markdown tables rendered as HTML pages (pdsparse.repro.report)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pdsparse import scorecard as sc
-from pdsparse.config import load_config
 from pdsparse.data.registry import load_registry
-from pdsparse.report import markdown_to_html
+from pdsparse.repro import scorecard as sc
+from pdsparse.repro.config import load_config
+from pdsparse.repro.papers.pdbfw import scorecard as pdbfw_scorecard
+from pdsparse.repro.report import markdown_to_html
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -91,7 +92,7 @@ def pdbfw_row(name, paper_row, features, samples, sparsity, radius, paper):
 
 
 def test_pdbfw_table2_ratio_tolerance_radius_and_data(tmp_path, base_config, registry):
-    from pdsparse.papers.pdbfw.values import TABLE2
+    from pdsparse.repro.papers.pdbfw.values import TABLE2
 
     cfg = only(base_config, "pdbfw")
     duke = TABLE2["duke breast-cancer"]
@@ -126,7 +127,7 @@ def test_pdbfw_table2_ratio_tolerance_radius_and_data(tmp_path, base_config, reg
 def test_ratio_just_outside_the_tolerance_is_no(tmp_path, base_config, registry):
     cfg = only(base_config, "pdbfw")
     paper = (7129, 44)
-    ratio = 0.059 * (1 + sc.SPARSITY_RTOL) * 1.01
+    ratio = 0.059 * (1 + pdbfw_scorecard.SPARSITY_RTOL) * 1.01
     write_csv(tmp_path / "tables" / "pdbfw" / "table2.csv",
               [pdbfw_row("duke", "duke breast-cancer", 7129, 44, ratio * 7129, 300, paper)])
     row = next(r for r in sc.scorecard(cfg, tmp_path, registry, skipped=[])
@@ -165,7 +166,7 @@ def test_a_race_is_judged_in_cpu_time_with_setup(tmp_path):
     counted as a user pays it, PDBFW is ahead; the kernel-only margin is shown beside."""
     import pandas as pd
 
-    from pdsparse.scorecard.core import _Context, _races
+    from pdsparse.repro.scoring import Context, run_races
 
     rows = []
     for solver, rate, setup in (("pdbfw", 1.0, 0.1), ("acc_pg", 3.0, 10.0),
@@ -178,8 +179,8 @@ def test_a_race_is_judged_in_cpu_time_with_setup(tmp_path):
                              "status": "" if k < 7 else "max_time"})
     (tmp_path / "pdbfw").mkdir()
     pd.DataFrame(rows).to_parquet(tmp_path / "pdbfw" / "e.parquet")
-    ctx = _Context({}, tmp_path, {})
-    (race,) = _races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6])
+    ctx = Context({}, tmp_path, {})
+    (race,) = run_races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6])
     # to 1e-6: pdbfw at 6 s + 0.1 s, acc_pg at 2 s + 10 s: 12 / 6.1 = 1.97x ahead
     assert race.ahead and race.margins["acc_pg"][0] == pytest.approx(12 / 6.1)
     assert race.kernel["acc_pg"][0] == pytest.approx(2 / 6)
@@ -192,8 +193,8 @@ def test_a_race_is_judged_in_cpu_time_with_setup(tmp_path):
 
 def test_a_long_explanation_shared_by_rows_is_said_once():
     """Issue 20: "not run: X is not available offline (...); to get it: ..." on 11 rows."""
-    from pdsparse.scorecard.core import Row
-    from pdsparse.scorecard.render import to_html, to_markdown
+    from pdsparse.repro.scorecard.render import to_html, to_markdown
+    from pdsparse.repro.scoring import Row
 
     why = ("not run: rcv1 is not available offline (rcv1.bz2 is neither in data/raw/ nor in "
            "the mirror); to get it: put it in the mirror")
@@ -222,8 +223,8 @@ def test_the_best_race_replaces_the_rerun_methods_and_keeps_the_rest(tmp_path):
     """Issue 19: the race at the best settings: pdbfw's rerun (x100000) replaces its printed
     run, acc_pg and fw keep theirs; the verdict flips from behind to ahead, the row is graded
     by the printed one and carries both (Markdown, CSV)."""
-    from pdsparse.scorecard.core import Row, _Context, _races, with_best
-    from pdsparse.scorecard.render import read_rows, to_markdown, write_scorecard
+    from pdsparse.repro.scorecard.render import read_rows, to_markdown, write_scorecard
+    from pdsparse.repro.scoring import Context, Row, run_races, with_best
 
     (tmp_path / "pdbfw").mkdir()
     pd.DataFrame(_race_rows([("pdbfw", 0.5, 0.0, "x100"), ("acc_pg", 1.0, 0.0, "none"),
@@ -231,9 +232,9 @@ def test_the_best_race_replaces_the_rerun_methods_and_keeps_the_rest(tmp_path):
         tmp_path / "pdbfw" / "e.parquet")
     pd.DataFrame(_race_rows([("pdbfw", 3.0, 0.0, "x100000")], "e_best")).to_parquet(
         tmp_path / "pdbfw" / "e_best.parquet")
-    ctx = _Context({}, tmp_path, {})
-    (printed,) = _races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6])
-    (best,) = _races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6], best=True)
+    ctx = Context({}, tmp_path, {})
+    (printed,) = run_races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6])
+    (best,) = run_races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6], best=True)
     assert not printed.ahead and best.ahead
     assert set(best.margins) == {"acc_pg", "fw"} and best.experiment == "e"
     assert "x100000" in best.base_config
@@ -254,7 +255,7 @@ def test_the_best_race_replaces_the_rerun_methods_and_keeps_the_rest(tmp_path):
     assert read_rows(tmp_path / "s.csv") == [row]
     # no rerun aggregate: no best race (and the row keeps its printed verdict alone)
     (tmp_path / "pdbfw" / "e_best.parquet").unlink()
-    assert _races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6], best=True) is None
+    assert run_races(ctx, "pdbfw", ["e"], {}, "pdbfw", [1e-6], best=True) is None
     assert with_best(judge(printed), []) == judge(printed)
 
 
@@ -267,7 +268,7 @@ def _write_race(tmp_path, rows, experiment="e"):
 def test_a_diverged_rival_is_not_reached_and_the_base_ranks_ahead(tmp_path):
     """Issue 28's synthetic race: the base reaches 1e-6 at 10 s, the rival diverges at 2 s
     and never goes below 1e-2. Before: "≥ 0.2×", the base behind; now: not reached."""
-    from pdsparse.scorecard.core import _Context, _races
+    from pdsparse.repro.scoring import Context, run_races
 
     rows = [{"experiment": "e", "solver": "pdbfw", "seed": 0, "time_s": 10 * k / 6,
              "rel_subopt": 10.0 ** -k, "status": "converged" if k == 6 else ""}
@@ -276,7 +277,7 @@ def test_a_diverged_rival_is_not_reached_and_the_base_ranks_ahead(tmp_path):
               "rel_subopt": v, "status": "diverged" if k == 4 else ""}
              for k, v in enumerate((1.0, 0.1, 0.02, 0.05, 3.0))]
     _write_race(tmp_path, rows)
-    (race,) = _races(_Context({}, tmp_path, {}), "pdbfw", ["e"], {}, "pdbfw", [1e-6])
+    (race,) = run_races(Context({}, tmp_path, {}), "pdbfw", ["e"], {}, "pdbfw", [1e-6])
     assert race.margins["fw"][1] == "not reached" and race.ahead
     assert race.verdict(5.0) == "yes"
     assert "not reached: diverged over fw" in race.text() and "0.2×" not in race.text()
@@ -296,11 +297,11 @@ def _seeded(solver, times, experiment="e", **extra):
 def test_a_race_whose_seeds_straddle_the_claim_is_inconclusive(tmp_path):
     """PDBFW 1 s on every seed; Acc PG 4, 6, 7 s: the median 6x clears the 5x of a claimed
     10x but seed 0's 4x does not: neither yes nor no. FW at 7, 8, 9 s: yes against it."""
-    from pdsparse.scorecard.core import _Context, _races
+    from pdsparse.repro.scoring import Context, run_races
 
     _write_race(tmp_path, _seeded("pdbfw", (1.0, 1.0, 1.0))
                 + _seeded("acc_pg", (4.0, 6.0, 7.0)) + _seeded("fw", (7.0, 8.0, 9.0)))
-    (race,) = _races(_Context({}, tmp_path, {}), "pdbfw", ["e"], {}, "pdbfw", [1e-6])
+    (race,) = run_races(Context({}, tmp_path, {}), "pdbfw", ["e"], {}, "pdbfw", [1e-6])
     assert race.margins["acc_pg"][0] == pytest.approx(6.0)
     assert race.spread["acc_pg"] == pytest.approx((4.0, 7.0))
     assert race.verdict(5.0) == "inconclusive" and race.verdict(10.0) == "no"
@@ -310,12 +311,12 @@ def test_a_race_whose_seeds_straddle_the_claim_is_inconclusive(tmp_path):
 def test_todays_best_is_raced_beside_and_never_graded(tmp_path):
     """dual_rcd (permutation, exact) from ``<experiment>_today``: 4x faster than DGPD, said
     beside; DGPD stays ahead of the paper's baselines."""
-    from pdsparse.scorecard.core import _Context, _races
+    from pdsparse.repro.scoring import Context, run_races
 
     _write_race(tmp_path, _seeded("pdbfw", (2.0, 2.0, 2.0)) + _seeded("fw", (8.0, 8.0, 8.0)))
     _write_race(tmp_path, _seeded("acc_pg", (0.5, 0.5, 0.5), experiment="e_today",
                                   lipschitz="backtracking"), "e_today")
-    (race,) = _races(_Context({}, tmp_path, {}), "pdbfw", ["e"], {}, "pdbfw", [1e-6])
+    (race,) = run_races(Context({}, tmp_path, {}), "pdbfw", ["e"], {}, "pdbfw", [1e-6])
     assert race.today == {"acc_pg (backtracking)"} and race.rivals() == ["fw"]
     assert race.ahead and race.verdict(2.0) == "yes" and race.verdict(1.0, today=True) == "no"
     assert "[today]" in race.text()
@@ -325,7 +326,7 @@ def test_todays_best_is_raced_beside_and_never_graded(tmp_path):
 def test_todays_best_is_said_where_the_base_reaches_no_target(tmp_path):
     """Figure 2's case: no run reaches 1e-6; the verdict compares the ends of the budget
     against the baselines, today's best (lower than all) is said beside with [today]."""
-    from pdsparse.scorecard.core import _Context, _races
+    from pdsparse.repro.scoring import Context, run_races
 
     def flat(solver, level, experiment="e", **extra):
         return [{"experiment": experiment, "solver": solver, "seed": 0, "time_s": float(k),
@@ -334,7 +335,7 @@ def test_todays_best_is_said_where_the_base_reaches_no_target(tmp_path):
 
     _write_race(tmp_path, flat("pdbfw", 0.1) + flat("fw", 0.5))
     _write_race(tmp_path, flat("acc_pg", 0.001, experiment="e_today"), "e_today")
-    (race,) = _races(_Context({}, tmp_path, {}), "pdbfw", ["e"], {}, "pdbfw", [1e-6])
+    (race,) = run_races(Context({}, tmp_path, {}), "pdbfw", ["e"], {}, "pdbfw", [1e-6])
     assert race.target is None and race.ahead and race.judge(1.0) == "yes"
     assert race.judge(1.0, today=True) == "no"
     assert "acc_pg [today] 0.0013, pdbfw 0.12, fw 0.62" in race.text()
@@ -345,8 +346,8 @@ def test_todays_best_is_said_where_the_base_reaches_no_target(tmp_path):
 def test_scorecard_cells_stay_short_and_the_row_is_said_in_full_below():
     """Issue 29: cells of over 400 characters. A long cell is cut to its first clause with a
     link to the row in full under the table; a short row stays whole in the table."""
-    from pdsparse.scorecard.core import Row
-    from pdsparse.scorecard.render import CELL_CHARS, to_markdown
+    from pdsparse.repro.scorecard.render import CELL_CHARS, to_markdown
+    from pdsparse.repro.scoring import Row
 
     ours = "; ".join(f"at 1e-{k}: 2.0× (1.5–2.5×) over fw (kernel alone 1.9×)" for k in range(9))
     long = Row("dgpd", "speedup", "Speedup", "yes", "up to 30×", ours, "no",

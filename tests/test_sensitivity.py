@@ -1,5 +1,5 @@
-"""The sensitivity study (pdsparse.sensitivity and papers.plan.add_sensitivity): each method at
-its printed and its best setting, the rankings at each, and its plan."""
+"""The sensitivity study (pdsparse.repro.sensitivity and repro.plan.add_sensitivity): each
+method at its printed and its best setting, the rankings at each, and its plan."""
 
 import copy
 import math
@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from pdsparse.errors import ConfigError, DataError
-from pdsparse.sensitivity import (
+from pdsparse.repro.sensitivity import (
     best_and_printed,
     draw_sensitivity,
     rankings,
@@ -42,7 +42,7 @@ def grid_frame():
         _runs("primal_rcd", 0.3, sampling="uniform"),
     ], ignore_index=True)
     df["cpu_s"] = df["time_s"] + df["setup_s"]
-    from pdsparse.speedup import config_label
+    from pdsparse.repro.speedup import config_label
 
     df["config"] = [config_label(r, option_names()) for r in df.to_dict("records")]
     df["tag"] = [{"x10": "5-x10", "x100": "5-x100"}.get(e, s + ("-newton" if v == "newton" else ""))
@@ -120,9 +120,9 @@ SENS = {"dataset": "digits-rb", "cell": [0.1, 0.01], "max_seconds": 3,
 
 
 def _plan(cfg):
-    from pdsparse.config import validate_config
     from pdsparse.data.registry import load_registry
-    from pdsparse.papers.dgpd.plan import plan
+    from pdsparse.repro.config import validate_config
+    from pdsparse.repro.papers.dgpd.plan import plan
 
     cfg = validate_config(cfg, "workflow/schemas/config.schema.yaml")
     return plan(cfg, load_registry(cfg["data"]["registry"]), lambda name: True)
@@ -169,11 +169,11 @@ def _study_table(tmp_path, name):
 def test_scorecard_grades_the_printed_setting_and_says_where_it_holds(tmp_path):
     """dual_rcd is ahead at the printed settings, dgpd (x100) ahead at its best: graded by the
     printed setting ("no"), the best one said, never as agreement."""
-    from pdsparse.scorecard.core import _Context, sensitivity_row
+    from pdsparse.repro.scoring import Context, sensitivity_row
 
     _study_table(tmp_path, "sensitivity")
     cfg = {"sensitivity": {"dataset": "toy", "targets": [1e-3, 1e-6]}}
-    row = sensitivity_row(_Context({}, tmp_path / "results", {}), "dgpd", cfg, "dgpd",
+    row = sensitivity_row(Context({}, tmp_path / "results", {}), "dgpd", cfg, "dgpd",
                           "up to 30x", 30)
     assert row.agreement == "no"
     # printed: dgpd (x10) never reaches 1e-6 (>= 10.5 s), dual_rcd does in 6.8 s; at 1e-3:
@@ -188,21 +188,21 @@ def test_scorecard_grades_the_printed_setting_and_says_where_it_holds(tmp_path):
     assert "best (dgpd (5, x100)), to 0.001: 2.32× (2.3–2.33) vs dual_rcd" in row.our_value
     assert "short of 15×" in row.reason and "sensitivity.md" in row.reason
     # the same study against a claim of 4x: met only at a setting the paper does not print
-    row = sensitivity_row(_Context({}, tmp_path / "results", {}), "dgpd", cfg, "dgpd",
+    row = sensitivity_row(Context({}, tmp_path / "results", {}), "dgpd", cfg, "dgpd",
                           "up to 4x", 4)
     assert row.agreement == "no" and "holds only at settings the paper does not print" in \
         row.reason
-    none = sensitivity_row(_Context({}, tmp_path / "results", {}), "dgpd", {}, "dgpd", "c", 30)
+    none = sensitivity_row(Context({}, tmp_path / "results", {}), "dgpd", {}, "dgpd", "c", 30)
     assert none.agreement == "—" and "config/sensitivity.yaml" in none.reproduced
 
 
 def test_a_second_study_of_a_paper_reads_its_own_table(tmp_path):
     """PDBFW's trace-ball study: its table ``sensitivity_trace``, the problem by its rank, a
     claim to be ahead at all (claimed = CLAIM_FACTOR: need 1x)."""
-    from pdsparse.scorecard.core import CLAIM_FACTOR, _Context, sensitivity_row
+    from pdsparse.repro.scoring import CLAIM_FACTOR, Context, sensitivity_row
 
     _study_table(tmp_path, "sensitivity_trace")
-    ctx = _Context({}, tmp_path / "results", {})
+    ctx = Context({}, tmp_path / "results", {})
     cfg = {"sensitivity": {"rank": 10, "targets": [1e-3, 1e-6]}}
     row = sensitivity_row(ctx, "dgpd", cfg, "dgpd", "outperforms", CLAIM_FACTOR,
                           name="sensitivity_trace", where_key="pdbfw.trace.sensitivity")
@@ -219,7 +219,7 @@ def test_a_second_study_of_a_paper_reads_its_own_table(tmp_path):
 def test_an_ablation_is_a_method_of_its_own_never_the_best_of_the_printed_one():
     """PDBFW with extrapolate=primal (the PDFW.m variant) is not Algorithm 1: however fast,
     it is reported as pdbfw_pdfw_m, and PDBFW's best stays a PDBFW setting."""
-    from pdsparse.speedup import config_label
+    from pdsparse.repro.speedup import config_label
 
     df = pd.concat([_runs("pdbfw", 0.5, k="auto", delta="theorem", extrapolate="none"),
                     _runs("pdbfw", 1.0, k="balance", delta="x100", extrapolate="none"),
@@ -240,8 +240,8 @@ def _pdbfw_variant_row(tmp_path, variant: dict, tag: str):
     """The sensitivity table and the scorecard row of a PDBFW study: PDBFW at k = auto,
     delta x100 (rate 0.5), the ``variant`` PDBFW setting (rate 3, options tag ``tag``) and
     acc_pg (rate 1)."""
-    from pdsparse.scorecard.core import _Context, sensitivity_row
-    from pdsparse.speedup import config_label
+    from pdsparse.repro.scoring import Context, sensitivity_row
+    from pdsparse.repro.speedup import config_label
 
     df = pd.concat([_runs("pdbfw", 0.5, k="auto", delta="x100", extrapolate="none"),
                     _runs("pdbfw", 3.0, **variant),
@@ -255,7 +255,7 @@ def _pdbfw_variant_row(tmp_path, variant: dict, tag: str):
     out.mkdir(parents=True)
     table.to_csv(out / "sensitivity.csv", index=False)
     cfg = {"sensitivity": {"dataset": "toy", "targets": [1e-6]}}
-    return table, sensitivity_row(_Context({}, tmp_path / "results", {}), "pdbfw", cfg,
+    return table, sensitivity_row(Context({}, tmp_path / "results", {}), "pdbfw", cfg,
                                   "pdbfw", "10x", 10)
 
 
@@ -276,7 +276,7 @@ def test_the_scorecard_never_races_a_degenerate_setting_as_a_baseline(tmp_path):
     than acc_pg here, it is said beside under that name and is neither PDBFW's best nor the
     rival the verdict is graded against (before, only ABLATIONS were kept out of the
     baselines and "projected gradient" would have been the rival)."""
-    from pdsparse.sensitivity import PROJECTED_GRADIENT
+    from pdsparse.repro.sensitivity import PROJECTED_GRADIENT
 
     table, row = _pdbfw_variant_row(
         tmp_path, {"k": "n", "delta": "exact", "extrapolate": "none"}, "n-exact-none")
@@ -290,7 +290,7 @@ def test_a_diverged_baseline_is_not_reached_in_the_study_and_its_verdict(tmp_pat
     """Issue 28's synthetic case in a sensitivity study: the base reaches 1e-6 at 10 s, the
     baseline diverges at 2 s and never goes below 1e-2. Before: "≥ 2 s" and a ratio of
     0.2x (the base behind); now: "not reached: diverged", ranked after the base."""
-    from pdsparse.scorecard.core import _Context, sensitivity_row
+    from pdsparse.repro.scoring import Context, sensitivity_row
 
     rows = []
     for seed in (0, 1, 2):
@@ -317,7 +317,7 @@ def test_a_diverged_baseline_is_not_reached_in_the_study_and_its_verdict(tmp_pat
     md = (out / "sensitivity.md").read_text()
     assert "not reached: diverged" in md and "≥ 2 s" not in md
     assert "| 1e-06 | dgpd (not reached: spdc (diverged)) |" in md
-    row = sensitivity_row(_Context({}, tmp_path / "results", {}), "dgpd",
+    row = sensitivity_row(Context({}, tmp_path / "results", {}), "dgpd",
                           {"sensitivity": {"dataset": "toy", "targets": [1e-6]}}, "dgpd",
                           "up to 30x", 30)
     assert "to 1e-06: ∞× (the rival never reaches it) vs spdc" in row.our_value
@@ -340,7 +340,7 @@ def test_a_ranking_says_when_the_seeds_of_two_methods_overlap():
     for name in option_names():
         df[name] = df[name].fillna("none") if name in df.columns else "none"
     df["cpu_s"] = df["time_s"]
-    from pdsparse.speedup import config_label
+    from pdsparse.repro.speedup import config_label
 
     df["config"] = [config_label(r, option_names()) for r in df.to_dict("records")]
     df["tag"] = df["solver"]

@@ -1,6 +1,6 @@
 """The sensitivity studies' grids (config/sensitivity.yaml) and their labels: every method tuned
 over a comparable grid, the settings that turn a method into another named for what they are
-(pdsparse.sensitivity.DEGENERATE), and the planned cost of the studies."""
+(pdsparse.repro.sensitivity.DEGENERATE), and the planned cost of the studies."""
 
 import numpy as np
 import pandas as pd
@@ -10,7 +10,7 @@ from test_pdbfw import make_problem
 
 from pdsparse import objective
 from pdsparse.penalties import project_l1_ball
-from pdsparse.sensitivity import (
+from pdsparse.repro.sensitivity import (
     ABLATIONS,
     DEGENERATE,
     LARGE_DELTAS,
@@ -119,7 +119,7 @@ def test_projected_gradient_is_never_pdbfws_best():
     """k = n with delta x 1e5 is the fastest configuration here: it is reported as projected
     gradient, k = n with x 1e4 under its own name, and PDBFW's best is the fastest setting
     with a partial dual update."""
-    from pdsparse.speedup import config_label
+    from pdsparse.repro.speedup import config_label
 
     df = pd.concat([_runs("pdbfw", 0.5, k="auto", delta="theorem"),
                     _runs("pdbfw", 1.0, k="auto", delta="x10000"),
@@ -149,9 +149,9 @@ def test_projected_gradient_is_never_pdbfws_best():
 
 
 def test_the_printed_and_the_best_settings_run_every_seed_the_grid_one():
-    from pdsparse.config import validate_config
     from pdsparse.data.registry import load_registry
-    from pdsparse.papers.dgpd.plan import plan
+    from pdsparse.repro.config import validate_config
+    from pdsparse.repro.papers.dgpd.plan import plan
 
     cfg = yaml.safe_load(open("config/config.yaml"))
     cfg["dgpd"]["seeds"] = [0, 1, 2]
@@ -177,8 +177,8 @@ def test_a_setting_the_paper_does_not_print_is_labelled_so(tmp_path):
     """The study's `printed` entries are the paper's; every other method's reference setting
     (a baseline's source parameters, our multipliers) reads "configured (not printed: ours)"
     in the table and the plan says which."""
-    from pdsparse.papers.plan import NOT_PRINTED
-    from pdsparse.sensitivity import setting_label, write_sensitivity
+    from pdsparse.repro.plan import NOT_PRINTED
+    from pdsparse.repro.sensitivity import setting_label, write_sensitivity
 
     df = pd.concat([_runs("pdbfw", 0.5, k="auto", delta="theorem"),
                     _runs("pdbfw", 3.0, k="n", delta="exact"),
@@ -205,7 +205,7 @@ STEPS = {"x0_1", "x0_3", "theory", "x3", "x10", "x100"}
 
 
 def _studies():
-    from pdsparse.config import load_config
+    from pdsparse.repro.config import load_config
 
     cfg = load_config(["config/config.yaml", "config/sensitivity.yaml"],
                       "workflow/schemas/config.schema.yaml")
@@ -242,8 +242,8 @@ def test_every_method_gets_a_comparable_grid():
 
 def _plans():
     from pdsparse.data.registry import load_registry
-    from pdsparse.papers.dgpd.plan import plan as dgpd_plan
-    from pdsparse.papers.pdbfw.plan import plan as pdbfw_plan
+    from pdsparse.repro.papers.dgpd.plan import plan as dgpd_plan
+    from pdsparse.repro.papers.pdbfw.plan import plan as pdbfw_plan
 
     cfg, _ = _studies()
     cfg["dgpd"]["seeds"] = cfg["pdbfw"]["seeds"] = [0, 1, 2]  # the races' (issue 28)
@@ -277,7 +277,7 @@ def test_figure2_races_acc_pg_with_backtracking_as_todays_best():
     """Acc PG is raced in Figure 2's races as today's best (not one of the paper's five
     baselines there, so never graded), with backtracking, and compared at that setting in
     the trace study."""
-    from pdsparse.papers.plan import TODAY
+    from pdsparse.repro.plan import TODAY
 
     plans = _plans()
     for experiment in ("trace_rank10", "trace_rank20", "trace_rank100"):

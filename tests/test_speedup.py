@@ -1,4 +1,4 @@
-"""Time to a target accuracy and speedup tables (pdsparse.speedup)."""
+"""Time to a target accuracy and speedup tables (pdsparse.repro.speedup)."""
 
 import math
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from pdsparse.errors import DataError
-from pdsparse.speedup import (
+from pdsparse.repro.speedup import (
     IMPROVING_FACTOR,
     crossing,
     format_speedup,

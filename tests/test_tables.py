@@ -1,5 +1,5 @@
-"""Tests of Table 1 (pdsparse.papers.faceoff.tables) and the paper's printed values
-(pdsparse.papers.faceoff.values)."""
+"""Tests of Table 1 (pdsparse.repro.papers.faceoff.tables) and the paper's printed values
+(pdsparse.repro.papers.faceoff.values)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from pdsparse.errors import DataError
-from pdsparse.papers.faceoff.tables import TABLE1_CSV_COLUMNS, build_table1, faceoff_table1
-from pdsparse.papers.faceoff.values import TABLE1, TABLE1_COLUMNS, TABLE1_PRECISION, Precision
+from pdsparse.repro.papers.faceoff.tables import TABLE1_CSV_COLUMNS, build_table1, faceoff_table1
+from pdsparse.repro.papers.faceoff.values import TABLE1, TABLE1_COLUMNS, TABLE1_PRECISION, Precision
 
 EXPECTED_COLUMNS = [
     "dataset",

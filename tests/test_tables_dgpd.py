@@ -10,9 +10,9 @@ import pandas as pd
 import scipy.sparse as sp
 
 from pdsparse.data.store import data_meta, save_dataset
-from pdsparse.papers.dgpd.tables import build_table2, write_table2
-from pdsparse.run import test_accuracy as accuracy_of
-from pdsparse.traces import write_trace
+from pdsparse.repro.papers.dgpd.tables import build_table2, write_table2
+from pdsparse.repro.run import test_accuracy as accuracy_of
+from pdsparse.repro.traces import write_trace
 
 
 def _data(tmp_path, name="toy", n=20, d=8):
@@ -107,7 +107,7 @@ def test_table2_one_class_against_the_rest_says_so(tmp_path):
     text = (tmp_path / "t.md").read_text()
     assert "one-rb (ours; class 0 vs rest*)" in text and "*One class against the rest" in text
     # the scorecard's fractions divide by the classes solved, the paper's by its classes
-    from pdsparse.papers.dgpd.scorecard import _dgpd_nz_text, _nz_fractions
+    from pdsparse.repro.papers.dgpd.scorecard import _dgpd_nz_text, _nz_fractions
 
     assert _nz_fractions(row) == (row.nz_primal / 8, row.nz_dual / 20)
     assert "(class 0 vs rest only)" in _dgpd_nz_text(row)

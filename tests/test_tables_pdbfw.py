@@ -10,10 +10,10 @@ import scipy.sparse as sp
 from pdsparse import cli
 from pdsparse.data.store import save_dataset
 from pdsparse.errors import DataError
-from pdsparse.papers.pdbfw.tables import build_table2, render_table2
 from pdsparse.penalties import L1Ball
 from pdsparse.problem import Problem
 from pdsparse.reference import reference_record, reference_solution
+from pdsparse.repro.papers.pdbfw.tables import build_table2, render_table2
 
 
 @pytest.fixture(scope="module")

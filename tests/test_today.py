@@ -11,8 +11,8 @@ import test_papers_pdbfw as pb
 import yaml
 
 from pdsparse.errors import ConfigError
-from pdsparse.papers.dgpd.plan import plan as dgpd_plan
-from pdsparse.papers.pdbfw.plan import plan as pdbfw_plan
+from pdsparse.repro.papers.dgpd.plan import plan as dgpd_plan
+from pdsparse.repro.papers.pdbfw.plan import plan as pdbfw_plan
 
 
 def test_dgpd_today_runs_beside_every_cell_where_it_is_not_a_baseline():
@@ -54,7 +54,7 @@ def test_pdbfw_today_on_the_l1_ball_and_on_the_trace_ball():
 
 
 def test_the_shipped_configs_race_todays_best_with_three_seeds():
-    from pdsparse.config import validate_config
+    from pdsparse.repro.config import validate_config
 
     for path in ("config/config.yaml", "config/paper.yaml"):
         cfg = validate_config(yaml.safe_load(open(path)), "workflow/schemas/config.schema.yaml")
@@ -91,8 +91,8 @@ def _runs(solver, times, experiment, problem, **options):
 def test_the_dgpd_rows_say_todays_best_beside_and_grade_by_the_papers_baselines(tmp_path):
     """DGPD 4x ahead of the paper's baselines on every seed (Figure 1 and the "up to 30x"
     row graded on those), today's dual RCD 2x faster than DGPD: said beside, not graded."""
-    from pdsparse.papers.dgpd import scorecard
-    from pdsparse.scorecard.core import _Context
+    from pdsparse.repro.papers.dgpd import scorecard
+    from pdsparse.repro.scoring import _Context
 
     cfg = dg._config(lambdas=[0.1], mus=[0.01], speedup={"base": "dgpd", "targets": [1e-6]},
                      datasets={"toy": dg._config()["dgpd"]["datasets"]["toy"]})
@@ -121,6 +121,6 @@ def test_the_dgpd_rows_say_todays_best_beside_and_grade_by_the_papers_baselines(
 
 
 def _values():
-    from pdsparse.papers.dgpd import values
+    from pdsparse.repro.papers.dgpd import values
 
     return values

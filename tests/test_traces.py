@@ -7,8 +7,8 @@ from conftest import make_data
 
 from pdsparse.errors import DataError
 from pdsparse.problem import Problem
+from pdsparse.repro.traces import read_metadata, read_traces, write_trace
 from pdsparse.solvers import solve
-from pdsparse.traces import read_metadata, read_traces, write_trace
 
 
 def test_round_trip(tmp_path):
@@ -40,7 +40,7 @@ def test_bad_files_are_named(tmp_path):
 
 
 def test_commit_read_once_from_the_environment(monkeypatch, tmp_path):
-    from pdsparse import traces
+    from pdsparse.repro import traces
 
     traces.git_commit.cache_clear()
     monkeypatch.setenv(traces.COMMIT_ENV, "abc123")

@@ -251,7 +251,7 @@ TINY_PDBFW = {
 
 def tiny_config(wd: Path) -> Path:
     """config.yaml with the tiny settings merged in (written as one self-contained file)."""
-    from pdsparse.config import _merge
+    from pdsparse.repro.config import _merge
 
     base = yaml.safe_load((wd / "config" / "config.yaml").read_text())
     base["faceoff"]["synthetic"] = {}
@@ -302,7 +302,7 @@ def test_tiny_workflow_end_to_end(tiny_run):
     assert set(agg["solver"]) == {"primal_rcd", "dual_rcd"}
     assert {"p_star", "subopt", "rel_subopt"} <= set(agg.columns)
     # provenance: the aggregate counts its traces and references; the scorecard says it
-    from pdsparse.provenance import read_provenance
+    from pdsparse.repro.provenance import read_provenance
 
     prov = read_provenance(wd / "results" / "faceoff" / "figure2.parquet")
     assert prov["inputs"]["files"] >= 4 and prov["cpu_clock"] == "time.process_time"

@@ -1,4 +1,4 @@
-"""Unit tests of pdsparse.config: schema validation messages and the Face-Off plan."""
+"""Unit tests of pdsparse.repro.config: schema validation messages and the Face-Off plan."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from pdsparse.config import (
+from pdsparse.data.registry import DatasetSpec
+from pdsparse.errors import ConfigError
+from pdsparse.repro.config import (
     data_availability,
     l2_tag,
     load_config,
     skipped_message,
     validate_config,
 )
-from pdsparse.data.registry import DatasetSpec
-from pdsparse.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -210,7 +210,7 @@ def test_the_effective_config_job_keeps_its_params_to_a_hash():
     config (dumped twice). Its one param is now the config's digest; the file holds it."""
     import json
 
-    from pdsparse.config import config_digest
+    from pdsparse.repro.config import config_digest
 
     rule = (REPO / "workflow" / "rules" / "report.smk").read_text()
     block = rule.split("rule effective_config:")[1].split("\nrule ")[0]

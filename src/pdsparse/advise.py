@@ -5,18 +5,19 @@ willing to invest one pass over the data, we recommend to compare the quantities
 (or C_P and C_D) to figure out which approach has faster convergence according to the theory."
 
 :func:`advise` does that and more for a raw LIBSVM file (plain, ``.bz2`` or ``.gz``, no
-registry entry needed) and one of three penalty families (:data:`pdsparse.predict.FAMILIES`):
+registry entry needed) and one of three penalty families
+(:data:`pdsparse.solvers.predict.FAMILIES`):
 l2 (Face-Off), elastic net (l1 + l2, DGPD) or an l1 ball (PDBFW). It reads the file,
 normalizes it (Sec. 7: by the average example norm), and reports
 
-* the data statistics the solvers' theory reads (:func:`pdsparse.predict.problem_stats`):
+* the data statistics the solvers' theory reads (:func:`pdsparse.solvers.predict.problem_stats`):
   Face-Off's ``C_P``, ``C_D`` (eq. 16) and total complexities ``T_P``, ``T_D`` (eqs. 12-15,
   uniform and importance sampling, computed by :func:`pdsparse.stats.data_stats`), the
   smoothness and condition numbers of gradient methods, the expected sparsity of x* and y*;
 * Face-Off's own verdict (the side with the smaller T: fewer *operations*) for l2 and the
   elastic net;
-* the solvers that apply (:func:`pdsparse.predict.applicable`) and the predicted fastest in
-  CPU time with its reason in one line (:func:`pdsparse.predict.predict`, the rule
+* the solvers that apply (:func:`pdsparse.solvers.predict.applicable`) and the predicted fastest in
+  CPU time with its reason in one line (:func:`pdsparse.solvers.predict.predict`, the rule
   ``solve(problem, "auto")`` uses);
 * optionally a race (:func:`pdsparse.race.race`): every applicable solver for a bounded CPU
   time from the same start to the same certified relative gap, ranked by CPU time with
@@ -57,7 +58,7 @@ class Advice:
     """normalization, loss, penalty, beta (and where it came from), l2, l1, radius (and
     their specs), seed, ..."""
     stats: dict
-    """:func:`pdsparse.predict.problem_stats` (for a multiclass file without a positive
+    """:func:`pdsparse.solvers.predict.problem_stats` (for a multiclass file without a positive
     class, :func:`pdsparse.stats.data_stats` alone): n, d, nnz, density, C_P, C_D,
     T_{P,D}_{uniform,importance}, L, L_max, mu, kappa, kappa_max, lambda_max, x_nnz, y_nnz
     (with their ``_source``)."""
@@ -65,7 +66,7 @@ class Advice:
     """``n_classes`` and, when few, the label values found."""
     family: str = "l2"
     prediction: dict = field(default_factory=dict)
-    """``method``, ``options``, ``reason`` (one line), ``costs`` (:class:`~pdsparse.predict.
+    """``method``, ``options``, ``reason`` (one line), ``costs`` (:class:`~pdsparse.solvers.predict.
     Prediction`)."""
     applicable: dict = field(default_factory=dict)
     """Solver name -> the options it needs on this problem ({} = its defaults)."""
@@ -137,7 +138,7 @@ def _verdict(ratio: float, winner: str, speedup: float, sampling: dict[str, str]
 def _faceoff(stats: dict) -> dict:
     """Face-Off's verdict (Sec. 8) from the statistics: each side at its better sampling,
     the smaller T wins."""
-    from pdsparse.predict import best_sampling
+    from pdsparse.solvers.predict import best_sampling
 
     sampling = {side: best_sampling(stats[f"T_{k}_uniform"], stats[f"T_{k}_importance"])
                 for side, _, k in SIDES}
@@ -192,10 +193,10 @@ def _trivial_l1(l1: float, lam_max: float) -> str:
 
 
 def _penalty(family: str, l2: float, l1, radius):
-    """The penalty of ``family`` (:data:`pdsparse.predict.FAMILIES`), with clear errors for
+    """The penalty of ``family`` (:data:`pdsparse.solvers.predict.FAMILIES`), with clear errors for
     a missing or misplaced l1 / radius."""
     from pdsparse.penalties import ElasticNet, L1Ball
-    from pdsparse.predict import FAMILIES
+    from pdsparse.solvers.predict import FAMILIES
 
     if family not in FAMILIES:
         raise ConfigError(f"unknown penalty {family!r}; choose one of {list(FAMILIES)}")
@@ -244,9 +245,9 @@ def advise(
     :func:`pdsparse.stats.data_stats`, Face-Off's ``C_P``, ``C_D`` (eq. 16) and the total
     complexities ``T_P = K_P W_P`` (eq. 12) and ``T_D = K_D W_D`` (eq. 13) for uniform
     sampling (Sec. 5.1) and for importance sampling (eqs. 14-15, optimal by Theorem 2), and
-    the rest of :func:`pdsparse.predict.problem_stats`. Face-Off's verdict compares the best
+    the rest of :func:`pdsparse.solvers.predict.problem_stats`. Face-Off's verdict compares the best
     sampling of each side (Sec. 8's recommendation: fewer operations); the prediction
-    (:func:`pdsparse.predict.predict`) names the solver expected to need the least CPU time.
+    (:func:`pdsparse.solvers.predict.predict`) names the solver expected to need the least CPU time.
 
     Parameters
     ----------
@@ -278,8 +279,8 @@ def advise(
         ball ``||w||_1 <= radius`` with ``l2/2 ||w||^2`` (``radius`` needed).
     l1 : float, "c/n" or "Fx", optional
         The l1 weight of the elastic net: a number, ``c/n``, or ``"Fx"``, a fraction F of
-        lambda_max = ||grad f(0)||_inf (:func:`pdsparse.predict.lambda_max`, on the normalized
-        data), the smallest l1 at which x* = 0: ``"0.1x"`` is lambda_max / 10. An l1 >=
+        lambda_max = ||grad f(0)||_inf (:func:`pdsparse.solvers.predict.lambda_max`, on the
+        normalized data), the smallest l1 at which x* = 0: ``"0.1x"`` is lambda_max / 10. An l1 >=
         lambda_max is solved but warned about (x* = 0: a trivial problem).
     radius : float, optional
         The radius of the l1 ball.
@@ -307,8 +308,8 @@ def advise(
     from pdsparse.data.normalize import normalize
     from pdsparse.data.store import file_kind
     from pdsparse.losses import get_loss
-    from pdsparse.predict import applicable, lambda_max, predict, predict_rcd, problem_stats
     from pdsparse.problem import Problem, one_class_message, resolve_l2
+    from pdsparse.solvers.predict import applicable, lambda_max, predict, predict_rcd, problem_stats
     from pdsparse.stats import data_stats
 
     path = Path(path)

@@ -18,7 +18,7 @@ every step of the Snakemake workflow can also be run (and debugged) by hand; add
     pdsparse output    faceoff figure3 --n 1000 --out figure3.png figure3.pdf
 
 Tables and figures are made by ``pdsparse output PAPER NAME``: the builders are registered
-by the papers (:mod:`pdsparse.output`), so this module holds argument parsing only and does
+by the papers (:mod:`pdsparse.repro.output`), so this module holds argument parsing only and does
 not grow with a paper.
 
 Outside the workflow, ``pdsparse advise FILE [--race SECONDS]`` answers Face-Off's question
@@ -42,9 +42,9 @@ from typing import Any
 
 from pdsparse import __version__
 from pdsparse.errors import ConfigError, PdsparseError
-from pdsparse.output import key_value as _key_value
-from pdsparse.output import positive_float as _positive_float
-from pdsparse.output import require_file as _require_file
+from pdsparse.repro.output import key_value as _key_value
+from pdsparse.repro.output import positive_float as _positive_float
+from pdsparse.repro.output import require_file as _require_file
 
 __all__ = ["build_parser", "main"]
 
@@ -173,13 +173,13 @@ def _load_dataset(path: str | Path):
 
 
 def _write_parquet(df, path: str | Path, metadata: dict | None = None, sources=()) -> None:
-    from pdsparse.traces import write_frame
+    from pdsparse.repro.traces import write_frame
 
     write_frame(df, path, metadata, sources)
 
 
 def _provenance(args: argparse.Namespace) -> dict:
-    from pdsparse.traces import provenance
+    from pdsparse.repro.traces import provenance
 
     return provenance({k: v for k, v in vars(args).items() if k not in ("func", "command")})
 
@@ -402,7 +402,7 @@ def _penalty_spec(args: argparse.Namespace) -> dict | None:
 
 
 def _progress_line(solver: str):
-    """``progress(seed, row)`` of :func:`pdsparse.run.execute`: one line per evaluation on
+    """``progress(seed, row)`` of :func:`pdsparse.repro.run.execute`: one line per evaluation on
     stderr, flushed (a long run is never silent; in the workflow it goes to the job log)."""
 
     def show(seed: int, row: dict) -> None:
@@ -415,7 +415,7 @@ def _progress_line(solver: str):
 
 
 def cmd_run(args: argparse.Namespace) -> None:
-    from pdsparse.run import RunSpec, execute
+    from pdsparse.repro.run import RunSpec, execute
 
     _require_file(args.reference, "reference file")
     spec = RunSpec(
@@ -451,7 +451,7 @@ def cmd_run(args: argparse.Namespace) -> None:
 
 
 def cmd_aggregate(args: argparse.Namespace) -> None:
-    from pdsparse.traces import aggregate
+    from pdsparse.repro.traces import aggregate
 
     for path in [*args.runs, *args.references]:
         _require_file(path, "input file")
@@ -462,15 +462,15 @@ def cmd_aggregate(args: argparse.Namespace) -> None:
 
 
 def cmd_output(args: argparse.Namespace) -> None:
-    from pdsparse.output import make_output
+    from pdsparse.repro.output import make_output
 
     args.out = make_output(args.paper, args.name, args.args)
 
 
 def cmd_scorecard(args: argparse.Namespace) -> None:
-    from pdsparse.config import load_config
-    from pdsparse.provenance import describe, of_results
-    from pdsparse.scorecard import scorecard, to_markdown, write_scorecard
+    from pdsparse.repro.config import load_config
+    from pdsparse.repro.provenance import describe, of_results
+    from pdsparse.repro.scorecard import scorecard, to_markdown, write_scorecard
 
     config = load_config(args.config or ["config/config.yaml"], args.schema)
     skipped = None
@@ -486,15 +486,15 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
 
 
 def cmd_estimate(args: argparse.Namespace) -> None:
-    from pdsparse.config import load_config
-    from pdsparse.estimate import format_estimate, of_config
+    from pdsparse.repro.config import load_config
+    from pdsparse.repro.estimate import format_estimate, of_config
 
     config = load_config(args.config or ["config/config.yaml"], args.schema)
     print(format_estimate(of_config(config, args.cores), args.cluster_hours))
 
 
 def cmd_html(args: argparse.Namespace) -> None:
-    from pdsparse.report import write_markdown_page
+    from pdsparse.repro.report import write_markdown_page
 
     write_markdown_page(_require_file(args.md, "Markdown file"), args.out, args.title or "")
 
@@ -867,7 +867,7 @@ def build_parser() -> argparse.ArgumentParser:
         "One row per paper item (table row, figure claim) over the papers of the config: "
         "reproduced (yes / stand-in data / not run: why and how to get it), the paper's value, "
         "ours and whether they agree, computed from the results that exist with the "
-        "tolerances of pdsparse.scorecard. Without --out-*, the Markdown goes to stdout.",
+        "tolerances of pdsparse.repro.scorecard. Without --out-*, the Markdown goes to stdout.",
     )
     p.add_argument("--config", nargs="+", metavar="YAML",
                    help="workflow config file(s), later ones override (default: "
@@ -895,7 +895,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Every job the workflow would run for the config (data that is available as the "
         "workflow decides it: raw directory, mirror, data.download) with its CPU time and "
         "memory from the data's size and measured per-pass costs (the model: pydoc "
-        "pdsparse.estimate); `snakemake -n` prints the same. Advises the cluster profile "
+        "pdsparse.repro.estimate); `snakemake -n` prints the same. Advises the cluster profile "
         "when the work exceeds --cluster-hours of wall time on --cores cores.",
     )
     p.add_argument("--config", nargs="+", metavar="YAML",

@@ -69,7 +69,7 @@ def read_parquet(path: str | os.PathLike, what: str = "file"):
     :class:`~pdsparse.errors.DataError` naming it (``what`` says which kind, e.g. "stats file").
 
     Page checksums and the metadata digest are verified where the file has them (every file
-    the house writes, :func:`pdsparse.traces.write_frame`), so damage is an error, not wrong
+    the house writes, :func:`pdsparse.repro.traces.write_frame`), so damage is an error, not wrong
     numbers."""
     import pandas as pd
 

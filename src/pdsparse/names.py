@@ -15,11 +15,13 @@ they are the registry's, and ``SAMPLINGS`` / ``DUAL_STEPS`` its options' choices
 import re
 
 PAPERS = ("faceoff", "dgpd", "pdbfw")
-"""The papers, by config section (= folder of :mod:`pdsparse.papers`), in the scorecard's order."""
+"""The papers, by config section (= folder of :mod:`pdsparse.repro.papers`), in the
+scorecard's order."""
 LOSSES = ("logistic", "squared", "smooth_hinge")
 PENALTIES = ("elastic_net", "l1_ball", "trace_ball")
 PENALTY_FAMILIES = ("l2", "elastic_net", "l1_ball")
-"""What ``pdsparse advise --penalty`` predicts and races for (:data:`pdsparse.predict.FAMILIES`)."""
+"""What ``pdsparse advise --penalty`` predicts and races for
+(:data:`pdsparse.solvers.predict.FAMILIES`)."""
 NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
 DGPD_INNER = ("1", "3", "5", "10")
 STEP_MULTIPLIERS = ("theory", "x0_1", "x0_3", "x2", "x3", "x5", "x10", "x100")

@@ -435,7 +435,7 @@ def _spec_value(value: Any, what: str) -> float | str:
 
 
 def _spec_tag(value: float | str) -> str:
-    """``"1/n" -> "1_n"``, numbers by ``repr``: ``0.001 -> "0.001"`` (pdsparse.config.l2_tag)."""
+    """``"1/n" -> "1_n"``, numbers by ``repr``: ``0.001 -> "0.001"`` (repro.config.l2_tag)."""
     if isinstance(value, str):
         return value.replace("/", "_")
     return repr(float(value))

@@ -1,6 +1,6 @@
 """A race of every applicable solver on one problem, and a prediction judged against it.
 
-:func:`race` runs each solver that accepts the problem (:func:`pdsparse.predict.applicable`)
+:func:`race` runs each solver that accepts the problem (:func:`pdsparse.solvers.predict.applicable`)
 with :func:`pdsparse.solvers.solve` from the same start (w = 0 or alpha = 0, the solvers'
 default), to the same certified tolerance (relative duality gap ``gap / |P| <= tol``), for at
 most ``seconds`` of kernel CPU time each, and ranks them by CPU time *with* the setup
@@ -139,7 +139,7 @@ def race(problem: Problem, seconds: float, tol: float = DEFAULT_TOL, tune: bool 
     """Run every applicable solver (or ``methods``: name -> options) on ``problem`` for at
     most ``seconds`` of kernel CPU time each, to relative gap ``tol``; ranked (module
     docstring). ``progress`` gets a line before and after each run."""
-    from pdsparse.predict import accepts, applicable
+    from pdsparse.solvers.predict import accepts, applicable
 
     if not (math.isfinite(seconds) and seconds > 0):
         raise ConfigError(f"race time must be a positive number of seconds, got {seconds!r}")

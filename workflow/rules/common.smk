@@ -1,6 +1,6 @@
 # Shared helpers: config validation, the papers' plans (which data sets, problems, runs,
 # figures and tables), and the lookups the generic rules make by the file they build. No
-# rules here; the decisions live in pdsparse.papers (unit-tested).
+# rules here; the decisions live in pdsparse.repro.papers (unit-tested).
 
 import functools
 import importlib
@@ -13,16 +13,16 @@ import sys
 from pathlib import Path
 
 try:
-    import pdsparse.config as pdcfg
+    import pdsparse.repro.config as pdcfg
 except ImportError:  # package not installed: use the source tree next to this workflow
     sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-    import pdsparse.config as pdcfg
+    import pdsparse.repro.config as pdcfg
 
-from pdsparse import scorecard as _scorecard
+from pdsparse.repro import scorecard as _scorecard
 from pdsparse.errors import ConfigError
-from pdsparse.estimate import data_shape, estimate, format_estimate, plan_costs, shared_references
+from pdsparse.repro.estimate import data_shape, estimate, format_estimate, plan_costs, shared_references
 from pdsparse.io import atomic_path
-from pdsparse.papers.plan import reference_path
+from pdsparse.repro.plan import reference_path
 from pdsparse.solvers import SOLVERS
 from snakemake.exceptions import WorkflowError
 
@@ -51,7 +51,7 @@ elif shutil.which("pdsparse") is None:
 
 
 def validate_workflow_config(cfg):
-    """Validate against the schema with messages naming each bad key (pdsparse.config)."""
+    """Validate against the schema with messages naming each bad key (pdsparse.repro.config)."""
     try:
         pdcfg.validate_config(cfg, SCHEMA, source="workflow config")
     except ConfigError as exc:
@@ -75,7 +75,7 @@ def setup_plans():
     global DATASETS, PROBLEMS, STATS, RUNS, OUTPUTS, REFERENCE
     from pdsparse.data.fetch import resolve_mirror
     from pdsparse.data.registry import load_registry
-    from pdsparse.papers import plans
+    from pdsparse.repro.papers import plans
 
     DATA = config["data"]
     RAW_DIR = os.path.normpath(DATA["raw_dir"])
@@ -128,8 +128,8 @@ def _export_data_source():
 
 def _export_commit():
     """Read the code's git commit and whether the tree is dirty once per workflow run; jobs
-    find them in the environment (pdsparse.provenance) instead of each starting git."""
-    from pdsparse.provenance import COMMIT_ENV, DIRTY_ENV, git_commit, git_dirty
+    find them in the environment (pdsparse.repro.provenance) instead of each starting git."""
+    from pdsparse.repro.provenance import COMMIT_ENV, DIRTY_ENV, git_commit, git_dirty
 
     if os.environ.get(COMMIT_ENV):  # given by the user: so is its state, or it is unknown
         return
@@ -149,7 +149,7 @@ def is_dry_run(argv=None):
 
 
 def print_estimate():
-    """The plan's CPU hours and peak memory (pdsparse.estimate), for `snakemake -n`."""
+    """The plan's CPU hours and peak memory (pdsparse.repro.estimate), for `snakemake -n`."""
     cores = workflow.cores if isinstance(workflow.cores, int) and workflow.cores > 0 else 2
     jobs = plan_costs(PLANS, REGISTRY, PROCESSED_DIR, RAW_DIR)
     _warn(format_estimate(estimate(jobs, cores)))
@@ -367,11 +367,11 @@ def caption(wildcards):
     out = OUTPUTS[(wildcards.paper, wildcards.name)]
     if not out.caption:
         return ""
-    from pdsparse.papers import caption_path
+    from pdsparse.repro.papers import caption_path
 
     text = caption_path(out.caption).read_text()
-    # `paper`: what the paper prints (pdsparse.papers.<paper>.values), quoted by the templates
-    values = importlib.import_module(f"pdsparse.papers.{wildcards.paper}.values")
+    # `paper`: what the paper prints (pdsparse.repro.papers.<paper>.values), quoted by the templates
+    values = importlib.import_module(f"pdsparse.repro.papers.{wildcards.paper}.values")
     return jinja2.Template(text).render(snakemake=SimpleNamespace(config=config), paper=values)
 
 
@@ -449,7 +449,7 @@ def scorecard_labels(wildcards):
 
 
 def dataset_nnz(data):
-    """nnz(A) of a DataSpec for the memory of a job (pdsparse.estimate.data_shape). A dense
+    """nnz(A) of a DataSpec for the memory of a job (pdsparse.repro.estimate.data_shape). A dense
     map (rf) counts n * D / 16: a dense entry takes 8 bytes where the rules budget 100-250
     bytes per sparse nonzero, so this still over-estimates (Mnist-RF, 4.6 GB of data: about
     36 M "nonzeros", i.e. 5.4 GB for a run at 150 bytes each)."""

@@ -1,6 +1,6 @@
 # figures: aggregates -> results/figures/<paper>/<name>.{png,pdf}, as each paper's plan
 # describes them (the `pdsparse output` builder, its arguments, the files they read);
-# the caption is the paper's captions/<name>.rst in src/pdsparse/papers/<paper>/.
+# the caption is the paper's captions/<name>.rst in src/pdsparse/repro/papers/<paper>/.
 
 
 rule figure:

@@ -6,7 +6,7 @@
 #
 # Category = paper, subcategory = item (Figure 1, Table 2, ...), labels = the item and its
 # scorecard verdicts. A caption is the item's template (the setting, the paper's claim: the
-# paper's captions/<name>.rst in src/pdsparse/papers/<paper>/) followed by its scorecard
+# paper's captions/<name>.rst in src/pdsparse/repro/papers/<paper>/) followed by its scorecard
 # rows (what we measured, whether it agrees). The helpers (captions, labels, targets) are in
 # common.smk, section "report".
 

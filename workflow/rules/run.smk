@@ -1,7 +1,7 @@
 # run: one solver configuration on one problem in one experiment, every seed in one job
 # (the data set is read and the problem built once; on a cluster, one queued job)
 #   -> results/runs/<paper>/<experiment>/<problem>/<solver>/<options>.parquet
-# The grid of each paper is its plan's runs (pdsparse.papers.<paper>.plan).
+# The grid of each paper is its plan's runs (pdsparse.repro.papers.<paper>.plan).
 
 
 rule run:

@@ -284,7 +284,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     ----------
     method : a name of :data:`SOLVERS` (``"primal_rcd"``: Face-Off Algorithm 1,
         ``"dual_rcd"``: Algorithm 2, ...) or ``"auto"``: the solver, with the options it
-        needs, that :func:`pdsparse.predict.predict` predicts fastest on ``problem`` (the
+        needs, that :func:`pdsparse.solvers.predict.predict` predicts fastest on ``problem`` (the
         prediction of ``pdsparse advise``; ``params["auto"]`` holds its reason). Its cost
         is not in the trace, and on small problems it exceeds the solve's: for l2 and the
         elastic net Face-Off's statistics (about one pass over A) and the probe (4 passes
@@ -323,7 +323,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     """
     auto = None
     if method == "auto":
-        from pdsparse.predict import predict
+        from pdsparse.solvers.predict import predict
 
         if options is not None or sampling is not None or dual_step is not None:
             raise ConfigError("method='auto' chooses the options too: give a method name to "

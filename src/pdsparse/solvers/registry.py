@@ -3,10 +3,11 @@ with its options dataclass, kernel factory, family, label and path tag, what it 
 (penalties, losses, dense or sparse data, label matrices, l2 > 0; :meth:`SolverSpec.refusal`)
 and its tuning grid, and the calls that set a kernel up by name (:func:`get_solver`,
 :func:`make_kernel`). A new solver is a module of this package (its kernel and options) and an
-entry of :data:`SOLVERS`; what reads the registry (:func:`pdsparse.predict.accepts`, the race's
-grids, the CLI's and the config schema's names, checked by ``tests/test_registry_contract.py``)
-follows. ``tests/test_registry_capabilities.py`` builds every solver's kernel on small problems
-of every kind to check the declarations."""
+entry of :data:`SOLVERS`; what reads the registry
+(:func:`pdsparse.solvers.predict.accepts`, the race's grids, the CLI's and the config
+schema's names, checked by ``tests/test_registry_contract.py``) follows.
+``tests/test_registry_capabilities.py`` builds every solver's kernel on small problems of
+every kind to check the declarations."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ __all__ = ["SOLVERS", "SolverSpec", "Limit", "FAMILIES", "PENALTY_KINDS", "NONE"
            "make_kernel", "option_names", "penalty_kind", "solver_of_options"]
 
 FAMILIES = ("primal", "dual", "primal_dual")
-"""Plot families: what a method iterates on (colours in :mod:`pdsparse.figures`)."""
+"""Plot families: what a method iterates on (colours in :mod:`pdsparse.repro.figures`)."""
 
 NONE = "none"
 """Trace-column value of an option the solver does not have (``dual_step`` of primal RCD)."""
