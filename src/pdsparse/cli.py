@@ -248,7 +248,7 @@ FEATURE_KINDS = ("rf", "rb")
 INPUT_SCALES = ("max_abs", "max_abs_columns", "none")
 
 
-def _recipe(args: argparse.Namespace):
+def recipe_of(args: argparse.Namespace):
     """The :class:`pdsparse.data.prepare.Recipe` of the prepare flags."""
     from pdsparse.data.prepare import Recipe
 
@@ -277,7 +277,7 @@ def cmd_prepare(args: argparse.Namespace) -> None:
     if (args.test_file is None) != (args.test_raw is None):
         raise ConfigError("give --test-file NAME (the test set's registry name) together with "
                           "--test-raw FILE (its raw file), or neither")
-    recipe = _recipe(args)
+    recipe = recipe_of(args)
     if args.generator is not None:
         ds = prepare_synthetic(args.dataset, args.generator, _params(args.param), args.seed,
                                recipe, args.out)
@@ -414,11 +414,11 @@ def _progress_line(solver: str):
     return show
 
 
-def cmd_run(args: argparse.Namespace) -> None:
-    from pdsparse.repro.run import RunSpec, execute
+def run_spec(args: argparse.Namespace):
+    """The :class:`pdsparse.repro.run.RunSpec` of the run flags (the first seed's)."""
+    from pdsparse.repro.run import RunSpec
 
-    _require_file(args.reference, "reference file")
-    spec = RunSpec(
+    return RunSpec(
         experiment=args.experiment,
         dataset=args.dataset or _load_dataset(args.data).name,
         solver=args.solver,
@@ -436,6 +436,13 @@ def cmd_run(args: argparse.Namespace) -> None:
         eval_per_decade=args.eval_per_decade,
         problem=args.problem or "",
     )
+
+
+def cmd_run(args: argparse.Namespace) -> None:
+    from pdsparse.repro.run import execute
+
+    _require_file(args.reference, "reference file")
+    spec = run_spec(args)
     results = execute(spec, _require_file(args.data, "data file"), args.reference, args.out,
                       _provenance(args), seeds=args.seed,
                       progress=None if args.quiet else _progress_line(spec.solver))

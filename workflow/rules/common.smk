@@ -1,9 +1,10 @@
 # Shared helpers: config validation, the papers' plans (which data sets, problems, runs,
 # figures and tables), and the lookups the generic rules make by the file they build. No
-# rules here; the decisions live in pdsparse.repro.papers (unit-tested).
+# rules here, and no decisions: the plans are pdsparse.repro.papers', a job's arguments,
+# resources and messages pdsparse.repro.jobs' (both unit-tested); this file binds them to
+# the run's config and globals.
 
 import functools
-import importlib
 import json
 import os
 import re
@@ -20,7 +21,8 @@ except ImportError:  # package not installed: use the source tree next to this w
 
 from pdsparse.repro import scorecard as _scorecard
 from pdsparse.errors import ConfigError
-from pdsparse.repro.estimate import data_shape, estimate, format_estimate, plan_costs, shared_references
+from pdsparse.repro import jobs
+from pdsparse.repro.estimate import estimate, format_estimate, plan_costs, shared_references
 from pdsparse.io import atomic_path
 from pdsparse.repro.plan import reference_path
 from pdsparse.solvers import SOLVERS
@@ -140,12 +142,7 @@ def _export_commit():
 
 
 def is_dry_run(argv=None):
-    """Whether Snakemake was started with -n / --dry-run (also combined, e.g. -np): the
-    Snakefile is parsed before Snakemake tells the workflow (workflow.dryrun is set later)."""
-    argv = sys.argv[1:] if argv is None else argv
-    return any(
-        a in ("--dry-run", "--dryrun") or re.fullmatch(r"-[A-Za-z]*n[A-Za-z]*", a) for a in argv
-    )
+    return jobs.is_dry_run(sys.argv[1:] if argv is None else argv)
 
 
 def print_estimate():
@@ -181,33 +178,17 @@ def set_aside_stale_outputs():
         _warn(stale_message(moved))
 
 
+def _skipped():
+    return [s for plan in PLANS.values() for s in plan.skipped]
+
+
 def stale_message(moved):
-    """Why outputs were set aside: the data sets *this* run's config names that are not
-    available (a set given with --config in an earlier run is not part of this one)."""
-    skipped = [s for plan in PLANS.values() for s in plan.skipped]
-    names = sorted({name for _, name in skipped})
-    why = (
-        f"this run's config names data not available here ({', '.join(names)})"
-        if names
-        else "this run's config does not plan them"
-    )
-    return (
-        f"pdsparse: outputs no longer planned were set aside, not deleted: {why}; data a "
-        "previous run was given with --config or --configfile counts only when given "
-        "again:\n" + "\n".join(moved)
-    )
+    return jobs.stale_message(moved, _skipped())
 
 
 def skipped_summary():
     """One short line on skipped paper items, repeated at the end of a run."""
-    skipped = [s for plan in PLANS.values() for s in plan.skipped]
-    if not skipped:
-        return ""
-    items = ", ".join(f"{item} ({name})" for item, name in skipped)
-    return (
-        f"pdsparse: skipped {len(skipped)} paper item(s) for lack of data: {items}. "
-        "See docs/workflow.md § Data for how to provide it."
-    )
+    return jobs.skipped_summary(_skipped())
 
 
 # ---------------------------------------------------------------------------------- paths
@@ -247,132 +228,33 @@ def record_planned():
 
 
 def report_mismatch_message(argv=None):
-    """One line when ``snakemake --report`` plans other items than the last run made, else
-    "" (also without a record of the run, or when not building a report)."""
-    argv = sys.argv if argv is None else argv
-    if not any(a == "--report" or a.startswith("--report=") for a in argv):
-        return ""
-    try:
-        made = set(json.loads(Path(PLANNED).read_text()))
-    except (OSError, ValueError):
-        return ""
-    now = set(all_targets())
-    if now == made:
-        return ""
-    return (
-        f"pdsparse: this report plans {len(now - made)} output(s) the last run did not make "
-        f"and leaves out {len(made - now)} it made: its data settings differ from the run's "
-        "(build it with the run's, e.g. the same PDSPARSE_DATA_MIRROR); Snakemake's 'Missing "
-        "metadata' warnings that follow come from that"
-    )
+    return jobs.report_mismatch_message(sys.argv if argv is None else argv, PLANNED, all_targets())
 
 
-def _q(value):
-    return shlex.quote(str(value))
+# the jobs' arguments (pdsparse.repro.jobs, tested there against the command line's parser)
 
 
 def prepare_args(data):
-    """`pdsparse prepare` arguments of a DataSpec (registry file or generator, recipe)."""
-    if data.real:
-        args = [f"--registry {_q(DATA['registry'])}", f"--raw {_q(raw_file(data.name))}"]
-    else:
-        gen = data.generator
-        args = [f"--generator {gen.kind}", f"--seed {gen.seed}"]
-        args += [f"--param {_q(f'{k}={v}')}" for k, v in gen.params]
-    recipe = data.recipe
-    args += [f"--dataset {_q(data.name)}", f"--normalization {recipe.normalization}"]
-    if isinstance(recipe.positive_class, tuple):  # a group of labels (PDBFW stand-ins)
-        args.append(" ".join(["--positive-group", *map(_q, recipe.positive_class)]))
-    elif recipe.positive_class is not None:
-        args.append(f"--positive-class {_q(recipe.positive_class)}")
-    if recipe.classes is not None:
-        args.append(" ".join(["--classes", *map(_q, recipe.classes)]))
-    # the DGPD fields (pdsparse.data.prepare.Recipe), only when they differ from the defaults
-    if recipe.test_rows:
-        args.append(f"--test-rows {recipe.test_rows}")
-    if recipe.subsample is not None:
-        args.append(f"--subsample {recipe.subsample}")
-    if recipe.test_rows or recipe.subsample is not None:
-        args.append(f"--split-seed {recipe.split_seed}")
-    if recipe.test_file is not None:  # the test rows from a second registry file
-        args.append(
-            f"--test-file {_q(recipe.test_file)} --test-raw {_q(raw_file(recipe.test_file))}"
-        )
-    if recipe.features is not None:
-        size = "--n-features" if recipe.features == "rf" else "--n-grids"
-        args += [
-            f"--features {recipe.features}",
-            f"{size} {recipe.map_size}",
-            f"--sigma {recipe.sigma!r}",
-            f"--map-seed {recipe.map_seed}",
-            f"--input-scale {recipe.input_scale}",
-        ]
-    return " ".join(args)
+    return jobs.prepare_args(data, DATA["registry"], raw_file)
 
 
 def stats_args(spec):
-    args = [
-        f"--dataset {_q(spec.data.name)}",
-        f"--l2 {_q(pdcfg.format_l2(spec.l2))}",
-        f"--beta {spec.beta!r}",
-    ]
-    if spec.normalization:
-        args.append(f"--normalization {spec.normalization}")
-    return " ".join(args)
-
-
-def penalty_args(problem):
-    """`--l2` (and `--l1` when set) of a ProblemSpec's elastic net; `--penalty`, `--radius`
-    and `--l2` of a ball."""
-    params = dict(problem.params)
-    args = f"--l2 {_q(pdcfg.format_l2(problem.l2))}"
-    if problem.penalty != "elastic_net":
-        radius = pdcfg.format_l2(params["radius"])
-        return f"--penalty {problem.penalty} --radius {_q(radius)} {args}"
-    l1 = params.get("l1", 0.0)
-    if l1 not in (0, 0.0, "0"):
-        args += f" --l1 {_q(pdcfg.format_l2(l1))}"
-    return args
+    return jobs.stats_args(spec)
 
 
 def reference_args(tag):
-    problem, ref = PROBLEMS[tag], REFERENCE[tag]
-    return (
-        f"--dataset {_q(problem.data.name)} --problem {_q(tag)} --loss {problem.loss}"
-        f" {penalty_args(problem)} --rtol {ref['rtol']!r}"
-        f" --max-epochs {ref['max_epochs']!r} --max-seconds {ref['max_seconds']!r}"
-    )
+    return jobs.reference_args(tag, PROBLEMS[tag], REFERENCE[tag])
 
 
 def run_args(run):
-    # the solver's own options only: a solver added to the registry must not change the
-    # job strings (hence rerun) every existing run
-    options = " ".join(f"--option {_q(f'{k}={v}')}" for k, v in run.options if v != "none")
-    return (
-        f"--experiment {_q(run.experiment)} --dataset {_q(run.problem.data.name)}"
-        f" --problem {_q(run.problem.tag)}"
-        f" --solver {run.solver} {options} --seed {' '.join(map(str, run.seeds))}"
-        f" --loss {run.problem.loss} {penalty_args(run.problem)}"
-        f" --max-epochs {run.max_epochs!r} --max-seconds {run.max_seconds!r}"
-        f" --tol {run.tol!r} --eval-every {run.eval_every!r}"
-        + (f" --eval-per-decade {run.eval_per_decade}" if run.eval_per_decade else "")
-    )
+    return jobs.run_args(run)
 
 
 def caption(wildcards):
     """The caption of a figure or table, rendered from its paper's captions/<name>.rst."""
-    import jinja2
-    from types import SimpleNamespace
+    from pdsparse.repro.papers import render_caption
 
-    out = OUTPUTS[(wildcards.paper, wildcards.name)]
-    if not out.caption:
-        return ""
-    from pdsparse.repro.papers import caption_path
-
-    text = caption_path(out.caption).read_text()
-    # `paper`: what the paper prints (pdsparse.repro.papers.<paper>.values), quoted by the templates
-    values = importlib.import_module(f"pdsparse.repro.papers.{wildcards.paper}.values")
-    return jinja2.Template(text).render(snakemake=SimpleNamespace(config=config), paper=values)
+    return render_caption(OUTPUTS[(wildcards.paper, wildcards.name)], config)
 
 
 # --------------------------------------------------------------------------------- report
@@ -448,15 +330,6 @@ def scorecard_labels(wildcards):
 # ------------------------------------------------------------------------------ resources
 
 
-def dataset_nnz(data):
-    """nnz(A) of a DataSpec for the memory of a job (pdsparse.repro.estimate.data_shape). A dense
-    map (rf) counts n * D / 16: a dense entry takes 8 bytes where the rules budget 100-250
-    bytes per sparse nonzero, so this still over-estimates (Mnist-RF, 4.6 GB of data: about
-    36 M "nonzeros", i.e. 5.4 GB for a run at 150 bytes each)."""
-    nnz = data_shape(data, REGISTRY).nnz
-    return nnz // 16 if data.recipe.features == "rf" else nnz
-
-
 def _data_of(wildcards):
     """The DataSpec a job works on, whatever its wildcards name (data, stats, problem, run)."""
     if "data" in wildcards.keys():
@@ -475,8 +348,8 @@ def mem_mb(bytes_per_nnz, base=1000):
 
     def mem(wildcards, attempt=1):
         data = _data_of(wildcards)
-        nnz = dataset_nnz(data) if data is not None else 10**6
-        return int(attempt * (base + bytes_per_nnz * nnz / 1e6))
+        nnz = jobs.dataset_nnz(data, REGISTRY) if data is not None else None
+        return jobs.memory_mb(nnz, bytes_per_nnz, base, attempt)
 
     return mem
 

@@ -19,7 +19,7 @@ from typing import Any
 from pdsparse.names import PAPERS
 from pdsparse.repro.plan import Plan
 
-__all__ = ["PAPERS", "Plan", "caption_path", "paper", "plans"]
+__all__ = ["PAPERS", "Plan", "caption_path", "paper", "plans", "render_caption"]
 
 
 def paper(name: str) -> ModuleType:
@@ -31,6 +31,22 @@ def caption_path(caption: str) -> Path:
     """The file of a plan's caption template ``<paper>/<name>.rst``."""
     name, _, file = caption.partition("/")
     return Path(__file__).parent / name / "captions" / file
+
+
+def render_caption(output, config: Mapping) -> str:
+    """The caption of a planned figure or table (an :class:`~pdsparse.repro.plan.Output`):
+    its paper's ``captions/<name>.rst``, a Jinja template given ``snakemake.config`` (the
+    run's config) and ``paper`` (what the paper prints: its ``values`` module); "" when the
+    output has no caption."""
+    from types import SimpleNamespace
+
+    import jinja2
+
+    if not output.caption:
+        return ""
+    text = caption_path(output.caption).read_text()
+    values = importlib.import_module(f"pdsparse.repro.papers.{output.paper}.values")
+    return jinja2.Template(text).render(snakemake=SimpleNamespace(config=config), paper=values)
 
 
 def plans(
