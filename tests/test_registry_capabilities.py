@@ -24,12 +24,12 @@ from pdsparse.solvers.registry import PENALTY_KINDS, penalty_kind
 A0 = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.0], [0.5, 0.0, 1.0], [0.0, 0.5, 1.0],
                [1.0, 1.0, 0.0], [0.0, 0.0, 2.0]])
 B0 = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
-PENALTIES = (ElasticNet(0.1), ElasticNet(0.1, 0.01), L1Ball(1.0, 0.1), L1Ball(1.0, 0.0),
-             TraceBall(1.0, 0.1), TraceBall(1.0, 0.0))
+PENALTIES = (ElasticNet(0.1), ElasticNet(0.1, 0.01), ElasticNet(0.0, 0.01), L1Ball(1.0, 0.1),
+             L1Ball(1.0, 0.0), TraceBall(1.0, 0.1), TraceBall(1.0, 0.0))
 
 
 def problems():
-    """Every kind of problem, 6 x 3 (a trace-norm ball needs a label matrix)."""
+    """Every kind of problem, 7 x 3 (a trace-norm ball needs a label matrix)."""
     for loss, penalty, dense, matrix in itertools.product(
             names.LOSSES, PENALTIES, (True, False), (False, True)):
         if isinstance(penalty, TraceBall) and not matrix:
@@ -78,7 +78,7 @@ def test_every_declared_capability_is_used(name):
                                                         (False, spec.sparse)) if ok}
     assert {penalty_kind(p) for p in taken if p.matrix} == spec.label_matrix
     mu0 = [p for p in PROBLEMS if p.l2 == 0 and penalty_kind(p) in spec.penalties]
-    if mu0:  # the elastic net has l2 > 0: there the declaration is the code's, untested
+    if mu0:  # l2 = 0: pure l1, a ball without its l2 term
         assert any(p in taken for p in mu0) != spec.needs_strong_convexity
 
 

@@ -113,12 +113,18 @@ def _dual_at(problem: Problem, alpha: np.ndarray, conj: np.ndarray, u: np.ndarra
 
 
 def alpha_of_w(problem: Problem, w: np.ndarray) -> np.ndarray:
-    """The dual point paired with ``w``: alpha_j = -phi_j'(a_j^T w) (optimal when w is)."""
+    """The dual point paired with ``w``: alpha_j = -phi_j'(a_j^T w) (optimal when w is),
+    times the penalty's :meth:`~pdsparse.penalties.Penalty.dual_scale` when g* has a bounded
+    domain (pure l1: s = min(1, l1 / ||A^T alpha / n||_inf), 1 at the optimum)."""
     w = _check(problem, w, problem.var_shape, "primal variable")
     z = problem.mat @ w
     if w.ndim == 1:
-        return -losses.derivs(problem.loss_id, z, problem.b)
-    return -losses.derivs(problem.loss_id, _flat(z), _flat(problem.b)).reshape(z.shape)
+        alpha = -losses.derivs(problem.loss_id, z, problem.b)
+    else:
+        alpha = -losses.derivs(problem.loss_id, _flat(z), _flat(problem.b)).reshape(z.shape)
+    if problem.l2 == 0.0 and not problem.penalty.bounded:
+        alpha *= problem.penalty.dual_scale(problem.mat_t @ alpha / problem.n)
+    return alpha
 
 
 def duality_gap(problem: Problem, w: np.ndarray, alpha: np.ndarray) -> float:

@@ -146,6 +146,12 @@ def top_singular_pair(G: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     return float(s[0]), U[:, 0].copy(), Vt[0].copy()
 
 
+PURE_L1_RTOL = 1e-12
+"""Pure l1's dual domain ||V||_inf <= l1 is tested with this relative slack, for the rounding
+of the rescaled point (the bound it certifies is then that of l1 (1 + 1e-12), within
+1e-12 P* of the problem's)."""
+
+
 class Penalty(ABC):
     """g(W) = l2/2 ||W||^2 + (an l1 term, or the indicator of a ball).
 
@@ -183,6 +189,12 @@ class Penalty(ABC):
     def prox(self, V: np.ndarray, step: float) -> np.ndarray:
         """argmin_W step g(W) + ||W - V||^2 / 2."""
 
+    def dual_scale(self, V: np.ndarray) -> float:
+        """The factor s in (0, 1] that brings the dual point alpha with A^T alpha / n = V into
+        the domain of g* (1: g* is finite everywhere, as it is for every penalty with
+        l2 > 0 or a ball). :func:`pdsparse.objective.alpha_of_w` applies it."""
+        return 1.0
+
     def lmo(self, G: np.ndarray) -> np.ndarray:
         """argmin over the domain of <G, S>."""
         raise ConfigError(f"{self.name} has an unbounded domain: no linear minimization "
@@ -204,11 +216,19 @@ class Penalty(ABC):
 
 @dataclass(frozen=True, init=False)
 class ElasticNet(Penalty):
-    """g(W) = l2/2 ||W||^2 + l1 ||W||_1, l2 > 0, l1 >= 0.
+    """g(W) = l2/2 ||W||^2 + l1 ||W||_1, l2 > 0 and l1 >= 0, or pure l1: l2 = 0, l1 > 0.
 
     g*(V) = ||soft(V, l1)||^2 / (2 l2), grad g*(V) = soft(V, l1) / l2 (Face-Off eq. (3) for
     l1 = 0; the prox-SDCA pairing of Shalev-Shwartz & Zhang for l1 > 0);
     prox_{step g}(V) = soft(V, step l1) / (1 + step l2).
+
+    Pure l1 (l2 = 0): g* is the indicator of {||V||_inf <= l1}, so a dual point must lie in
+    that set; :meth:`dual_scale` shrinks alpha(w) = -phi'(A w) into it (the rescaled dual
+    point of Gap Safe screening, Ndiaye et al., JMLR 2017, and of celer), which keeps
+    phi*(-alpha) finite for every loss here (its domain is an interval containing 0). The
+    membership test allows a relative 1e-12 for the rounding of the rescaled V; no primal
+    point follows from a dual one (:meth:`grad_conjugate` refuses), so only primal solvers
+    take it (the registry's ``needs_strong_convexity``).
     """
 
     name: ClassVar[str] = "elastic_net"
@@ -219,10 +239,11 @@ class ElasticNet(Penalty):
     def __init__(self, l2: float, l1: float = 0.0):
         object.__setattr__(self, "l2", _number(l2, "l2"))
         object.__setattr__(self, "l1", _number(l1, "l1"))
-        if not (np.isfinite(self.l2) and self.l2 > 0):
-            raise ConfigError(f"l2 must be > 0 (strong convexity), got {l2!r}")
         if not (np.isfinite(self.l1) and self.l1 >= 0):
             raise ConfigError(f"l1 must be >= 0, got {l1!r}")
+        if not (np.isfinite(self.l2) and (self.l2 > 0 or (self.l2 == 0 and self.l1 > 0))):
+            raise ConfigError(f"l2 must be > 0 (strong convexity), or 0 with l1 > 0 (pure "
+                              f"l1), got l2={l2!r}, l1={l1!r}")
 
     @property
     def radius(self) -> float:
@@ -238,11 +259,24 @@ class ElasticNet(Penalty):
         return total
 
     def conjugate(self, V):
+        if self.l2 == 0.0:  # the indicator of the l_inf ball of radius l1
+            inside = np.abs(np.asarray(V, dtype=np.float64)).max(initial=0.0) <= (
+                self.l1 * (1.0 + PURE_L1_RTOL))
+            return 0.0 if inside else math.inf
         v = _soft(np.asarray(V, dtype=np.float64), self.l1).reshape(-1)
         return float(v @ v) / (2.0 * self.l2)
 
     def grad_conjugate(self, V):
+        if self.l2 == 0.0:
+            raise ConfigError("pure l1 (l2 = 0): g* is an indicator, no primal point follows "
+                              "from a dual one; solve it with a primal method")
         return _soft(np.asarray(V, dtype=np.float64), self.l1) / self.l2
+
+    def dual_scale(self, V):
+        if self.l2 > 0.0:
+            return 1.0
+        top = float(np.abs(np.asarray(V, dtype=np.float64)).max(initial=0.0))
+        return 1.0 if top <= self.l1 else self.l1 / top
 
     def prox(self, V, step):
         return _soft(np.asarray(V, dtype=np.float64), step * self.l1) / (

@@ -11,8 +11,9 @@ The route depends on the penalty (``Reference.method`` records the one that won)
      (``scipy.optimize.minimize(method="trust-ncg")``) from the best iterate, with the dual
      certificate alpha(w) = -phi'(A w) (``"trust_ncg"``).
 
-* **every other penalty** (elastic net with l1 > 0, the l1 ball, the trace-norm ball) and
-  label matrices: accelerated proximal (projected, for the balls) gradient on the primal
+* **every other penalty** (elastic net with l1 > 0, first tried by Prox-SDCA when l2 > 0;
+  pure l1, l2 = 0, with the rescaled dual point of :func:`pdsparse.objective.alpha_of_w`;
+  the l1 ball, the trace-norm ball) and label matrices: accelerated proximal (projected, for the balls) gradient on the primal
   (FISTA, Beck & Teboulle 2009) with backtracking on the Lipschitz constant and the adaptive
   gradient restart of O'Donoghue & Candes (Found. Comput. Math. 2015), ``"apg_restart"``,
   every few iterations evaluated with the exact gap P(w) - D(alpha(w)) of
@@ -138,7 +139,7 @@ def reference_solution(problem: Problem, rtol: float = 1e-10, max_epochs: float 
     pen = problem.penalty
     if isinstance(pen, ElasticNet) and pen.l1 == 0.0 and not problem.matrix:
         return _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0, log)
-    if isinstance(pen, ElasticNet):
+    if isinstance(pen, ElasticNet) and pen.l2 > 0:
         # l1 > 0 or one-vs-rest: Prox-SDCA converges linearly (mu > 0) at the cost of about
         # three products with A per epoch, far fewer than accelerated gradient needs when n
         # exceeds the condition number (DGPD's sets); its gap certifies, else fall back

@@ -31,7 +31,13 @@ from pdsparse.errors import ConfigError
 from pdsparse.names import STEP_MULTIPLIERS, step_multiplier
 from pdsparse.problem import Problem
 from pdsparse.solvers import _erm
-from pdsparse.solvers.base import _Kernel, _option, _Options, sampling_probabilities
+from pdsparse.solvers.base import (
+    _Kernel,
+    _option,
+    _Options,
+    primal_lipschitz,
+    sampling_probabilities,
+)
 
 __all__ = ["PrimalRCDKernel", "ProxSDCAKernel", "SPDCKernel", "spdc_parameters",
            "SPDCOptions", "spdc_factory"]
@@ -62,7 +68,7 @@ class PrimalRCDKernel(_Kernel):
         p.elastic_net("primal_rcd (DGPD baseline)")
         self.lines = p.lines("cols")
         beta, u = p.smoothness, p.col_sqnorms
-        self.lipschitz = beta * u / p.n + p.l2
+        self.lipschitz = primal_lipschitz(p)
         self.sampler = self._sampler(sampling_probabilities(u, p.l2, p.n, beta, sampling))
         if w0 is None:
             self.w, self.z = np.zeros(p.d), np.zeros(p.n)

@@ -364,6 +364,13 @@ def predict(problem: Problem, stats: dict | None = None,
         pred = predict_ball(stats)
         pred.options = applicable(problem)[pred.method]
         return pred
+    if problem.l2 == 0.0:  # pure l1: Face-Off's T needs l2 > 0, and so do the dual methods
+        takers = applicable(problem)
+        if "primal_rcd" not in takers:
+            raise ConfigError(f"no registered solver takes {problem!r}")
+        return Prediction("primal_rcd", "primal RCD: the registered solver for pure l1 "
+                          "(l2 = 0; the dual and primal-dual methods need l2 > 0)", fam,
+                          takers["primal_rcd"], {})
     if stats is None or "T_P_importance" not in stats:
         from pdsparse.stats import data_stats
 

@@ -16,7 +16,13 @@ from pdsparse.errors import ConfigError
 from pdsparse.names import DUAL_STEPS, SAMPLINGS
 from pdsparse.problem import Problem
 from pdsparse.solvers import _rcd
-from pdsparse.solvers.base import _Kernel, _option, _Options, sampling_probabilities
+from pdsparse.solvers.base import (
+    _Kernel,
+    _option,
+    _Options,
+    primal_lipschitz,
+    sampling_probabilities,
+)
 from pdsparse.solvers.erm import PrimalRCDKernel, ProxSDCAKernel
 
 __all__ = ["PrimalRCDOptions", "DualRCDOptions", "primal_factory", "dual_factory"]
@@ -57,7 +63,7 @@ class _PrimalKernel(_Kernel):
         p.elastic_net("primal_rcd")  # the kernel's prox step is the elastic net's
         self.C = p.csc
         beta, u = p.smoothness, p.col_sqnorms
-        self.lipschitz = beta * u / p.n + p.l2
+        self.lipschitz = primal_lipschitz(p)
         self.sampler = self._sampler(sampling_probabilities(u, p.l2, p.n, beta, sampling))
         if w0 is None:
             self.w, self.z = np.zeros(p.d), np.zeros(p.n)

@@ -153,8 +153,9 @@ class SolverSpec:
     sparse: bool = True
     """It takes a sparse A (CSR)."""
     needs_strong_convexity: bool = False
-    """It needs l2 > 0: its steps or its theory divide by the strong convexity of g. Only a
-    ball's l2 may be 0 (the elastic net's is > 0), so only there is it a refusal."""
+    """It needs l2 > 0: its steps or its theory divide by the strong convexity of g (a dual
+    method also needs grad g* to map its dual iterate to w). A refusal for a ball with
+    l2 = 0 and for pure l1 (the elastic net with l2 = 0, l1 > 0)."""
     label_matrix: frozenset[str] = frozenset()
     """The penalties with which it takes a label matrix B (n, k): whole (``matrix``) or
     one-vs-rest (a kernel per column)."""
@@ -265,6 +266,11 @@ class SolverSpec:
         """Set up the kernel (not run); ``start`` is w0 (primal) or alpha0 (dual). A problem
         with a label matrix gets one kernel per column, run in lockstep (one-vs-rest)."""
         opts = self.parse_options(options)
+        if not problem.l2 > 0 and (why := self.refusal(problem, opts)) is not None:
+            # l2 = 0 (pure l1, or a ball without its l2 term): name the solvers that take it
+            takers = solvers_for(problem)
+            raise ConfigError(f"{why}; this problem (l2 = 0) is solved by "
+                              f"{', '.join(takers) if takers else 'no registered solver'}")
         if problem.matrix and not self.matrix:
             return _OneVsRest(self, problem, opts, int(seed), start)
         return self.factory(problem, opts, int(seed), start)
@@ -423,6 +429,23 @@ def solver_of_options(options: type) -> str:
 
 
 @functools.cache
+def solvers_for(problem: Problem) -> list[str]:
+    """The registered solvers that take ``problem``, at their defaults or, where an option
+    value is what needs l2 > 0, at another value of that option (named: ``acc_pg
+    (momentum=fista)``)."""
+    out = []
+    for spec in SOLVERS.values():
+        tries: list[dict | None] = [None]
+        tries += [{lim.option: v} for lim in spec.limits if lim.needs_strong_convexity
+                  for v in spec.choices()[lim.option] if v != lim.value]
+        for opts in tries:
+            if spec.supports(problem, opts):
+                out.append(spec.name if opts is None else
+                           f"{spec.name} ({', '.join(f'{k}={v}' for k, v in opts.items())})")
+                break
+    return out
+
+
 def option_names() -> tuple[str, ...]:
     """Every option name of the registry, in order of first appearance (the key columns).
 
