@@ -14,8 +14,9 @@ The route depends on the penalty (``Reference.method`` records the one that won)
 * **every other penalty** (elastic net with l1 > 0, first tried by Prox-SDCA when l2 > 0;
   pure l1, l2 = 0, with the rescaled dual point of :func:`pdsparse.objective.alpha_of_w`;
   the l1 ball, the trace-norm ball) and label matrices: accelerated proximal (projected,
-  for the balls) gradient on the primal (FISTA, Beck & Teboulle 2009) with backtracking on the Lipschitz constant and the adaptive
-  gradient restart of O'Donoghue & Candes (Found. Comput. Math. 2015), ``"apg_restart"``,
+  for the balls) gradient on the primal (FISTA, Beck & Teboulle 2009) with backtracking on
+  the Lipschitz constant and the adaptive gradient restart of O'Donoghue & Candes (Found.
+  Comput. Math. 2015), ``"apg_restart"``,
   every few iterations evaluated with the exact gap P(w) - D(alpha(w)) of
   :mod:`pdsparse.objective`; once the support (and the signs) of the iterate stop changing,
   for the elastic net and the l1 ball, a Newton polish on the identified support
