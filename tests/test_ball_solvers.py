@@ -29,6 +29,7 @@ from pdsparse.solvers.ball import (
     STORCOptions,
     SVRGKernel,
     SVRGOptions,
+    cndg_guard,
     gradient_bounds,
     smoothness,
 )
@@ -186,6 +187,19 @@ def test_cndg_matches_transcription_and_solves_the_prox_model(beta):
     ut = u.copy()
     its, _, _ = _ball.cndg(g, u, ut, beta, -1.0, r, 7)  # never V <= eta: the guard stops it
     assert its == 7
+
+
+def test_the_cndg_guard_stays_a_c_long():
+    """STORC with step x100 on MNIST-RB (the PDBFW sensitivity study, clean run of 826feb8)
+    made 6 beta D^2 / eta exceed 2^63: the guard overflowed _ball.cndg's long long and the
+    run crashed. The guard is capped; a call stopped by it returns, counted."""
+    assert cndg_guard(1.0, 1.0, 1.0) == 2 * 6 + 10
+    for beta, eta in ((1e12, 1e-12), (1.0, 0.0), (math.inf, 1.0), (1.0, math.nan)):
+        guard = cndg_guard(beta, eta, 870.0)
+        assert isinstance(guard, int) and 0 < guard <= 10**7
+    g, u = np.array([1.0, -2.0, 0.5]), np.array([0.1, 0.0, -0.2])
+    its, _, _ = _ball.cndg(g, u, u.copy(), 1e12, 1e-300, 1.0, cndg_guard(1e12, 1e-300, 2.0))
+    assert 0 < its <= 10**7
 
 
 @pytest.mark.parametrize("beta", [0.05, 3.0])
@@ -593,7 +607,8 @@ def test_options_are_validated():
 
 def test_bad_problems_are_refused():
     p0 = problem(mu=0.0)
-    with pytest.raises(ConfigError, match="momentum=nesterov needs mu > 0"):
+    with pytest.raises(ConfigError,
+                       match=r"momentum=nesterov .* needs l2 > 0; .* acc_pg \(momentum=fista\)"):
         SOLVERS["acc_pg"].make_kernel(p0)
     with pytest.raises(ConfigError, match="line_search.*not 'logistic'"):
         SOLVERS["fw"].make_kernel(problem(loss="logistic"))

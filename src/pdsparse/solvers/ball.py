@@ -310,11 +310,21 @@ def _capped(size: float, cap: str, n: int) -> int:
     return min(size, n if cap == "n" else int(cap))
 
 
+CNDG_GUARD_MAX = 10**7
+"""No CndG call runs more iterations than this (about a second on the l1 ball)."""
+
+
 def cndg_guard(beta: float, eta: float, diameter: float) -> int:
     """A ceiling on CndG's iterations: twice Lan & Zhou's bound ceil(6 beta D^2 / eta) on the
-    iterations of procedure CndG, plus 10; reached only when rounding stalls the Wolfe gap
-    (``cndg_capped`` of the kernels counts it; 0 in every test and benchmark run)."""
-    return 2 * math.ceil(6.0 * beta * diameter * diameter / eta) + 10
+    iterations of procedure CndG, plus 10, and at most :data:`CNDG_GUARD_MAX`. The bound is
+    reached when rounding stalls the Wolfe gap; the cap when the parameters make the bound
+    astronomical (a step multiplier far past the theory's on an iterate that has left the
+    optimum: the sensitivity study's STORC with step x100 on MNIST-RB reached 2^63 and
+    crashed the run). ``cndg_capped`` of the kernels counts both."""
+    bound = 6.0 * beta * diameter * diameter / eta if eta > 0 else math.inf
+    if not bound < CNDG_GUARD_MAX:  # also inf and nan
+        return CNDG_GUARD_MAX
+    return min(2 * math.ceil(bound) + 10, CNDG_GUARD_MAX)
 
 
 def scgs_parameters(options: SCGSOptions, k: int, lip: float, diameter: float,
