@@ -138,7 +138,8 @@ def _python_blocks(path: str, heading: str | None = None) -> str:
 
 
 @pytest.mark.parametrize(
-    ("path", "heading"), [("README.md", "The library"), ("docs/library.md", None)]
+    ("path", "heading"), [("README.md", "The library"), ("README.md", "Your own data"),
+                          ("docs/library.md", None)]
 )
 def test_library_example_runs(path, heading, tmp_path, monkeypatch, capsys):
     code = _python_blocks(path, heading)

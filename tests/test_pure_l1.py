@@ -190,3 +190,16 @@ def test_one_vs_rest_pure_l1():
         f_star, _ = lbfgs_optimum(A, B[:, c], "logistic", 0.005)
         pc = Problem(A, B[:, c], "logistic", penalty=ElasticNet(0.0, 0.005))
         assert abs(objective.primal(pc, res.w[:, c]) - f_star) <= 1e-7 * f_star
+
+
+def test_the_best_dual_point_so_far_certifies():
+    """Each rescaled alpha(w) is feasible, so solve keeps the largest D seen: the trace's D
+    never decreases, and the returned alpha is the point that gives it."""
+    A, b = _data(n=120, d=40, seed=8)
+    p = Problem(A, b, "logistic", penalty=ElasticNet(0.0, _lambda_max(A, b, "logistic") / 30))
+    res = solve(p, "primal_rcd", tol=1e-9, max_epochs=5000, eval_every=2.0)
+    dual = res.trace["dual"].to_numpy()
+    assert np.all(np.diff(dual) >= 0) and res.status == "converged"
+    assert objective.dual(p, res.alpha) == dual[-1]
+    f_star, _ = lbfgs_optimum(A, b, "logistic", p.l1)
+    assert dual[-1] <= f_star + 1e-12

@@ -356,6 +356,9 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     else:
         schedule = _FixedSchedule(eval_every, nnz)
     rows = []
+    # pure l1: every rescaled dual point alpha(w) is feasible, so the largest D seen so far
+    # certifies (celer keeps it too); alpha(w) alone is a noisy bound on the inactive features
+    best_dual = None if problem.l2 == 0 and not problem.penalty.bounded else False
     iters = touched = 0
     elapsed = wall = eval_s = 0.0
     last = (0, 0.0)  # the last kernel call's work and CPU seconds: the speed of the next
@@ -380,6 +383,10 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         t = time.perf_counter()
         w, alpha = kernel.iterates()
         p_val, d_val, gap = objective.evaluate(problem, w, alpha)
+        if best_dual is not False:
+            if best_dual is None or d_val > best_dual[0]:
+                best_dual = (d_val, alpha.copy())
+            d_val, gap = best_dual[0], p_val - best_dual[0]
         rows.append((iters, touched / nnz, iters / per_sweep, elapsed, wall, setup_s, p_val,
                      d_val, gap, int(np.count_nonzero(w)), int(np.count_nonzero(alpha)), ""))
         eval_s += time.perf_counter() - t
@@ -400,6 +407,8 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         target = schedule.next(touched, gap / abs(p_val) if p_val else math.inf)
     rows[-1] = rows[-1][:-1] + (status,)
     w, alpha = kernel.iterates()
+    if best_dual:
+        alpha = best_dual[1]
     params = dict(method=spec.name,
                   **{k: ("" if v == NONE else v) for k, v in spec.option_columns(opts).items()},
                   seed=seed, max_epochs=max_epochs, max_seconds=max_seconds, tol=tol,

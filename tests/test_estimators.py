@@ -1,0 +1,96 @@
+"""pdsparse's scikit-learn estimators: scikit-learn's own estimator checks, a Pipeline and a
+GridSearchCV, and the fitted models against independent optima (scikit-learn's Lasso and
+LogisticRegression at tight tolerances, on the same objective)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification, make_regression
+from sklearn.linear_model import Lasso, LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from pdsparse.estimators import LinearClassifier, LinearRegressor
+
+
+@parametrize_with_checks([LinearClassifier(), LinearClassifier(loss="smooth_hinge", penalty="l1"),
+                          LinearRegressor(), LinearRegressor(penalty="elasticnet")])
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_in_a_pipeline_and_a_grid_search():
+    # no redundant (collinear) features: pure l1 is not strongly convex, and coordinate
+    # descent crawls on exact collinearity (a working set with Newton steps is issue 32's)
+    X, y = make_classification(300, 12, n_redundant=0, random_state=1)
+    pipe = make_pipeline(StandardScaler(), LinearClassifier(penalty="l1"))
+    grid = GridSearchCV(pipe, {"linearclassifier__alpha": [1e-3, 1e-2, 1e-1]}, cv=3)
+    grid.fit(X, y)
+    assert grid.best_score_ > 0.8 and grid.best_params_["linearclassifier__alpha"] in (
+        1e-3, 1e-2, 1e-1)
+    assert grid.best_estimator_[-1].status_ == "converged"
+
+
+def test_the_lasso_equals_scikit_learns():
+    """penalty="l1" is Lasso's objective at the same alpha (mean squared loss / 2)."""
+    X, y = make_regression(150, 30, n_informative=8, noise=2.0, random_state=2)
+    alpha = 1.0
+    ours = LinearRegressor(penalty="l1", alpha=alpha, tol=1e-12, fit_intercept=False).fit(X, y)
+    ref = Lasso(alpha=alpha, tol=1e-14, max_iter=100000, fit_intercept=False).fit(X, y)
+
+    def objective(w):
+        return 0.5 * np.mean((X @ w - y) ** 2) + alpha * np.abs(w).sum()
+
+    assert ours.gap_ <= 1e-12 and ours.objective_ == pytest.approx(objective(ours.coef_))
+    assert objective(ours.coef_) <= objective(ref.coef_) * (1 + 1e-12)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-6)
+    assert (ours.coef_ == 0).sum() == (np.abs(ref.coef_) < 1e-12).sum() > 0
+
+
+def test_l2_logistic_equals_scikit_learns_at_c_equal_1_over_alpha_n():
+    X, y = make_classification(200, 10, random_state=3)
+    alpha = 1e-2
+    ours = LinearClassifier(alpha=alpha, tol=1e-12, fit_intercept=False).fit(X, y)
+    ref = LogisticRegression(C=1.0 / (alpha * len(y)), fit_intercept=False, tol=1e-12,
+                             max_iter=10000).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-5, atol=1e-7)
+
+
+def test_pure_l1_is_sparse_and_certified_on_sparse_input():
+    X, y = make_classification(400, 60, n_informative=6, random_state=4)
+    Xs = sp.csr_matrix(np.where(np.abs(X) > 1.0, X, 0.0))
+    clf = LinearClassifier(penalty="l1", alpha=2e-2, tol=1e-8).fit(Xs, y)
+    assert clf.status_ == "converged" and clf.gap_ <= 1e-8
+    assert 0 < np.count_nonzero(clf.coef_) < 30
+    with pytest.raises(ValueError, match="needs l2 > 0.*primal_rcd"):
+        LinearClassifier(penalty="l1", solver="dual_rcd").fit(Xs, y)
+
+
+def test_one_vs_rest_and_warm_start():
+    X, y = make_classification(300, 8, n_informative=5, n_classes=3, random_state=5)
+    clf = LinearClassifier(alpha=1e-2, tol=1e-10, solver="primal_rcd").fit(X, y)
+    assert clf.coef_.shape == (3, 8) and clf.intercept_.shape == (3,)
+    for k, label in enumerate(clf.classes_):  # each row is the binary fit of its class
+        one = LinearClassifier(alpha=1e-2, tol=1e-10, solver="primal_rcd").fit(X, y == label)
+        # both within a relative gap 1e-10 of P* (about 0.5): by alpha-strong convexity each
+        # is within sqrt(2 gap / alpha) = 1e-4 of the optimum
+        np.testing.assert_allclose(clf.coef_[k], one.coef_[0], atol=2e-4)
+        np.testing.assert_allclose(clf.intercept_[k], one.intercept_[0], atol=2e-4)
+    first = clf.n_iter_
+    clf.set_params(warm_start=True).fit(X, y)
+    assert clf.n_iter_ < first
+
+
+def test_l1_ball_constraint_and_bad_settings():
+    X, y = make_classification(200, 10, random_state=6)
+    clf = LinearClassifier(loss="smooth_hinge", penalty="l1_ball", radius=0.5, alpha=1e-3,
+                           fit_intercept=False).fit(X, y)
+    assert np.abs(clf.coef_).sum() <= 0.5 * (1 + 1e-9)
+    for bad in ({"penalty": "l0"}, {"alpha": -1.0}, {"penalty": "l1", "alpha": 0.0},
+                {"penalty": "elasticnet", "l1_ratio": 2.0}, {"loss": "hinge"}):
+        with pytest.raises(ValueError):
+            LinearClassifier(**bad).fit(X, y)
