@@ -92,7 +92,7 @@ def test_the_dgpd_rows_say_todays_best_beside_and_grade_by_the_papers_baselines(
     """DGPD 4x ahead of the paper's baselines on every seed (Figure 1 and the "up to 30x"
     row graded on those), today's dual RCD 2x faster than DGPD: said beside, not graded."""
     from pdsparse.repro.papers.dgpd import scorecard
-    from pdsparse.repro.scoring import _Context
+    from pdsparse.repro.scoring import Context
 
     cfg = dg._config(lambdas=[0.1], mus=[0.01], speedup={"base": "dgpd", "targets": [1e-6]},
                      datasets={"toy": dg._config()["dgpd"]["datasets"]["toy"]})
@@ -105,7 +105,7 @@ def test_the_dgpd_rows_say_todays_best_beside_and_grade_by_the_papers_baselines(
     pd.DataFrame(_runs("dual_rcd", (0.5, 0.55, 0.45), "lam0.1_mu0.01_today", problem,
                        sampling="permutation", dual_step="newton")).to_parquet(
         tmp_path / "dgpd" / "lam0.1_mu0.01_today.parquet")
-    ctx = _Context({"dgpd": cfg["dgpd"]}, tmp_path, {})
+    ctx = Context({"dgpd": cfg["dgpd"]}, tmp_path, {})
     rows = {r.item: r for r in scorecard._race_rows(ctx, cfg["dgpd"], _values(), {},
                                                     best=False)}
     figure1 = rows["Figure 1 (λ = 0.1, μ = 0.01): DGPD fastest"]

@@ -102,6 +102,10 @@ def _option_items(options: Mapping | Iterable[str] | str) -> list[tuple[str, Any
     return pairs
 
 
+STRONG_CONVEXITY = "needs l2 > 0"
+"""How a refusal for l2 = 0 ends (:meth:`SolverSpec.refusal`)."""
+
+
 @dataclass(frozen=True)
 class Limit:
     """What an option value narrows: with ``option=value`` (on the ``penalty`` only, when
@@ -213,7 +217,7 @@ class SolverSpec:
             if not (rule.dense if problem.dense else rule.sparse):
                 return f"{self.name}{why} takes no {'dense' if problem.dense else 'sparse'} A"
             if rule.needs_strong_convexity and not problem.l2 > 0:
-                return f"{self.name}{why} needs l2 > 0"
+                return f"{self.name}{why} {STRONG_CONVEXITY}"
         return None
 
     def supports(self, problem: Problem, options: Any = None) -> bool:
@@ -266,8 +270,10 @@ class SolverSpec:
         """Set up the kernel (not run); ``start`` is w0 (primal) or alpha0 (dual). A problem
         with a label matrix gets one kernel per column, run in lockstep (one-vs-rest)."""
         opts = self.parse_options(options)
-        if not problem.l2 > 0 and (why := self.refusal(problem, opts)) is not None:
+        why = self.refusal(problem, opts) if not problem.l2 > 0 else None
+        if why is not None and why.endswith(STRONG_CONVEXITY):
             # l2 = 0 (pure l1, or a ball without its l2 term): name the solvers that take it
+            # (other refusals are the factories' own, which the capability tests compare)
             takers = solvers_for(problem)
             raise ConfigError(f"{why}; this problem (l2 = 0) is solved by "
                               f"{', '.join(takers) if takers else 'no registered solver'}")
