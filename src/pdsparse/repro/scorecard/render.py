@@ -102,7 +102,7 @@ def to_markdown(rows: Sequence[Row], provenance: str = "") -> str:
         "# Reproduction scorecard",
         "",
         "One row per paper item, computed by `pdsparse scorecard` from the workflow's results "
-        "and the papers' printed values (`src/pdsparse/repro/papers/*_values.py`); regenerate it, "
+        "and the papers' printed values (`src/pdsparse/repro/papers/*/values.py`); regenerate it, "
         "never edit it. Papers: "
         + "; ".join(f"{PAPER_TITLES[p]}: {c}" for p, c in PAPER_CITATIONS.items() if p in papers)
         + ". Agreement is judged at the settings the papers print, with the tolerances of "
