@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 FILES = ["tests/test_workflow.py", "tests/test_slurm.py", "tests/test_report.py"]
 SLOW = {"test_tiny_workflow_end_to_end",
@@ -33,3 +35,16 @@ def test_not_slow_leaves_out_exactly_the_slow_tests():
     slurm_and_report = {n for n in left_out if n not in SLOW}
     assert slurm_and_report  # every test of test_slurm.py and test_report.py
     assert left_out == SLOW | slurm_and_report
+
+
+@pytest.mark.xdist_group("suite-markers")
+def test_a_group_stays_on_one_worker(request):
+    """Under ``pytest -n --dist loadgroup`` (pyproject's addopts) the tests of one
+    ``xdist_group`` share a worker, so a costly session fixture (the tiny workflow run, the
+    SLURM cluster) is built once. pytest-xdist 3.8 marks the group in the node id, which
+    pytest 9.2 no longer lets it change (pytest-dev/pytest-xdist#1386): the groups were
+    silently spread over the workers, and the tiny run, its report and the cluster were each
+    built twice. The [test] extra pins pytest below 9.2 until xdist has the fix."""
+    if not request.config.getoption("loadgroup", default=False):
+        pytest.skip("not a pytest-xdist worker with --dist loadgroup")
+    assert request.node.nodeid.endswith("@suite-markers"), request.node.nodeid
