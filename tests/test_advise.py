@@ -9,11 +9,13 @@ import bz2
 import gzip
 import json
 
+import numpy as np
 import pytest
 
 from pdsparse import advise as advise_mod
 from pdsparse.advise import Advice, advise, format_advice
 from pdsparse.cli import main
+from pdsparse.errors import ConfigError
 from pdsparse.solvers.predict import pass_cost, probe_passes
 
 
@@ -417,3 +419,49 @@ def test_l1_relative_to_lambda_max(tmp_path, capsys):
     for bad in ("abcx", "0x", "infx"):
         with pytest.raises(advise_mod.ConfigError, match="relative l1"):
             advise(tmp_path / "not-read.txt", penalty="elastic_net", l1=bad)
+
+
+# ------------------------------------------------------------------ a Problem as it is
+
+
+def test_a_problem_gets_the_advice_of_its_file(tmp_path):
+    from pdsparse.problem import Problem
+
+    path = write(tmp_path, "dual.txt", dual_favoured())
+    for family, kw, pen in (
+            ("l2", {}, {"l2": "1/n"}),
+            ("elastic_net", {"l1": 0.001}, {"l2": "1/n", "l1": 0.001}),
+            ("l1_ball", {"radius": 1.0}, {"penalty": {"name": "l1_ball", "radius": 1.0,
+                                                      "l2": "1/n"}})):
+        from_file = advise(path, penalty=family, **kw)
+        problem = Problem.from_libsvm(path, normalization="avg_example_norm", **pen)
+        from_problem = advise(problem)
+        assert from_problem.family == family
+        for key in ("n", "d", "nnz", "C_P", "C_D", "lambda_max", "L", "kappa"):
+            if key in from_file.stats:
+                assert from_problem.stats[key] == pytest.approx(from_file.stats[key],
+                                                                rel=1e-12), (family, key)
+        assert from_problem.applicable == from_file.applicable
+        assert (from_problem.faceoff is None) == (family == "l1_ball")
+        assert from_problem.settings["l2"] == pytest.approx(from_file.settings["l2"])
+        assert "normalization as given" in format_advice(from_problem)
+
+
+def test_a_problem_races_and_refuses_file_settings():
+    from conftest import make_data
+
+    from pdsparse.penalties import ElasticNet, TraceBall
+    from pdsparse.problem import Problem
+
+    A, b = make_data(n=30, d=12)
+    problem = Problem(A, b, "logistic", ElasticNet(0.05, 0.01), name="mine")
+    adv = advise(problem, race_seconds=0.2)
+    assert adv.race["entries"] and adv.race["winner"] in adv.applicable
+    assert adv.path == "mine"
+    with pytest.raises(ConfigError, match="loss, l1 describe a file"):
+        advise(problem, loss="squared", l1=0.1)
+    B = np.stack([b, -b], axis=1)
+    with pytest.raises(ConfigError, match="label matrix"):
+        advise(Problem(A, B, "logistic", ElasticNet(0.05)))
+    with pytest.raises(ConfigError, match="penalty families"):
+        advise(Problem(A, B, "squared", TraceBall(1.0)).column(0))

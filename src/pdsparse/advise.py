@@ -29,17 +29,22 @@ dict.
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.names import DEFAULT_TOL
+
+if TYPE_CHECKING:
+    from pdsparse.problem import Problem
 
 __all__ = ["Advice", "advise", "format_advice"]
 
@@ -222,7 +227,7 @@ def _penalty(family: str, l2: float, l1, radius):
 
 
 def advise(
-    path: str | os.PathLike,
+    path: str | os.PathLike | Problem,
     normalization: str = "avg_example_norm",
     loss: str = "logistic",
     l2: float | str = "1/n",
@@ -251,8 +256,12 @@ def advise(
 
     Parameters
     ----------
-    path : str or PathLike
-        LIBSVM text file, plain, ``.bz2`` or ``.gz``.
+    path : str, PathLike or Problem
+        LIBSVM text file, plain, ``.bz2`` or ``.gz``; or a :class:`pdsparse.problem.Problem`
+        with a label vector (e.g. ``Problem.from_libsvm``, ``Problem.from_spec``), advised as
+        it is: its data (no normalization), loss and penalty (an elastic net, l2 alone when
+        its l1 is 0, or an l1 ball). The settings that describe a file (normalization, loss,
+        l2, penalty, l1, radius, positive_class) are then left at their defaults.
     normalization : {"avg_example_norm", "unit_rows", "none"}
         Preprocessing before the statistics (Sec. 7 divides by the average example norm).
     loss : str
@@ -308,10 +317,13 @@ def advise(
     from pdsparse.data.normalize import normalize
     from pdsparse.data.store import file_kind
     from pdsparse.losses import get_loss
-    from pdsparse.problem import Problem, one_class_message, resolve_l2
+    from pdsparse.problem import Problem, resolve_l2
     from pdsparse.solvers.predict import applicable, lambda_max, predict, predict_rcd, problem_stats
     from pdsparse.stats import data_stats
 
+    if isinstance(path, Problem):
+        return _advise_problem(path, beta=beta, race_seconds=race_seconds, seed=seed,
+                               progress=progress, tol=tol, tune=tune, given=locals())
     path = Path(path)
     info = get_loss(loss)
     if beta is None:
@@ -348,8 +360,7 @@ def advise(
     classes, labels = _label_summary(y)
     warnings = []
     if classes.size < 2 and info.binary_labels:
-        warnings.append(one_class_message(classes[0]) + "; neither the prediction nor a race "
-                        "says anything about data with two classes")
+        warnings.append(_one_class_warning(classes[0]))
     b = y
     need_labels = race_seconds is not None or penalty != "l2"
     if positive_class is None and info.binary_labels and classes.size > 2:
@@ -403,22 +414,95 @@ def advise(
     adv = Advice(path=str(path), settings=settings, stats=st, labels=labels, family=penalty,
                  prediction=asdict(pred), applicable=found, seconds=seconds,
                  warnings=warnings)
-    if penalty != "l1_ball":
-        adv.faceoff = _faceoff(st)
+    return _conclude(adv, problem, race_seconds, tol, tune, seed, say)
+
+
+FILE_SETTINGS = ("normalization", "loss", "l2", "penalty", "l1", "radius", "positive_class")
+"""The settings of :func:`advise` that describe a file (a Problem brings its own)."""
+
+
+def _advise_problem(problem: Problem, beta, race_seconds, seed, progress, tol, tune,
+                    given: dict) -> Advice:
+    """:func:`advise` for a :class:`~pdsparse.problem.Problem` as it is."""
+    from pdsparse.losses import get_loss
+    from pdsparse.penalties import ElasticNet, L1Ball
+    from pdsparse.solvers.predict import FAMILIES, applicable, predict, problem_stats
+
+    defaults = inspect.signature(advise).parameters
+    changed = [k for k in FILE_SETTINGS if given[k] != defaults[k].default]
+    if changed:
+        raise ConfigError(f"advise: a Problem brings its own data, loss and penalty; "
+                          f"{', '.join(changed)} describe a file (leave them out)")
+    if problem.matrix:
+        raise ConfigError(f"advise: problem {problem.name!r} has a label matrix (k = "
+                          f"{problem.k}); advise one column, problem.column(c)")
+    pen = problem.penalty
+    if isinstance(pen, ElasticNet):
+        family = "elastic_net" if pen.l1 > 0 else "l2"
+    elif isinstance(pen, L1Ball):
+        family = "l1_ball"
+    else:
+        raise ConfigError(f"advise covers the penalty families {list(FAMILIES)}; problem "
+                          f"{problem.name!r} has {pen!r}")
+    if race_seconds is not None and not (math.isfinite(race_seconds) and race_seconds > 0):
+        raise ConfigError(f"race time must be a positive number of seconds, got {race_seconds!r}")
+    if not (math.isfinite(tol) and tol > 0):
+        raise ConfigError(f"race tolerance must be a positive number, got {tol!r}")
+    info = get_loss(problem.loss)
+    beta, beta_source = ((float(info.smoothness), f"smoothness of the {problem.loss} loss")
+                         if beta is None else (float(beta), "given"))
+    say = progress or (lambda line: None)
+    t0 = time.perf_counter()
+    say(f"statistics of {problem!r}")
+    classes, labels = _label_summary(problem.b)
+    warnings = []
+    if classes.size < 2 and info.binary_labels:
+        warnings.append(_one_class_warning(classes[0]))
+    settings = {
+        "normalization": "as given", "normalization_info": None, "loss": problem.loss,
+        "penalty": family, "beta": beta, "beta_source": beta_source,
+        "l2": float(pen.l2), "l2_spec": repr(float(pen.l2)),
+        "l1": float(pen.l1) if family == "elastic_net" else None,
+        "l1_spec": repr(float(pen.l1)) if family == "elastic_net" else None,
+        "radius": float(pen.radius) if family == "l1_ball" else None,
+        "positive_class": None, "seed": int(seed), "tol": float(tol),
+    }
+    st = problem_stats(problem, beta=beta)
+    if family == "elastic_net" and pen.l1 >= st["lambda_max"]:
+        warnings.append(_trivial_l1(pen.l1, st["lambda_max"]))
+    pred = predict(problem, st, tol=tol)
+    adv = Advice(path=problem.name or "(problem)", settings=settings, stats=st, labels=labels,
+                 family=family, prediction=asdict(pred), applicable=applicable(problem),
+                 seconds={"stats": time.perf_counter() - t0}, warnings=warnings)
+    return _conclude(adv, problem, race_seconds, tol, tune, seed, say)
+
+
+def _one_class_warning(label) -> str:
+    from pdsparse.problem import one_class_message
+
+    return (one_class_message(label) + "; neither the prediction nor a race says anything "
+            "about data with two classes")
+
+
+def _conclude(adv: Advice, problem, race_seconds, tol, tune, seed, say) -> Advice:
+    """Face-Off's verdict and the optional race, the same for a file and a Problem."""
+    if adv.family != "l1_ball":
+        adv.faceoff = _faceoff(adv.stats)
     if race_seconds is None:
         return adv
 
     from pdsparse.race import judge, race
 
+    found = adv.applicable
     say(f"race: {len(found)} solvers{' and their grids' if tune else ''}, at most "
         f"{float(race_seconds):g} CPU s each, to relative gap {tol:g}")
     t0 = time.perf_counter()
     result = race(problem, float(race_seconds), tol=tol, tune=tune, methods=found, seed=seed,
                   progress=say)
-    seconds["race"] = time.perf_counter() - t0
+    adv.seconds["race"] = time.perf_counter() - t0
     adv.race = {"seconds": result.seconds, "tol": result.tol, "tune": result.tune,
                 "entries": [e.to_dict() for e in result.entries],
-                **judge(result, pred.method)}
+                **judge(result, adv.prediction["method"])}
     if adv.faceoff is not None:
         adv.race["faceoff"] = _faceoff_in_race(result, adv.faceoff["fewer_ops"])
     return adv

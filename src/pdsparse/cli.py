@@ -368,14 +368,10 @@ def cmd_reference(args: argparse.Namespace) -> None:
 
     ds = _load_dataset(args.data)
     dataset = args.dataset or ds.name
-    penalty = _penalty_spec(args)
-    if penalty is None:
-        problem = Problem.from_dataset(ds, args.loss, args.l2, args.l1)
-        key = ProblemKey(dataset, args.loss, "elastic_net", {"l2": args.l2, "l1": args.l1})
-    else:
-        problem = Problem.from_dataset(ds, args.loss, penalty=penalty)
-        key = ProblemKey(dataset, args.loss, penalty["name"],
-                         {k: v for k, v in penalty.items() if k != "name"})
+    penalty = _penalty_spec(args) or {"name": "elastic_net", "l2": args.l2, "l1": args.l1}
+    key = ProblemKey(dataset, args.loss, penalty["name"],
+                     {k: v for k, v in penalty.items() if k != "name"})
+    problem = Problem.from_spec(key, ds)
     ref = reference_solution(
         problem, rtol=args.rtol, max_epochs=args.max_epochs, max_seconds=args.max_seconds,
         progress=_progress("reference"),

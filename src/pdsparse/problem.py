@@ -153,6 +153,26 @@ class Problem:
                 f"penalty={self.penalty!r})")
 
     @classmethod
+    def from_spec(cls, spec: ProblemKey, ds) -> Problem:
+        """The problem ``spec`` names, on the data of ``ds`` (a
+        :class:`pdsparse.data.store.Dataset`): the one constructor of a problem from a spec,
+        which :meth:`from_dataset`, :meth:`from_libsvm`, the workflow's runs and references
+        and ``pdsparse reference`` all go through.
+
+        The penalty's ``"c/n"`` values are resolved with the data's n; a multiclass data set
+        with a loss that needs +-1 labels is solved one-vs-rest (a label matrix). The
+        problem's ``key`` is ``spec``.
+        """
+        if not isinstance(spec, ProblemKey):
+            raise ConfigError(f"a problem spec is a ProblemKey, got {spec!r}")
+        b = ds.b
+        meta = getattr(ds, "meta", None) or {}
+        if meta.get("task") == "multiclass" and get_loss(spec.loss).binary_labels:
+            b, _ = one_vs_rest(ds.b)
+        return cls(ds.A, b, loss=spec.loss, penalty=spec.resolve(ds.A.shape[0]), name=ds.name,
+                   key=spec)
+
+    @classmethod
     def from_dataset(cls, ds, loss: str = "logistic", l2: float | str = _UNSET,
                      l1: float | str = _UNSET, penalty: Mapping | Penalty | None = None,
                      recipe: str = "") -> Problem:
@@ -160,9 +180,9 @@ class Problem:
 
         Either ``l2``/``l1`` (the elastic net; l2 defaults to ``"1/n"``) or ``penalty``, a
         config mapping ``{"name": "l1_ball", "radius": 300, "l2": "10/n"}`` (or a Penalty).
-        The problem's ``key`` is the :class:`ProblemKey` of the settings as given.
+        The problem's ``key`` is the :class:`ProblemKey` of the settings as given
+        (:meth:`from_spec`).
         """
-        n = ds.A.shape[0]
         if penalty is not None:
             if l2 is not _UNSET or l1 is not _UNSET:
                 raise ConfigError("give either penalty= or the shorthand l2=/l1=, not both")
@@ -173,14 +193,11 @@ class Problem:
         else:
             spec = {"name": "elastic_net", "l2": "1/n" if l2 is _UNSET else l2,
                     "l1": 0.0 if l1 is _UNSET else l1}
-        pen = resolve_penalty(spec, n)
+        if "name" not in spec:
+            raise ConfigError(f"a penalty is a mapping with a 'name' and its parameters, got "
+                              f"{spec!r}")
         params = {k: v for k, v in spec.items() if k != "name"}
-        key = ProblemKey(ds.name, loss, spec["name"], params, recipe=recipe)
-        b = ds.b
-        meta = getattr(ds, "meta", None) or {}
-        if meta.get("task") == "multiclass" and get_loss(loss).binary_labels:
-            b, _ = one_vs_rest(ds.b)
-        return cls(ds.A, b, loss=loss, penalty=pen, name=ds.name, key=key)
+        return cls.from_spec(ProblemKey(ds.name, loss, spec["name"], params, recipe=recipe), ds)
 
     @classmethod
     def from_libsvm(cls, path: str | os.PathLike, loss: str = "logistic",

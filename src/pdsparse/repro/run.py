@@ -56,17 +56,23 @@ class RunSpec:
     key with the reference; default: the key of (dataset, loss, l2, l1)."""
 
     def __post_init__(self) -> None:
-        from pdsparse.problem import ProblemKey
         from pdsparse.solvers import get_solver
 
         solver = get_solver(self.solver)
         object.__setattr__(self, "options", solver.parse_options(self.options or None))
-        spec = self.penalty_spec
         if not self.problem:
-            params = ({"l2": self.l2, "l1": self.l1} if spec is None
-                      else {k: v for k, v in spec.items() if k != "name"})
-            key = ProblemKey(self.dataset, self.loss, self.penalty, params)
-            object.__setattr__(self, "problem", key.tag())
+            object.__setattr__(self, "problem", self.key.tag())
+
+    @property
+    def key(self):
+        """The problem as a :class:`pdsparse.problem.ProblemKey` (what
+        :meth:`pdsparse.problem.Problem.from_spec` builds from)."""
+        from pdsparse.problem import ProblemKey
+
+        spec = self.penalty_spec
+        params = ({"l2": self.l2, "l1": self.l1} if spec is None
+                  else {k: v for k, v in spec.items() if k != "name"})
+        return ProblemKey(self.dataset, self.loss, self.penalty, params)
 
     @property
     def penalty_spec(self) -> dict | None:
@@ -143,10 +149,7 @@ def execute(spec: RunSpec, data: str | Path, reference: str | Path, out: str | P
     if not seeds or len(set(seeds)) != len(seeds):
         raise ConfigError(f"seeds must be distinct and at least one, got {seeds}")
     ds = load_dataset(data)
-    if spec.penalty_spec is None:
-        problem = Problem.from_dataset(ds, spec.loss, spec.l2, spec.l1)
-    else:
-        problem = Problem.from_dataset(ds, spec.loss, penalty=spec.penalty_spec)
+    problem = Problem.from_spec(spec.key, ds)
     ref = read_reference(reference, spec.dataset, spec.loss, problem.l2, spec.problem)
     results, frames = [], []
     for seed in seeds:
