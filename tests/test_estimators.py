@@ -14,11 +14,20 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from pdsparse.estimators import LinearClassifier, LinearRegressor
+from pdsparse.estimators import (
+    LinearClassifier,
+    LinearClassifierCV,
+    LinearRegressor,
+    LinearRegressorCV,
+    alpha_max,
+    regularization_path,
+)
 
 
 @parametrize_with_checks([LinearClassifier(), LinearClassifier(loss="smooth_hinge", penalty="l1"),
-                          LinearRegressor(), LinearRegressor(penalty="elasticnet")])
+                          LinearRegressor(), LinearRegressor(penalty="elasticnet"),
+                          LinearClassifierCV(n_alphas=3, cv=2),
+                          LinearRegressorCV(penalty="elasticnet", n_alphas=3, cv=2)])
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -94,3 +103,57 @@ def test_l1_ball_constraint_and_bad_settings():
                 {"penalty": "elasticnet", "l1_ratio": 2.0}, {"loss": "hinge"}):
         with pytest.raises(ValueError):
             LinearClassifier(**bad).fit(X, y)
+
+
+# ------------------------------------------------------------------ path and cross-validation
+
+
+def test_the_lasso_path_equals_scikit_learns():
+    from sklearn.linear_model import lasso_path
+
+    X, y = make_regression(120, 25, n_informative=6, noise=1.0, random_state=3)
+    est = LinearRegressor(penalty="l1", tol=1e-12, fit_intercept=False)
+    top = alpha_max(est, X, y)
+    assert top == pytest.approx(np.abs(X.T @ y).max() / len(y), rel=1e-12)
+    path = regularization_path(est, X, y, n_alphas=6, eps=1e-2)
+    alphas, coefs, _ = lasso_path(X, y, alphas=path.alphas, tol=1e-14, max_iter=100000)
+    assert np.allclose(path.alphas, alphas)
+    assert path.coefs.shape == (6, 25) and np.all(path.gaps <= 1e-12)
+    assert np.abs(path.coefs[0]).max() <= 1e-10 * np.abs(path.coefs[-1]).max()  # w = 0
+    assert np.allclose(path.coefs, coefs.T, atol=1e-6 * np.abs(coefs).max())
+    # the supports grow as alpha falls
+    support = (path.coefs != 0).sum(axis=1)
+    assert support[-1] > support[1] > 0
+
+
+def test_a_path_without_an_l1_term_needs_its_alphas():
+    X, y = make_regression(30, 5, random_state=0)
+    with pytest.raises(ValueError, match="no l1 term"):
+        regularization_path(LinearRegressor(penalty="l2"), X, y)
+    path = regularization_path(LinearRegressor(penalty="l2"), X, y, alphas=[0.1, 1.0])
+    assert list(path.alphas) == [1.0, 0.1]
+    with pytest.raises(ValueError, match="alphas must be positive"):
+        regularization_path(LinearRegressor(penalty="l1"), X, y, alphas=[0.1, -1])
+
+
+def test_lasso_cv_picks_scikit_learns_alpha():
+    from sklearn.linear_model import LassoCV
+
+    X, y = make_regression(150, 20, n_informative=5, noise=8.0, random_state=4)
+    ours = LinearRegressorCV(n_alphas=8, cv=3, tol=1e-10, scoring="neg_mean_squared_error",
+                             fit_intercept=False).fit(X, y)
+    ref = LassoCV(alphas=ours.alphas_, cv=3, tol=1e-12, max_iter=100000,
+                  fit_intercept=False).fit(X, y)
+    assert ours.alpha_ == pytest.approx(ref.alpha_, rel=1e-12)
+    assert np.allclose(-ours.cv_scores_.T, ref.mse_path_, rtol=1e-5)
+    assert np.allclose(ours.coef_, ref.coef_, atol=1e-5 * np.abs(ref.coef_).max())
+
+
+def test_classifier_cv_refits_at_the_best_alpha():
+    X, y = make_classification(200, 10, n_redundant=0, random_state=5)
+    cv = LinearClassifierCV(n_alphas=5, cv=3, tol=1e-8).fit(X, y)
+    assert cv.cv_scores_.shape == (3, 5)
+    assert cv.alpha_ == cv.alphas_[np.argmax(cv.cv_scores_.mean(axis=0))]
+    alone = LinearClassifier(penalty="l1", alpha=cv.alpha_, tol=1e-8).fit(X, y)
+    assert np.allclose(cv.coef_, alone.coef_, atol=1e-5)
+    assert cv.score(X, y) > 0.8 and cv.status_ == "converged"

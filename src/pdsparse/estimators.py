@@ -30,10 +30,11 @@ problem with a label matrix (one kernel per class).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -42,7 +43,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from pdsparse.penalties import ElasticNet, L1Ball, Penalty
 from pdsparse.problem import Problem
 
-__all__ = ["LinearClassifier", "LinearRegressor"]
+__all__ = ["LinearClassifier", "LinearClassifierCV", "LinearRegressor", "LinearRegressorCV",
+           "Path", "alpha_max", "regularization_path"]
 
 PENALTIES = ("l2", "l1", "elasticnet", "l1_ball")
 NO_TIME_LIMIT = 1e12
@@ -83,15 +85,23 @@ class _LinearModel(BaseEstimator):
         return sp.hstack([X, sp.csr_matrix(col)], format="csr") if sp.issparse(X) else (
             np.hstack([X, col]))
 
-    def _solve(self, X, targets, loss: str):
-        """Fit the coefficients (rows: one per target column) and the intercepts."""
-        from pdsparse.solvers import solve
+    def fit(self, X, y):
+        X, targets, loss = self._fit_data(X, y)
+        self._set_coef(*self._solve(X, targets, loss))
+        return self
 
+    def _problem(self, X, targets, loss: str) -> Problem:
         A = self._design(X)
         if sp.issparse(A):
             A = sp.csr_matrix(A)
             A.indices, A.indptr = A.indices.astype(np.int32), A.indptr.astype(np.int32)
-        problem = Problem(A, targets, loss, penalty=self._penalty())
+        return Problem(A, targets, loss, penalty=self._penalty())
+
+    def _solve(self, X, targets, loss: str):
+        """Fit the coefficients (rows: one per target column) and the intercepts."""
+        from pdsparse.solvers import solve
+
+        problem = self._problem(X, targets, loss)
         start = None
         if self.warm_start and hasattr(self, "coef_"):
             prev = np.column_stack([np.atleast_2d(self.coef_), np.atleast_1d(self.intercept_)]
@@ -188,6 +198,9 @@ class LinearClassifier(LinearClassifierMixin, ClassifierMixin, _LinearModel):
 
     def fit(self, X, y):
         """Fit on X (n_samples, n_features; dense or sparse) and the class labels y."""
+        return super().fit(X, y)
+
+    def _fit_data(self, X, y):
         if self.loss not in ("logistic", "smooth_hinge", "squared"):
             raise ValueError(f"loss must be logistic, smooth_hinge or squared, got "
                              f"{self.loss!r}")
@@ -201,8 +214,10 @@ class LinearClassifier(LinearClassifierMixin, ClassifierMixin, _LinearModel):
             targets = np.where(index == 1, 1.0, -1.0)
         else:
             targets = np.where(index[:, None] == np.arange(self.classes_.size), 1.0, -1.0)
-        self.coef_, self.intercept_ = self._solve(X, targets, self.loss)
-        return self
+        return X, targets, self.loss
+
+    def _set_coef(self, coef, intercept) -> None:
+        self.coef_, self.intercept_ = coef, intercept
 
     def _has_proba(self):
         return self.loss == "logistic"
@@ -258,12 +273,240 @@ class LinearRegressor(RegressorMixin, _LinearModel):
 
     def fit(self, X, y):
         """Fit on X (n_samples, n_features; dense or sparse) and the real targets y."""
+        return super().fit(X, y)
+
+    def _fit_data(self, X, y):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
-        coef, intercept = self._solve(X, np.asarray(y, dtype=np.float64), "squared")
+        return X, np.asarray(y, dtype=np.float64), "squared"
+
+    def _set_coef(self, coef, intercept) -> None:
         self.coef_, self.intercept_ = coef[0], float(intercept[0])
-        return self
 
     def predict(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
+
+# ------------------------------------------------------------------------------------------
+# the regularization path and cross-validation over it
+# ------------------------------------------------------------------------------------------
+
+# The l1 weight is alpha times this share of it; the penalties without an l1 term have no
+# alpha at which w = 0.
+_L1_SHARE = {"l1": lambda est: 1.0, "elasticnet": lambda est: float(est.l1_ratio)}
+
+
+def alpha_max(estimator: _LinearModel, X, y) -> float:
+    """The smallest ``alpha`` at which every weight of ``estimator``'s model on (X, y) is 0.
+
+    The KKT conditions at w = 0 of the mean loss f plus alpha (r ||w||_1 + (1 - r) ||w||^2 / 2)
+    hold exactly when ``alpha r >= ||grad f(0)||_inf`` (:func:`pdsparse.solvers.predict.
+    lambda_max`; the l2 term's gradient vanishes at 0), so alpha_max = lambda_max / r, the
+    largest over the classes of a one-vs-rest fit. The intercept's constant feature is
+    regularized like the others (module docstring), so it counts in lambda_max too. Only
+    ``penalty="l1"`` and ``"elasticnet"`` with ``l1_ratio > 0`` have one.
+    """
+    from pdsparse.solvers.predict import lambda_max
+
+    share = _L1_SHARE.get(estimator.penalty, lambda est: 0.0)(estimator)
+    if not share > 0:
+        raise ValueError(f"penalty={estimator.penalty!r} (l1_ratio={estimator.l1_ratio!r}) has "
+                         "no l1 term, so no alpha gives w = 0: give the alphas")
+    est = clone(estimator).set_params(alpha=1.0)
+    problem = est._problem(*est._fit_data(X, y))
+    lam = max(lambda_max(problem.column(c)) for c in range(problem.k))
+    return lam / share
+
+
+def _alpha_grid(estimator, X, y, alphas, n_alphas: int, eps: float) -> np.ndarray:
+    if alphas is not None:
+        grid = np.asarray(alphas, dtype=np.float64).ravel()
+        if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
+            raise ValueError(f"alphas must be positive finite numbers, got {alphas!r}")
+        return np.sort(grid)[::-1]
+    if int(n_alphas) < 1 or not 0 < float(eps) < 1:
+        raise ValueError(f"n_alphas must be >= 1 and 0 < eps < 1, got {n_alphas!r}, {eps!r}")
+    top = alpha_max(estimator, X, y)
+    return np.geomspace(top, top * float(eps), int(n_alphas))
+
+
+@dataclass
+class Path:
+    """The fits of :func:`regularization_path`, one per alpha (decreasing)."""
+
+    alphas: np.ndarray
+    coefs: np.ndarray
+    """(n_alphas, n_features) for a regressor or a binary classifier; (n_alphas, n_classes,
+    n_features) one-vs-rest."""
+    intercepts: np.ndarray
+    gaps: np.ndarray
+    """The certified relative duality gap reached at each alpha."""
+    n_iters: np.ndarray
+    statuses: list
+    solvers: list
+
+
+def regularization_path(estimator: _LinearModel, X, y, alphas=None, n_alphas: int = 20,
+                        eps: float = 1e-3) -> Path:
+    """Fit ``estimator`` (a :class:`LinearClassifier` or :class:`LinearRegressor`, cloned)
+    at each alpha, from the largest down, each fit warm-started at the previous one's
+    coefficients (solvers that start from w; the dual ones start afresh).
+
+    Without ``alphas``: ``n_alphas`` values log-spaced from :func:`alpha_max` (w = 0) down to
+    ``eps`` times it, as scikit-learn's ``lasso_path``. Every fit is certified to the
+    estimator's ``tol`` (``gaps``). No screening yet: each fit works on every feature.
+    """
+    est = clone(estimator).set_params(warm_start=True)
+    grid = _alpha_grid(est, X, y, alphas, n_alphas, eps)
+    fits = []
+    for alpha in grid:
+        est.set_params(alpha=float(alpha)).fit(X, y)
+        fits.append((np.array(est.coef_, copy=True), np.array(est.intercept_, copy=True),
+                     est.gap_, est.n_iter_, est.status_, est.solver_))
+    coefs, intercepts, gaps, n_iters, statuses, solvers = zip(*fits, strict=True)
+    coefs = np.array(coefs)
+    if coefs.ndim == 3 and coefs.shape[1] == 1:
+        coefs = coefs[:, 0, :]
+    return Path(grid, coefs, np.squeeze(np.array(intercepts)), np.array(gaps),
+                np.array(n_iters), list(statuses), list(solvers))
+
+
+_CV_DOC = """
+    alphas : array-like or None, default None
+        The strengths to try; None: ``n_alphas`` from :func:`alpha_max` down to ``eps`` times it.
+    n_alphas : int, default 20
+    eps : float, default 1e-3
+    cv : int, cross-validation generator or iterable, default 5
+        scikit-learn's ``check_cv`` (stratified folds for a classifier).
+    scoring : str, callable or None, default None
+        scikit-learn's ``check_scoring`` (None: the estimator's ``score``).
+"""
+
+
+class _PathCV:
+    """Cross-validation over the regularization path: on each fold the path (warm starts),
+    scored on the held-out part; ``alpha_`` maximizes the mean score (ties: the larger alpha,
+    the sparser model); then one fit on all the data at ``alpha_``."""
+
+    _base_class: type
+    _FITTED = ("coef_", "intercept_", "n_iter_", "objective_", "gap_", "status_", "solver_",
+               "solver_reason_", "classes_", "n_features_in_", "feature_names_in_")
+
+    def _base(self) -> _LinearModel:
+        names = self._base_class._get_param_names()
+        return self._base_class(**{k: getattr(self, k) for k in names
+                                   if k not in ("alpha", "warm_start")})
+
+    def fit(self, X, y):
+        from sklearn.base import is_classifier
+        from sklearn.metrics import check_scoring
+        from sklearn.model_selection import check_cv
+        from sklearn.utils import _safe_indexing, indexable
+
+        base = self._base()
+        X, y = indexable(X, y)
+        grid = _alpha_grid(base, X, y, self.alphas, self.n_alphas, self.eps)
+        cv = check_cv(self.cv, y, classifier=is_classifier(self))
+        scorer = check_scoring(base, scoring=self.scoring)
+        scores = []
+        for train, test in cv.split(X, y):
+            path = clone(base).set_params(warm_start=True)
+            row = []
+            for alpha in grid:
+                path.set_params(alpha=float(alpha)).fit(_safe_indexing(X, train),
+                                                        _safe_indexing(y, train))
+                row.append(scorer(path, _safe_indexing(X, test), _safe_indexing(y, test)))
+            scores.append(row)
+        self.alphas_ = grid
+        self.cv_scores_ = np.array(scores)
+        self.alpha_ = float(grid[int(np.argmax(self.cv_scores_.mean(axis=0)))])
+        final = clone(base).set_params(alpha=self.alpha_).fit(X, y)
+        for name in self._FITTED:
+            if hasattr(final, name):
+                setattr(self, name, getattr(final, name))
+        return self
+
+
+class LinearClassifierCV(_PathCV, LinearClassifier):
+    __doc__ = ("""A :class:`LinearClassifier` whose ``alpha`` is chosen by cross-validation
+    over the regularization path (:func:`regularization_path`), as scikit-learn's
+    ``LogisticRegressionCV`` and celer's ``LassoCV`` do.
+
+    Parameters
+    ----------
+    loss, penalty, l1_ratio, radius, solver, tol, max_iter, max_time, fit_intercept,
+    intercept_scaling, random_state
+        As :class:`LinearClassifier`'s (penalty default "l1": the path from w = 0).""" +
+               _CV_DOC + """
+    Attributes
+    ----------
+    alpha_, alphas_ (decreasing), cv_scores_ (n_folds, n_alphas), and those of
+    :class:`LinearClassifier` for the final fit at ``alpha_``.
+    """)
+    _base_class = LinearClassifier
+
+    def __init__(self, loss="logistic", penalty="l1", l1_ratio=0.15, radius=1.0,
+                 alphas=None, n_alphas=20, eps=1e-3, cv=5, scoring=None, solver="auto",
+                 tol=1e-6, max_iter=1000, max_time=None, fit_intercept=True,
+                 intercept_scaling=1.0, random_state=None):
+        self.loss = loss
+        self.penalty = penalty
+        self.l1_ratio = l1_ratio
+        self.radius = radius
+        self.alphas = alphas
+        self.n_alphas = n_alphas
+        self.eps = eps
+        self.cv = cv
+        self.scoring = scoring
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_time = max_time
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Choose ``alpha_`` by cross-validation, then fit at it on all of X, y."""
+        return _PathCV.fit(self, X, y)
+
+
+class LinearRegressorCV(_PathCV, LinearRegressor):
+    __doc__ = ("""A :class:`LinearRegressor` whose ``alpha`` is chosen by cross-validation
+    over the regularization path (scikit-learn's ``LassoCV``, ``ElasticNetCV``).
+
+    Parameters
+    ----------
+    penalty, l1_ratio, radius, solver, tol, max_iter, max_time, fit_intercept,
+    intercept_scaling, random_state
+        As :class:`LinearRegressor`'s (penalty default "l1": the lasso path).""" + _CV_DOC + """
+    Attributes
+    ----------
+    alpha_, alphas_ (decreasing), cv_scores_ (n_folds, n_alphas), and those of
+    :class:`LinearRegressor` for the final fit at ``alpha_``.
+    """)
+    _base_class = LinearRegressor
+
+    def __init__(self, penalty="l1", l1_ratio=0.15, radius=1.0, alphas=None, n_alphas=20,
+                 eps=1e-3, cv=5, scoring=None, solver="auto", tol=1e-6, max_iter=1000,
+                 max_time=None, fit_intercept=True, intercept_scaling=1.0, random_state=None):
+        self.penalty = penalty
+        self.l1_ratio = l1_ratio
+        self.radius = radius
+        self.alphas = alphas
+        self.n_alphas = n_alphas
+        self.eps = eps
+        self.cv = cv
+        self.scoring = scoring
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_time = max_time
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Choose ``alpha_`` by cross-validation, then fit at it on all of X, y."""
+        return _PathCV.fit(self, X, y)
