@@ -161,3 +161,23 @@ def test_messages_about_the_plan(tmp_path):
     assert jobs.report_mismatch_message(["--report=r.zip"], planned, ["a", "b"]) == ""
     msg = jobs.report_mismatch_message(["--report"], planned, ["a", "c"])
     assert "plans 1 output(s) the last run did not make and leaves out 1" in msg
+
+
+def test_run_flags_are_the_run_spec_fields():
+    """`pdsparse run`'s flags are generated from RunSpec's fields (issue 30 item 1): each
+    field is a flag with the field's default, and a field added to the spec gets one."""
+    import argparse
+    import dataclasses
+
+    from pdsparse.cli import build_parser
+    from pdsparse.repro.run import RunSpec
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    run = {a.dest: a for a in sub.choices["run"]._actions}
+    for f in dataclasses.fields(RunSpec):
+        assert f.name in run, f.name
+        assert f.metadata.get("help"), f"RunSpec.{f.name} has no help"
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            assert run[f.name].required or f.name == "dataset", f.name
+        elif f.name not in ("dataset", "seed", "options", "problem"):  # the CLI's own forms
+            assert run[f.name].default == f.default, f.name

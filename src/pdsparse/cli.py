@@ -32,6 +32,7 @@ printed as ``pdsparse <command>: error: <message>`` and exit with status 2, with
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import re
@@ -414,24 +415,10 @@ def run_spec(args: argparse.Namespace):
     """The :class:`pdsparse.repro.run.RunSpec` of the run flags (the first seed's)."""
     from pdsparse.repro.run import RunSpec
 
-    return RunSpec(
-        experiment=args.experiment,
-        dataset=args.dataset or _load_dataset(args.data).name,
-        solver=args.solver,
-        options=args.option,
-        seed=args.seed[0],
-        loss=args.loss,
-        l2=args.l2,
-        l1=args.l1,
-        penalty=args.penalty,
-        radius=args.radius,
-        max_epochs=args.max_epochs,
-        max_seconds=args.max_seconds,
-        tol=args.tol,
-        eval_every=args.eval_every,
-        eval_per_decade=args.eval_per_decade,
-        problem=args.problem or "",
-    )
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(RunSpec)}
+    given.update(dataset=args.dataset or _load_dataset(args.data).name, seed=args.seed[0],
+                 problem=args.problem or "")
+    return RunSpec(**given)
 
 
 def cmd_run(args: argparse.Namespace) -> None:
@@ -546,6 +533,34 @@ def _problem_args(p: argparse.ArgumentParser, losses: Sequence[str] | None) -> N
         p.add_argument("--problem", help="the problem's tag to record (default: the tag of "
                        "dataset, loss, l2 and l1)")
     p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
+
+
+SPECS = {"run": ("pdsparse.repro.run", "RunSpec")}
+"""The dataclass of each command whose flags are its fields (:func:`_spec_flags`)."""
+
+
+def _spec_flags(p: argparse.ArgumentParser, command: str, kinds: dict[str, dict]) -> None:
+    """One flag per field of the command's spec dataclass (:data:`SPECS`): ``--<field with
+    dashes>``, ``dest`` the field, its default and help from the field (``metadata["help"]``);
+    ``kinds[field]`` adds what a field cannot say (type, choices, nargs, a default or flag
+    name of the command line's own, aliases, ``help`` to replace or ``help_tail`` to extend
+    the field's). A field without a default is a required flag."""
+    import importlib
+
+    module, name = SPECS[command]
+    spec = getattr(importlib.import_module(module), name)
+    for f in dataclasses.fields(spec):
+        kind = dict(kinds.get(f.name, {}))
+        flags = [kind.pop("flag", "--" + f.name.replace("_", "-")), *kind.pop("aliases", ())]
+        text = kind.pop("help", f.metadata.get("help", "")) + kind.pop("help_tail", "")
+        if "default" not in kind:
+            if f.default is not dataclasses.MISSING:
+                kind["default"] = f.default
+            elif f.default_factory is not dataclasses.MISSING:
+                kind["default"] = f.default_factory()
+            else:
+                kind["required"] = True
+        p.add_argument(*flags, dest=f.name, help=text, **kind)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -799,39 +814,27 @@ def build_parser() -> argparse.ArgumentParser:
         "set and write its trace (iteration, epoch, time_s, primal, dual, gap, ...) with the "
         "run keys as columns and provenance (version, git commit, arguments, P*) as metadata.",
     )
-    _problem_args(p, choices["losses"])
+    p.add_argument("--data", required=True, help="processed .npz")
     p.add_argument("--reference", required=True, help="reference .parquet (P* of the problem)")
-    p.add_argument("--experiment", required=True, help="experiment name, e.g. figure1a")
-    p.add_argument(
-        "--solver",
-        "--method",
-        dest="solver",
-        required=True,
-        choices=choices["methods"],
-        help=_solver_help(),
-    )
-    p.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a solver option (repeatable), per solver: " + _option_help(),
-    )
-    p.add_argument(
-        "--seed", type=int, nargs="+", default=[0],
-        help="seed(s) of the coordinate sampling: one run per seed, all in one trace file",
-    )
-    p.add_argument("--max-epochs", type=_nonneg_float, default=30.0, help="passes over nnz(A)")
-    p.add_argument("--max-seconds", type=_positive_float, default=600.0, help="kernel CPU time cap")
-    p.add_argument(
-        "--tol", type=_nonneg_float, default=1e-10, help="stop at gap <= tol*|P| (0: never)"
-    )
-    p.add_argument("--eval-every", type=_positive_float, default=1.0, help="epochs per row")
-    p.add_argument(
-        "--eval-per-decade", type=int, default=0,
-        help="> 0: rows at the start, after --eval-every epochs, then this many per decade of "
-        "epochs (log-spaced, for methods whose speeds differ by orders of magnitude)",
-    )
+    _spec_flags(p, "run", {
+        "dataset": {"default": None},
+        "solver": {"aliases": ("--method",), "choices": choices["methods"],
+                   "help": _solver_help()},
+        "options": {"flag": "--option", "action": "append", "default": [],
+                    "metavar": "KEY=VALUE", "help_tail": ", per solver: " + _option_help()},
+        "seed": {"type": int, "nargs": "+", "default": [0]},
+        "loss": {"choices": choices["losses"]},
+        "l2": {"type": _l2_arg},
+        "l1": {"type": _nonneg_l2},
+        "penalty": {"choices": choices["penalties"]},
+        "radius": {"type": _l2_arg},
+        "max_epochs": {"type": _nonneg_float},
+        "max_seconds": {"type": _positive_float},
+        "tol": {"type": _nonneg_float},
+        "eval_every": {"type": _positive_float},
+        "eval_per_decade": {"type": int},
+        "problem": {"default": None},
+    })
     p.add_argument("--out", required=True, help="output .parquet trace (a row block per seed)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress line per evaluation on stderr (epoch, kernel time, "

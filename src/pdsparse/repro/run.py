@@ -33,25 +33,36 @@ class RunSpec:
     resolved on the data set.
     """
 
-    experiment: str
-    dataset: str
-    solver: str
-    options: Mapping[str, Any] | tuple = field(default_factory=dict)
-    seed: int = 0
-    loss: str = "logistic"
-    l2: float | str = "1/n"
-    l1: float | str = 0.0
-    penalty: str = "elastic_net"
+    experiment: str = field(metadata={"help": "experiment name, e.g. figure1a"})
+    dataset: str = field(metadata={
+        "help": "name to record (default: the name stored in the file)"})
+    solver: str = field(metadata={"help": "a solver of the registry"})
+    options: Mapping[str, Any] | tuple = field(default_factory=dict, metadata={
+        "help": "a solver option KEY=VALUE (repeatable)"})
+    seed: int = field(default=0, metadata={
+        "help": "seed(s) of the coordinate sampling: one run per seed, all in one trace file"})
+    loss: str = field(default="logistic", metadata={"help": "loss function"})
+    l2: float | str = field(default="1/n", metadata={"help": "L2 strength: number or 'c/n'"})
+    l1: float | str = field(default=0.0, metadata={
+        "help": "L1 strength (elastic net): number or 'c/n'"})
+    penalty: str = field(default="elastic_net", metadata={
+        "help": "g: elastic_net (--l2, --l1), or l1_ball / trace_ball (--radius, with --l2 as "
+                "its strongly convex part)"})
     """The penalty's name (:data:`pdsparse.penalties.PENALTIES`): the elastic net (``l2``,
     ``l1``) or a ball (``radius``, with ``l2`` its strongly convex part)."""
-    radius: float | str | None = None
-    max_epochs: float | None = 30.0
-    max_seconds: float = 600.0
-    tol: float = 1e-10
-    eval_every: float | None = 1.0
-    eval_per_decade: int = 0
+    radius: float | str | None = field(default=None, metadata={
+        "help": "radius of the l1 or trace-norm ball: number or 'c/n'"})
+    max_epochs: float | None = field(default=30.0, metadata={"help": "passes over nnz(A)"})
+    max_seconds: float = field(default=600.0, metadata={"help": "kernel CPU time cap"})
+    tol: float = field(default=1e-10, metadata={"help": "stop at gap <= tol*|P| (0: never)"})
+    eval_every: float | None = field(default=1.0, metadata={"help": "epochs per row"})
+    eval_per_decade: int = field(default=0, metadata={
+        "help": "> 0: rows at the start, after --eval-every epochs, then this many per decade "
+                "of epochs (log-spaced, for methods whose speeds differ by orders of "
+                "magnitude)"})
     """> 0: geometric evaluation points (:func:`pdsparse.solvers.solve`)."""
-    problem: str = ""
+    problem: str = field(default="", metadata={
+        "help": "the problem's tag to record (default: the tag of dataset, loss, l2 and l1)"})
     """The problem's tag (:meth:`pdsparse.problem.ProblemKey.tag`): the aggregate's join
     key with the reference; default: the key of (dataset, loss, l2, l1)."""
 
