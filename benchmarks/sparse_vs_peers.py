@@ -7,17 +7,15 @@ Face-Off Sec. 7), without intercept:
     P(w) = (1/n) sum_i log(1 + exp(-b_i a_i^T w)) + l1 ||w||_1 + (l2/2) ||w||^2,
 
 pure l1 (l2 = 0) and the elastic net (l2 = 1/n), at l1 = lambda_max/10 and lambda_max/100
-(lambda_max = ||grad f(0)||_inf, the smallest l1 with w* = 0). The mappings (each checked by
-this script on every cell: every solver's P is evaluated by ``pdsparse.objective.primal``):
+(lambda_max = ||grad f(0)||_inf, the smallest l1 with w* = 0). Every solver's P is evaluated by
+``pdsparse.objective.primal``:
 
 * ours: ``LinearClassifier(penalty="l1", alpha=l1)`` or ``penalty="elasticnet",
   alpha=l1 + l2, l1_ratio=l1 / (l1 + l2)``, ``fit_intercept=False``, ``tol`` its certified
   relative duality gap;
-* scikit-learn ``LogisticRegression(C=1 / (n alpha))``: ``liblinear`` with ``penalty="l1"``
-  (pure l1 only) and ``saga`` (``penalty="l1"`` or ``"elasticnet"`` with ``l1_ratio``);
-* skglm ``GeneralizedLinearEstimator(Logistic(), L1(alpha) | L1_plus_L2(alpha, ratio),
-  ProxNewton() | AndersonCD())``;
-* celer ``LogisticRegression(C=1 / (n alpha))`` (pure l1 only).
+* the peers of ``pdsparse.peers`` that are installed and fit the cell (their mappings onto
+  the objective are there, tested in tests/test_peers.py): scikit-learn's liblinear (pure
+  l1), saga and lbfgs, skglm's ProxNewton and AndersonCD, celer (pure l1).
 
 The protocol (a peer at its cheapest setting that reaches the target): each solver's knob is
 its stopping tolerance, tried from 1e-2 down by decades to 1e-14; the first tolerance whose
@@ -44,7 +42,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import importlib.util  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -64,97 +61,20 @@ DATASETS = ("colon-cancer", "duke", "leu", "gisette_scale.t", "ijcnn1", "cod-rna
 TOLS = tuple(10.0 ** -k for k in range(2, 15))
 
 
-class Solver:
-    """One solver of the race, benchopt's contract in small: ``set_problem`` once per cell,
-    ``run(tol)`` one fit at that stopping setting, ``result()`` its w (d,)."""
-
-    name = ""
-    pure_l1_only = False
-
-    def set_problem(self, A, b, l1: float, l2: float) -> None:
-        self.A, self.b, self.l1, self.l2 = A, b, l1, l2
-        self.alpha = l1 + l2
-        self.ratio = l1 / (l1 + l2)
-        self.C = 1.0 / (A.shape[0] * self.alpha)
-
-    def run(self, tol: float) -> None:
-        raise NotImplementedError
-
-    def result(self) -> np.ndarray:
-        return np.asarray(self.model.coef_, dtype=np.float64).ravel()
+OURS = "ours (auto)"
 
 
-class Ours(Solver):
-    name = "ours (auto)"
+def fit_ours(problem, tol: float) -> np.ndarray:
+    """``LinearClassifier(solver="auto")`` on the problem's rows, without intercept."""
+    from pdsparse.estimators import LinearClassifier
 
-    def run(self, tol):
-        from pdsparse.estimators import LinearClassifier
-
-        kw = ({"penalty": "l1", "alpha": self.l1} if self.l2 == 0 else
-              {"penalty": "elasticnet", "alpha": self.alpha, "l1_ratio": self.ratio})
-        self.model = LinearClassifier(**kw, tol=tol, max_iter=10**6, fit_intercept=False,
-                                      solver="auto").fit(self.A, self.b)
-
-
-class Liblinear(Solver):
-    name = "liblinear l1"
-    pure_l1_only = True
-
-    def run(self, tol):
-        from sklearn.linear_model import LogisticRegression
-
-        self.model = LogisticRegression(penalty="l1", C=self.C, solver="liblinear", tol=tol,
-                                        max_iter=10**5, fit_intercept=False).fit(self.A, self.b)
-
-
-class Saga(Solver):
-    name = "saga"
-
-    def run(self, tol):
-        from sklearn.linear_model import LogisticRegression
-
-        kw = ({"penalty": "l1"} if self.l2 == 0 else
-              {"penalty": "elasticnet", "l1_ratio": self.ratio})
-        self.model = LogisticRegression(**kw, C=self.C, solver="saga", tol=tol,
-                                        max_iter=10**5, fit_intercept=False).fit(self.A, self.b)
-
-
-class Skglm(Solver):
-    def __init__(self, solver: str):
-        self.solver = solver
-        self.name = f"skglm {solver}"
-
-    def run(self, tol):
-        from skglm import GeneralizedLinearEstimator
-        from skglm.datafits import Logistic
-        from skglm.penalties import L1, L1_plus_L2
-        from skglm.solvers import AndersonCD, ProxNewton
-
-        penalty = L1(self.alpha) if self.l2 == 0 else L1_plus_L2(self.alpha, self.ratio)
-        solver = {"ProxNewton": ProxNewton, "AndersonCD": AndersonCD}[self.solver](
-            tol=tol, max_iter=1000, fit_intercept=False)
-        self.model = GeneralizedLinearEstimator(Logistic(), penalty, solver).fit(self.A,
-                                                                                 self.b)
-
-
-class Celer(Solver):
-    name = "celer"
-    pure_l1_only = True
-
-    def run(self, tol):
-        from celer import LogisticRegression
-
-        self.model = LogisticRegression(C=self.C, tol=tol, max_iter=1000,
-                                        fit_intercept=False).fit(self.A, self.b)
-
-
-def peers() -> list[Solver]:
-    found = [Liblinear(), Saga()]
-    if importlib.util.find_spec("skglm"):
-        found += [Skglm("ProxNewton"), Skglm("AndersonCD")]
-    if importlib.util.find_spec("celer"):
-        found.append(Celer())
-    return found
+    pen = problem.penalty
+    kw = ({"penalty": "l1", "alpha": pen.l1} if pen.l2 == 0 else
+          {"penalty": "elasticnet", "alpha": pen.l1 + pen.l2,
+           "l1_ratio": pen.l1 / (pen.l1 + pen.l2)})
+    model = LinearClassifier(**kw, tol=tol, max_iter=10**6, fit_intercept=False,
+                             solver="auto").fit(problem.mat, problem.b)
+    return np.asarray(model.coef_, dtype=np.float64).ravel()
 
 
 def load(name: str, mirror: Path):
@@ -167,34 +87,31 @@ def load(name: str, mirror: Path):
     return A.tocsr(), binarize_labels(y, None)
 
 
-def fit_time(solver: Solver, tol: float) -> tuple[float, np.ndarray]:
+def fit_time(fit, problem, tol: float) -> tuple[float, np.ndarray]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # peers' convergence warnings at loose tolerances
         t0 = time.process_time()
-        solver.run(tol)
-        return time.process_time() - t0, solver.result()
+        w = fit(problem, tol)
+        return time.process_time() - t0, w
 
 
-def cell(A, b, l1: float, l2: float, solvers: list[Solver], args) -> list[dict]:
+def cell(problem, args) -> list[dict]:
     from pdsparse.objective import primal
-    from pdsparse.penalties import ElasticNet
-    from pdsparse.problem import Problem
+    from pdsparse.peers import installed
     from pdsparse.reference import reference_solution
 
-    problem = Problem(A, b, "logistic", ElasticNet(l2, l1))
     ref = reference_solution(problem, rtol=1e-10, max_seconds=args.ref_seconds)
     p_star = float(ref.p_star)
-    rows = []
-    found = {}
-    for solver in solvers:
-        solver.set_problem(A, b, l1, l2)
-        row = {"solver": solver.name, "tol": None, "seconds": float("inf"), "subopt": None,
+    fits = {OURS: fit_ours, **{peer.name: peer.fit for peer in installed(problem)}}
+    rows, found = [], {}
+    for name, fit in fits.items():
+        row = {"solver": name, "tol": None, "seconds": float("inf"), "subopt": None,
                "nnz": None}
         for tol in TOLS:
-            secs, w = fit_time(solver, tol)
+            secs, w = fit_time(fit, problem, tol)
             sub = (primal(problem, w) - p_star) / abs(p_star)
             if sub <= args.target:
-                found[solver.name] = (solver, tol)
+                found[name] = tol
                 row.update(tol=tol, subopt=sub, nnz=int(np.count_nonzero(w)))
                 break
             if secs > args.cap:
@@ -202,13 +119,12 @@ def cell(A, b, l1: float, l2: float, solvers: list[Solver], args) -> list[dict]:
         rows.append(row)
     times = {name: [] for name in found}
     for _ in range(args.repeats):  # interleaved: every solver once per round
-        for name, (solver, tol) in found.items():
-            times[name].append(fit_time(solver, tol)[0])
+        for name, tol in found.items():
+            times[name].append(fit_time(fits[name], problem, tol)[0])
     for row in rows:
         if row["solver"] in times:
             row["seconds"] = statistics.median(times[row["solver"]])
             row["spread"] = [min(times[row["solver"]]), max(times[row["solver"]])]
-    for row in rows:
         row.update(p_star=p_star, ref_gap=float(ref.rel_gap))
     return rows
 
@@ -222,8 +138,8 @@ def markdown(frame: pd.DataFrame, meta: dict) -> str:
              "| set (n x d) | penalty | l1 | ours s | best peer | peer s | ours / best |",
              "|---|---|---|---|---|---|---|"]
     for (name, pen, frac), g in frame.groupby(["dataset", "penalty", "l1_frac"], sort=False):
-        ours = g[g.solver == Ours.name].iloc[0]
-        others = g[g.solver != Ours.name]
+        ours = g[g.solver == OURS].iloc[0]
+        others = g[g.solver != OURS]
         best = others.loc[others.seconds.idxmin()] if len(others) else None
         ratio = (ours.seconds / best.seconds if best is not None
                  and np.isfinite(best.seconds) else float("nan"))
@@ -263,9 +179,9 @@ def main(argv=None) -> int:
         lam = lambda_max(Problem(A, b, "logistic", ElasticNet(1.0)))
         for l2, pen in ((0.0, "l1"), (1.0 / n, "elastic net")):
             for frac in (float(f) for f in args.fractions.split(",")):
-                solvers = [Ours(), *(s for s in peers() if l2 == 0 or not s.pure_l1_only)]
                 t0 = time.perf_counter()
-                for row in cell(A, b, lam / frac, l2, solvers, args):
+                problem = Problem(A, b, "logistic", ElasticNet(l2, lam / frac))
+                for row in cell(problem, args):
                     rows.append({"dataset": name, "n": n, "d": d, "penalty": pen,
                                  "l1_frac": frac, "l1": lam / frac, "l2": l2, **row,
                                  "load": loadavg()[0]})

@@ -465,3 +465,15 @@ def test_a_problem_races_and_refuses_file_settings():
         advise(Problem(A, B, "logistic", ElasticNet(0.05)))
     with pytest.raises(ConfigError, match="penalty families"):
         advise(Problem(A, B, "squared", TraceBall(1.0)).column(0))
+
+
+def test_pure_l1_file_is_advised_without_face_off(tmp_path, capsys):
+    """l2 = 0: Face-Off's T needs lambda > 0 and the dual side cannot take the problem, so the
+    statistics skip both (before: 'l2 must be a positive finite number')."""
+    path = write(tmp_path, "dual.txt", dual_favoured())
+    out = run_json([path, "--penalty", "elastic_net", "--l2", "0", "--l1", "0.1x",
+                    "--race", "0.2"], capsys)
+    assert out["faceoff"] is None and "C_P" not in out["stats"]
+    assert set(out["stats"]["probe"]) == {"primal_rcd"}
+    assert out["prediction"]["method"] == "primal_rcd"
+    assert "dual_rcd" not in out["applicable"]

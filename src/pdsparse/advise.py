@@ -210,6 +210,9 @@ def _penalty(family: str, l2: float, l1, radius):
             raise ConfigError("penalty l2 takes no l1 or radius; for l1 + l2 give "
                               "--penalty elastic_net --l1 VALUE, for a ball --penalty l1_ball "
                               "--radius VALUE")
+        if not l2 > 0:
+            raise ConfigError("penalty l2 needs --l2 > 0 (l2 = 0 leaves no regularization; "
+                              "pure l1 is --penalty elastic_net --l2 0 --l1 VALUE)")
         return ElasticNet(l2)
     if family == "elastic_net":
         if radius is not None:
@@ -241,6 +244,7 @@ def advise(
     radius: float | None = None,
     tol: float = DEFAULT_TOL,
     tune: bool = False,
+    peers: bool = False,
 ) -> Advice:
     """Statistics, Face-Off's verdict, the predicted fastest solver and an optional race,
     for one LIBSVM file and one penalty family (module docstring).
@@ -298,6 +302,9 @@ def advise(
     tune : bool
         Race each solver at every setting of its grid (:data:`pdsparse.race.TUNE_GRID`),
         represented by its fastest.
+    peers : bool
+        Also race the installed solvers one could use instead (:mod:`pdsparse.peers`:
+        scikit-learn, skglm, celer) to the same certified gap; the race says when one wins.
 
     Returns
     -------
@@ -317,13 +324,17 @@ def advise(
     from pdsparse.data.normalize import normalize
     from pdsparse.data.store import file_kind
     from pdsparse.losses import get_loss
+    from pdsparse.penalties import ElasticNet
     from pdsparse.problem import Problem, resolve_l2
     from pdsparse.solvers.predict import applicable, lambda_max, predict, predict_rcd, problem_stats
     from pdsparse.stats import data_stats
 
+    if peers and race_seconds is None:
+        raise ConfigError("peers are raced: give race_seconds (--race SECONDS) with peers")
     if isinstance(path, Problem):
         return _advise_problem(path, beta=beta, race_seconds=race_seconds, seed=seed,
-                               progress=progress, tol=tol, tune=tune, given=locals())
+                               progress=progress, tol=tol, tune=tune, peers=peers,
+                               given=locals())
     path = Path(path)
     info = get_loss(loss)
     if beta is None:
@@ -393,8 +404,8 @@ def advise(
     }
     problem = None
     if fraction is not None and b is not None:
-        problem = Problem(A, b, loss=loss, penalty=_penalty("l2", l2_value, None, None),
-                          name=path.name)
+        # lambda_max reads the loss's gradient at 0 alone: any penalty will do here
+        problem = Problem(A, b, loss=loss, penalty=ElasticNet(1.0), name=path.name)
         l1_value = fraction * lambda_max(problem)
         settings["l1"] = l1_value
     pen = _penalty(penalty, l2_value, l1_value, radius)
@@ -414,14 +425,14 @@ def advise(
     adv = Advice(path=str(path), settings=settings, stats=st, labels=labels, family=penalty,
                  prediction=asdict(pred), applicable=found, seconds=seconds,
                  warnings=warnings)
-    return _conclude(adv, problem, race_seconds, tol, tune, seed, say)
+    return _conclude(adv, problem, race_seconds, tol, tune, seed, say, peers)
 
 
 FILE_SETTINGS = ("normalization", "loss", "l2", "penalty", "l1", "radius", "positive_class")
 """The settings of :func:`advise` that describe a file (a Problem brings its own)."""
 
 
-def _advise_problem(problem: Problem, beta, race_seconds, seed, progress, tol, tune,
+def _advise_problem(problem: Problem, beta, race_seconds, seed, progress, tol, tune, peers,
                     given: dict) -> Advice:
     """:func:`advise` for a :class:`~pdsparse.problem.Problem` as it is."""
     from pdsparse.losses import get_loss
@@ -474,7 +485,7 @@ def _advise_problem(problem: Problem, beta, race_seconds, seed, progress, tol, t
     adv = Advice(path=problem.name or "(problem)", settings=settings, stats=st, labels=labels,
                  family=family, prediction=asdict(pred), applicable=applicable(problem),
                  seconds={"stats": time.perf_counter() - t0}, warnings=warnings)
-    return _conclude(adv, problem, race_seconds, tol, tune, seed, say)
+    return _conclude(adv, problem, race_seconds, tol, tune, seed, say, peers)
 
 
 def _one_class_warning(label) -> str:
@@ -484,9 +495,10 @@ def _one_class_warning(label) -> str:
             "about data with two classes")
 
 
-def _conclude(adv: Advice, problem, race_seconds, tol, tune, seed, say) -> Advice:
+def _conclude(adv: Advice, problem, race_seconds, tol, tune, seed, say,
+              peers: bool = False) -> Advice:
     """Face-Off's verdict and the optional race, the same for a file and a Problem."""
-    if adv.family != "l1_ball":
+    if adv.family != "l1_ball" and "C_P" in adv.stats:  # pure l1: no Face-Off (lambda = 0)
         adv.faceoff = _faceoff(adv.stats)
     if race_seconds is None:
         return adv
@@ -498,7 +510,7 @@ def _conclude(adv: Advice, problem, race_seconds, tol, tune, seed, say) -> Advic
         f"{float(race_seconds):g} CPU s each, to relative gap {tol:g}")
     t0 = time.perf_counter()
     result = race(problem, float(race_seconds), tol=tol, tune=tune, methods=found, seed=seed,
-                  progress=say)
+                  progress=say, peers=peers)
     adv.seconds["race"] = time.perf_counter() - t0
     adv.race = {"seconds": result.seconds, "tol": result.tol, "tune": result.tune,
                 "entries": [e.to_dict() for e in result.entries],
@@ -612,6 +624,13 @@ def format_advice(adv: Advice) -> str:
                      f"{_g(e['epochs'], 4):>10}{_g(e['rel_gap'], 3):>10}  {e['status']}")
     held = "held" if race["held"] else ("within 1.5x" if race["within"] else "did NOT hold")
     lines.append(f"race: prediction {held}: {race['reason']}")
+    if race.get("winner_is_peer"):
+        lines.append(f"  a peer won: {race['winner_label']} (installed here; not a pdsparse "
+                     "solver; its time is its fit at the loosest tolerance that certified "
+                     "the gap)")
+    if any(e.get("peer") for e in race["entries"]):
+        lines.append("  [peer]: a solver one could install instead (pdsparse.peers), timed "
+                     "at its cheapest certified tolerance")
     fo = race.get("faceoff")
     if fo and fo["winner"] is not None:
         held = "held" if fo["held"] else "did NOT hold"

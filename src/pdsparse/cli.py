@@ -354,6 +354,7 @@ def cmd_advise(args: argparse.Namespace) -> None:
         radius=args.radius,
         tol=args.tol,
         tune=args.tune,
+        peers=args.peers,
     )
     if args.json:
         print(json.dumps(adv.to_dict(), allow_nan=False))
@@ -749,7 +750,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="avg_example_norm = divide by the mean example norm (Face-Off Sec. 7)",
     )
     p.add_argument("--loss", choices=choices["losses"], default="logistic", help="loss function")
-    p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
+    p.add_argument("--l2", type=_nonneg_l2, default="1/n",
+                   help="L2 strength: number or 'c/n'; 0 with --penalty elastic_net is pure l1")
     p.add_argument(
         "--beta",
         type=_positive_float,
@@ -778,6 +780,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tune", action="store_true",
                    help="race each solver at every setting of its grid "
                    "(pdsparse.race.TUNE_GRID), represented by its fastest")
+    p.add_argument("--peers", action="store_true",
+                   help="also race the installed solvers one could use instead "
+                   "(scikit-learn, skglm, celer: pdsparse.peers) to the same certified gap")
     p.add_argument(
         "--positive-class",
         metavar="LABEL",

@@ -66,10 +66,14 @@ class RaceEntry:
     status: str
     """The trace's status (``converged``, ``max_time``, ``diverged``) or ``error``."""
     error: str = ""
+    peer: bool = False
+    """A solver one could install instead (:mod:`pdsparse.peers`), not a registered one: its
+    CPU time is its fit's at the loosest tolerance that certified the gap."""
 
     @property
     def label(self) -> str:
-        return label(self.method, self.options)
+        text = label(self.method, self.options)
+        return f"{text} [peer]" if self.peer else text
 
     def to_dict(self) -> dict:
         return {**asdict(self), "label": self.label}
@@ -135,10 +139,12 @@ def _run(problem: Problem, method: str, options: dict, seconds: float, tol: floa
 
 def race(problem: Problem, seconds: float, tol: float = DEFAULT_TOL, tune: bool = False,
          methods: dict[str, dict[str, str]] | None = None, seed: int = 0,
-         progress: Callable[[str], None] | None = None) -> RaceResult:
+         progress: Callable[[str], None] | None = None, peers: bool = False) -> RaceResult:
     """Run every applicable solver (or ``methods``: name -> options) on ``problem`` for at
     most ``seconds`` of kernel CPU time each, to relative gap ``tol``; ranked (module
-    docstring). ``progress`` gets a line before and after each run."""
+    docstring). ``progress`` gets a line before and after each run. ``peers``: also every
+    installed peer that fits the problem (:func:`pdsparse.peers.race_peer`), in the same
+    ranking, marked ``peer``."""
     from pdsparse.solvers.predict import accepts, applicable
 
     if not (math.isfinite(seconds) and seconds > 0):
@@ -162,11 +168,30 @@ def race(problem: Problem, seconds: float, tol: float = DEFAULT_TOL, tune: bool 
         entries.append(entry)
     if not entries:
         raise ConfigError(f"no registered solver accepts {problem!r}")
+    if peers:
+        entries += _race_peers(problem, seconds, tol, say)
     entries.sort(key=rank_key)
     best: dict[str, RaceEntry] = {}
     for e in entries:
         best.setdefault(e.method, e)
     return RaceResult(entries, float(seconds), float(tol), bool(tune), best)
+
+
+def _race_peers(problem: Problem, seconds: float, tol: float,
+                say: Callable[[str], None]) -> list[RaceEntry]:
+    from pdsparse.peers import installed, race_peer
+
+    found = installed(problem)
+    if not found:
+        say("race: no installed peer fits this problem (pip install -e '.[bench]')")
+    entries = []
+    for i, peer in enumerate(found, 1):
+        say(f"race, peer {i}/{len(found)}: {peer.name}, at most {seconds:g} CPU s")
+        got = race_peer(peer, problem, seconds, tol)
+        entries.append(RaceEntry(peer.name, got["options"], got["reached"], got["cpu_s"],
+                                 math.nan, got["cpu_s"], math.nan, got["rel_gap"],
+                                 got["status"], got.get("error", ""), peer=True))
+    return entries
 
 
 def judge(result: RaceResult, predicted: str) -> dict:
@@ -176,8 +201,9 @@ def judge(result: RaceResult, predicted: str) -> dict:
     (it won), ``within`` (ratio <= :data:`WITHIN`) and ``reason`` (one line)."""
     win = result.winner
     mine = result.best.get(predicted)
-    out = {"winner": win.method, "winner_label": win.label, "predicted": predicted,
-           "ratio": math.nan, "bound": False, "held": False, "within": False}
+    out = {"winner": win.method, "winner_label": win.label, "winner_is_peer": win.peer,
+           "predicted": predicted, "ratio": math.nan, "bound": False, "held": False,
+           "within": False}
     if mine is None:
         out["reason"] = f"{predicted} was not in the race"
         return out

@@ -180,7 +180,7 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
     out: dict = {"family": fam, "n": int(n), "d": int(d), "nnz": int(problem.nnz),
                  "density": problem.nnz / (n * d), "loss": problem.loss,
                  "mu": mu, "l1": float(problem.l1), "radius": float(problem.radius)}
-    if fam in ("l2", "elastic_net") and faceoff:
+    if fam in ("l2", "elastic_net") and faceoff and mu > 0:  # Face-Off's T needs lambda > 0
         from pdsparse.stats import data_stats
 
         A = problem.mat if sp.issparse(problem.mat) else sp.csr_matrix(problem.mat)
@@ -216,7 +216,8 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
 
 def probe_rates(problem: Problem) -> dict:
     """The first :data:`PROBE_PASSES` passes of primal RCD (proximal) and dual RCD
-    (Prox-SDCA) from 0, each followed by an evaluation of the relative duality gap: per side
+    (Prox-SDCA; not for pure l1, which it cannot take) from 0, each followed by an
+    evaluation of the relative duality gap: per side
     ``rate`` (decades of relative gap per pass, least squares over passes 2 to the last: the
     first pass leaves the start's transient), ``rel_gap`` after the last pass, and for the
     primal side the ``support`` of w (an estimate of x*'s). The draws are seeded: the same
@@ -226,7 +227,8 @@ def probe_rates(problem: Problem) -> dict:
 
     out = {}
     nnz = max(problem.nnz, 1)
-    for method, options in (("primal_rcd", {}), ("dual_rcd", {"dual_step": "newton"})):
+    sides = (("primal_rcd", {}), ("dual_rcd", {"dual_step": "newton"}))
+    for method, options in sides[:1] if problem.l2 == 0 else sides:  # pure l1: no dual side
         kernel = make_kernel(problem, method, options=options)
         touched, epochs, rel = 0, [], []
         for _ in range(PROBE_PASSES):

@@ -1,0 +1,88 @@
+"""The peers of ``advise --peers`` (:mod:`pdsparse.peers`): each minimizes the problem's own
+objective (checked against a certified P*), and races beside the registered solvers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import make_data
+
+from pdsparse.errors import ConfigError
+from pdsparse.objective import evaluate, primal
+from pdsparse.peers import PEERS, family, installed, race_peer
+from pdsparse.penalties import ElasticNet, L1Ball
+from pdsparse.problem import Problem
+from pdsparse.race import race
+from pdsparse.reference import reference_solution
+
+FAMILIES = {"l2": ElasticNet(0.02), "l1": ElasticNet(0.0, 0.01),
+            "elastic_net": ElasticNet(0.02, 0.01)}
+
+
+def cases():
+    for peer in PEERS:
+        for loss in peer.losses:
+            for kind in peer.families:
+                yield pytest.param(peer, loss, kind, id=f"{peer.name}-{loss}-{kind}")
+
+
+@pytest.mark.parametrize(("peer", "loss", "kind"), cases())
+def test_each_peer_minimizes_the_problems_objective(peer, loss, kind):
+    pytest.importorskip(peer.module)
+    A, b = make_data(n=60, d=20, loss=loss)
+    problem = Problem(A, b, loss, FAMILIES[kind])
+    assert family(problem) == kind and peer.accepts(problem)
+    p_star = reference_solution(problem, rtol=1e-12).p_star
+    w = peer.fit(problem, 1e-12)
+    assert primal(problem, w) - p_star <= 1e-7 * abs(p_star), peer.name
+
+
+def test_a_peer_is_certified_by_the_house_gap():
+    A, b = make_data(n=60, d=20)
+    problem = Problem(A, b, "logistic", FAMILIES["l2"])
+    peer = next(p for p in PEERS if p.name == "sklearn liblinear")
+    got = race_peer(peer, problem, seconds=10.0, tol=1e-8)
+    assert got["reached"] and got["rel_gap"] <= 1e-8 and got["status"] == "converged"
+    loose = float(got["options"]["tol"])
+    w = peer.fit(problem, loose)
+    p_val, _, gap = evaluate(problem, w)
+    assert gap / abs(p_val) <= 1e-8  # the same fit, certified again
+    # a tighter target than any tolerance reaches within a tiny budget: not reached
+    got = race_peer(peer, problem, seconds=1e-9, tol=1e-300)
+    assert not got["reached"] and got["cpu_s"] > 0 and got["status"] == "max_time"
+
+
+def test_no_peer_fits_a_ball_or_a_label_matrix():
+    A, b = make_data(n=30, d=10, loss="squared")
+    assert installed(Problem(A, b, "squared", L1Ball(1.0))) == []
+    B = np.stack([np.sign(b) + (b == 0), -np.sign(b) - (b == 0)], axis=1)
+    assert installed(Problem(A, B, "logistic", ElasticNet(0.1))) == []
+
+
+def test_race_ranks_peers_beside_the_registered_solvers():
+    A, b = make_data(n=60, d=20)
+    problem = Problem(A, b, "logistic", FAMILIES["elastic_net"])
+    result = race(problem, 0.5, tol=1e-6, peers=True)
+    peers = [e for e in result.entries if e.peer]
+    assert {e.method for e in peers} == {p.name for p in installed(problem)}
+    assert any(not e.peer for e in result.entries)
+    for e in peers:
+        assert e.label.endswith("[peer]")
+        assert not e.reached or (e.rel_gap <= 1e-6 and math.isfinite(e.cpu_s))
+    # the ranking is one: reached first, by CPU time
+    reached = [e.cpu_s for e in result.entries if e.reached]
+    assert reached == sorted(reached)
+
+
+def test_advise_races_peers_only_with_a_race():
+    from pdsparse.advise import advise, format_advice
+
+    A, b = make_data(n=60, d=20)
+    problem = Problem(A, b, "logistic", FAMILIES["l1"], name="mine")
+    with pytest.raises(ConfigError, match="race_seconds"):
+        advise(problem, peers=True)
+    adv = advise(problem, race_seconds=0.3, peers=True)
+    assert any(e["peer"] for e in adv.race["entries"])
+    assert "[peer]" in format_advice(adv)
