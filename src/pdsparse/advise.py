@@ -331,6 +331,10 @@ def advise(
 
     if peers and race_seconds is None:
         raise ConfigError("peers are raced: give race_seconds (--race SECONDS) with peers")
+    if race_seconds is not None and not (math.isfinite(race_seconds) and race_seconds > 0):
+        raise ConfigError(f"race time must be a positive number of seconds, got {race_seconds!r}")
+    if not (math.isfinite(tol) and tol > 0):
+        raise ConfigError(f"race tolerance must be a positive number, got {tol!r}")
     if isinstance(path, Problem):
         return _advise_problem(path, beta=beta, race_seconds=race_seconds, seed=seed,
                                progress=progress, tol=tol, tune=tune, peers=peers,
@@ -341,10 +345,6 @@ def advise(
         beta, beta_source = float(info.smoothness), f"smoothness of the {loss} loss"
     else:
         beta, beta_source = float(beta), "given"
-    if race_seconds is not None and not (math.isfinite(race_seconds) and race_seconds > 0):
-        raise ConfigError(f"race time must be a positive number of seconds, got {race_seconds!r}")
-    if not (math.isfinite(tol) and tol > 0):
-        raise ConfigError(f"race tolerance must be a positive number, got {tol!r}")
     fraction = _l1_fraction(l1)
     _penalty(penalty, 1.0, None if l1 is None else 1.0, radius)  # settings first, data later
     if path.is_file() and file_kind(path) == "npz":
@@ -455,10 +455,6 @@ def _advise_problem(problem: Problem, beta, race_seconds, seed, progress, tol, t
     else:
         raise ConfigError(f"advise covers the penalty families {list(FAMILIES)}; problem "
                           f"{problem.name!r} has {pen!r}")
-    if race_seconds is not None and not (math.isfinite(race_seconds) and race_seconds > 0):
-        raise ConfigError(f"race time must be a positive number of seconds, got {race_seconds!r}")
-    if not (math.isfinite(tol) and tol > 0):
-        raise ConfigError(f"race tolerance must be a positive number, got {tol!r}")
     info = get_loss(problem.loss)
     beta, beta_source = ((float(info.smoothness), f"smoothness of the {problem.loss} loss")
                          if beta is None else (float(beta), "given"))
