@@ -390,7 +390,7 @@ def test_reruns_never_lose_verified_data_nor_keep_stale_items(tmp_path):
     assert raw.is_file()
 
     # 2. A re-fetch forced for any other reason, with no source at all, restores the file.
-    res = smk(wd, "--cores", "2", "--forcerun", "fetch", str(raw.relative_to(wd)))
+    res = smk(wd, "--cores", "2", *items, "--forcerun", "fetch", str(raw.relative_to(wd)))
     assert res.returncode == 0, res.output[-4000:]
     log = (wd / "logs/fetch/tinyreal.bz2.log").read_text()
     assert raw.is_file() and "restored the verified" in log
@@ -399,7 +399,7 @@ def test_reruns_never_lose_verified_data_nor_keep_stale_items(tmp_path):
     #    (never deleted) instead of staying behind looking current; the plan is made (and
     #    the outputs moved, as the run starts) whatever the target, here one job.
     shutil.rmtree(wd / "data" / "raw")
-    res = smk(wd, "--cores", "2", "--forcerun", "effective_config", "results/config.json",
+    res = smk(wd, "--cores", "2", "results/config.json", "--forcerun", "effective_config",
               timeout=600)
     assert res.returncode == 0, res.output[-4000:]
     moved = ("faceoff/figure1d.parquet", "tables/faceoff/table1.csv", "tables/faceoff/table1.md")
