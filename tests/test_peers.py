@@ -28,7 +28,7 @@ def cases():
                 yield pytest.param(peer, loss, kind, id=f"{peer.name}-{loss}-{kind}")
 
 
-@pytest.mark.parametrize(("peer", "loss", "kind"), cases())
+@pytest.mark.parametrize(("peer", "loss", "kind"), list(cases()))
 def test_each_peer_minimizes_the_problems_objective(peer, loss, kind):
     pytest.importorskip(peer.module)
     A, b = make_data(n=60, d=20, loss=loss)
