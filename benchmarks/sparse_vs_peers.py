@@ -78,13 +78,12 @@ def fit_ours(problem, tol: float) -> np.ndarray:
 
 
 def load(name: str, mirror: Path):
-    from pdsparse.data.libsvm import binarize_labels, read_libsvm
-    from pdsparse.data.normalize import normalize
+    """The mirror's file as a problem (``Problem.from_libsvm``: two classes to -1/+1, rows
+    scaled by the mean row norm); each cell takes its penalty with ``with_penalty``."""
+    from pdsparse.problem import Problem
 
     path = next(p for p in (mirror / f"{name}.bz2", mirror / name) if p.exists())
-    A, y = read_libsvm(path)
-    A, _ = normalize(A, "avg_example_norm")
-    return A.tocsr(), binarize_labels(y, None)
+    return Problem.from_libsvm(path, "logistic", normalization="avg_example_norm")
 
 
 def fit_time(fit, problem, tol: float) -> tuple[float, np.ndarray]:
@@ -110,7 +109,7 @@ def cell(problem, args) -> list[dict]:
         for tol in TOLS:
             secs, w = fit_time(fit, problem, tol)
             sub = (primal(problem, w) - p_star) / abs(p_star)
-            if sub <= args.target:
+            if sub <= args.target and secs <= args.cap:
                 found[name] = tol
                 row.update(tol=tol, subopt=sub, nnz=int(np.count_nonzero(w)))
                 break
@@ -167,20 +166,19 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     from pdsparse.penalties import ElasticNet
-    from pdsparse.problem import Problem
     from pdsparse.solvers.predict import lambda_max
 
     meta = {"machine": machine(), "versions": versions("sklearn"), "load_before": loadavg(),
             "target": args.target, "repeats": args.repeats}
     rows = []
     for name in args.datasets.split(","):
-        A, b = load(name, Path(args.mirror))
-        n, d = A.shape
-        lam = lambda_max(Problem(A, b, "logistic", ElasticNet(1.0)))
+        base = load(name, Path(args.mirror))
+        n, d = base.shape
+        lam = lambda_max(base)
         for l2, pen in ((0.0, "l1"), (1.0 / n, "elastic net")):
             for frac in (float(f) for f in args.fractions.split(",")):
                 t0 = time.perf_counter()
-                problem = Problem(A, b, "logistic", ElasticNet(l2, lam / frac))
+                problem = base.with_penalty(ElasticNet(l2, lam / frac))
                 for row in cell(problem, args):
                     rows.append({"dataset": name, "n": n, "d": d, "penalty": pen,
                                  "l1_frac": frac, "l1": lam / frac, "l2": l2, **row,

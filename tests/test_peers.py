@@ -54,6 +54,30 @@ def test_a_peer_is_certified_by_the_house_gap():
     assert not got["reached"] and got["cpu_s"] > 0 and got["status"] == "max_time"
 
 
+def test_a_peer_fit_past_the_budget_is_not_reached():
+    """A fit that certifies the target only after more than the race's budget is not
+    reached, as a registered solver cut by its budget is not (before: reached, and ranked
+    by its time)."""
+    import time
+
+    from pdsparse.peers import Peer
+
+    A, b = make_data(n=60, d=20)
+    problem = Problem(A, b, "logistic", FAMILIES["l2"])
+    w_star = reference_solution(problem, rtol=1e-12).w
+
+    def slow_exact(problem, tol):
+        t0 = time.process_time()
+        while time.process_time() - t0 < 0.05:  # 50 ms of CPU, then the optimum
+            pass
+        return w_star.copy()
+
+    slow = Peer("slow exact", "numpy", ("logistic",), ("l2",), slow_exact)
+    assert race_peer(slow, problem, seconds=1.0, tol=1e-8)["reached"]
+    got = race_peer(slow, problem, seconds=0.01, tol=1e-8)
+    assert not got["reached"] and got["status"] == "max_time" and got["cpu_s"] >= 0.05
+
+
 def test_no_peer_fits_a_ball_or_a_label_matrix():
     A, b = make_data(n=30, d=10, loss="squared")
     assert installed(Problem(A, b, "squared", L1Ball(1.0))) == []
