@@ -536,20 +536,12 @@ def _problem_args(p: argparse.ArgumentParser, losses: Sequence[str] | None) -> N
     p.add_argument("--l2", type=_l2_arg, default="1/n", help="L2 strength: number or 'c/n'")
 
 
-SPECS = {"run": ("pdsparse.repro.run", "RunSpec")}
-"""The dataclass of each command whose flags are its fields (:func:`_spec_flags`)."""
-
-
-def _spec_flags(p: argparse.ArgumentParser, command: str, kinds: dict[str, dict]) -> None:
-    """One flag per field of the command's spec dataclass (:data:`SPECS`): ``--<field with
-    dashes>``, ``dest`` the field, its default and help from the field (``metadata["help"]``);
-    ``kinds[field]`` adds what a field cannot say (type, choices, nargs, a default or flag
-    name of the command line's own, aliases, ``help`` to replace or ``help_tail`` to extend
-    the field's). A field without a default is a required flag."""
-    import importlib
-
-    module, name = SPECS[command]
-    spec = getattr(importlib.import_module(module), name)
+def _spec_flags(p: argparse.ArgumentParser, spec: type, kinds: dict[str, dict]) -> None:
+    """One flag per field of the dataclass ``spec``: ``--<field with dashes>``, ``dest`` the
+    field, its default and help from the field (``metadata["help"]``); ``kinds[field]`` adds
+    what a field cannot say (type, choices, nargs, a default or flag name of the command
+    line's own, aliases, ``help`` to replace or ``help_tail`` to extend the field's). A field
+    without a default is a required flag."""
     for f in dataclasses.fields(spec):
         kind = dict(kinds.get(f.name, {}))
         flags = [kind.pop("flag", "--" + f.name.replace("_", "-")), *kind.pop("aliases", ())]
@@ -821,7 +813,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--data", required=True, help="processed .npz")
     p.add_argument("--reference", required=True, help="reference .parquet (P* of the problem)")
-    _spec_flags(p, "run", {
+    from pdsparse.repro.run import RunSpec  # dataclasses and the errors only
+
+    _spec_flags(p, RunSpec, {
         "dataset": {"default": None},
         "solver": {"aliases": ("--method",), "choices": choices["methods"],
                    "help": _solver_help()},

@@ -292,9 +292,9 @@ class LinearRegressor(RegressorMixin, _LinearModel):
 # the regularization path and cross-validation over it
 # ------------------------------------------------------------------------------------------
 
-# The l1 weight is alpha times this share of it; the penalties without an l1 term have no
-# alpha at which w = 0.
-_L1_SHARE = {"l1": lambda est: 1.0, "elasticnet": lambda est: float(est.l1_ratio)}
+def _l1_share(estimator) -> float:
+    """The l1 weight is alpha times this; 0 for the penalties without an l1 term."""
+    return {"l1": 1.0, "elasticnet": float(estimator.l1_ratio)}.get(estimator.penalty, 0.0)
 
 
 def alpha_max(estimator: _LinearModel, X, y) -> float:
@@ -309,7 +309,7 @@ def alpha_max(estimator: _LinearModel, X, y) -> float:
     """
     from pdsparse.solvers.predict import lambda_max
 
-    share = _L1_SHARE.get(estimator.penalty, lambda est: 0.0)(estimator)
+    share = _l1_share(estimator)
     if not share > 0:
         raise ValueError(f"penalty={estimator.penalty!r} (l1_ratio={estimator.l1_ratio!r}) has "
                          "no l1 term, so no alpha gives w = 0: give the alphas")
