@@ -149,6 +149,8 @@ def test_projected_gradient_is_never_pdbfws_best():
 
 
 def test_the_printed_and_the_best_settings_run_every_seed_the_grid_one():
+    """Coarse to fine: the grid at the study's seeds and its grid_max_seconds, each
+    method's printed setting and the paper's best at every seed and the full budget."""
     from pdsparse.data.registry import load_registry
     from pdsparse.repro.config import validate_config
     from pdsparse.repro.papers.dgpd.plan import plan
@@ -167,6 +169,12 @@ def test_the_printed_and_the_best_settings_run_every_seed_the_grid_one():
     seeds = {r.options_tag: r.seeds for r in out.runs_of("sensitivity")}
     assert seeds == {"5-x10": (0, 1, 2), "5-x100-8": (0, 1, 2), "5-x10-8": (0,),
                      "5-x100": (0,), "uniform-newton": (0, 1, 2), "importance-newton": (0,)}
+    # and the same split of the budget: the grid's grid_max_seconds, what decides the full
+    assert {r.max_seconds for r in out.runs_of("sensitivity")} == {3.0}
+    cfg["dgpd"]["sensitivity"]["grid_max_seconds"] = 1
+    out = plan(cfg, load_registry(cfg["data"]["registry"]), lambda name: True)
+    budgets = {r.options_tag: r.max_seconds for r in out.runs_of("sensitivity")}
+    assert budgets == {tag: 3.0 if len(s) == 3 else 1.0 for tag, s in seeds.items()}
     # without the study's seeds, every configuration runs the paper's
     del cfg["dgpd"]["sensitivity"]["seeds"]
     out = plan(cfg, load_registry(cfg["data"]["registry"]), lambda name: True)

@@ -340,8 +340,22 @@ def test_one_pass_evaluation_is_primal_and_dual_to_the_bit():
             z, u = _products.csr_products(p.csr.data, p.csr.indices, p.csr.indptr, w, alpha)
             assert z.tobytes() == (p.mat @ w).tobytes()
             assert u.tobytes() == (p.mat.T @ alpha).tobytes()
+            # the CSC pass (what a wide matrix is evaluated with): the same bits
+            C = p.csc
+            zc, uc = _products.csc_products(C.data, C.indices, C.indptr, w, alpha)
+            assert zc.tobytes() == z.tobytes() and uc.tobytes() == u.tobytes()
+            assert _products.csc_matvec(C.data, C.indices, C.indptr, w, p.n).tobytes() \
+                == z.tobytes()
+            assert _products.csc_rmatvec(C.data, C.indices, C.indptr, alpha).tobytes() \
+                == u.tobytes()
             got = objective.evaluate(p, w, alpha)
             want = (objective.primal(p, w), objective.dual(p, alpha))
             assert got[:2] == want and got[2] == want[0] - want[1]
             if loss == "logistic" and alpha is outside:
                 assert got[1] == -np.inf
+            # alpha = alpha(w) (a primal method's evaluation), pure l1's scaled alpha too
+            for q in (p, Problem(M, b, loss, l2=0.0, l1=0.05)):
+                got = objective.evaluate(q, w)
+                a = objective.alpha_of_w(q, w)
+                want = (objective.primal(q, w), objective.dual(q, a))
+                assert got[:2] == want and got[2] == want[0] - want[1]

@@ -117,13 +117,17 @@ def alpha_of_w(problem: Problem, w: np.ndarray) -> np.ndarray:
     times the penalty's :meth:`~pdsparse.penalties.Penalty.dual_scale` when g* has a bounded
     domain (pure l1: s = min(1, l1 / ||A^T alpha / n||_inf), 1 at the optimum)."""
     w = _check(problem, w, problem.var_shape, "primal variable")
-    z = problem.mat @ w
-    if w.ndim == 1:
+    return _alpha_at(problem, problem.mat @ w, problem.mat_t.__matmul__)
+
+
+def _alpha_at(problem: Problem, z: np.ndarray, rmatvec) -> np.ndarray:
+    """alpha(w) from the margins z = A w; ``rmatvec``: alpha -> A^T alpha (pure l1's scale)."""
+    if z.ndim == 1:
         alpha = -losses.derivs(problem.loss_id, z, problem.b)
     else:
         alpha = -losses.derivs(problem.loss_id, _flat(z), _flat(problem.b)).reshape(z.shape)
     if problem.l2 == 0.0 and not problem.penalty.bounded:
-        alpha *= problem.penalty.dual_scale(problem.mat_t @ alpha / problem.n)
+        alpha *= problem.penalty.dual_scale(rmatvec(alpha) / problem.n)
     return alpha
 
 
@@ -135,19 +139,36 @@ def duality_gap(problem: Problem, w: np.ndarray, alpha: np.ndarray) -> float:
 def evaluate(problem: Problem, w: np.ndarray,
              alpha: np.ndarray | None = None) -> tuple[float, float, float]:
     """(P(w), D(alpha), gap), with alpha = alpha(w) when not given: the values of
-    :func:`primal` and :func:`dual` to the bit. With sparse data and a vector variable A w
-    and A^T alpha come from one pass over A (``_products.csr_products``, scipy's operations in
-    scipy's order) instead of two: an evaluation of :func:`pdsparse.solvers.solve` costs
-    0.6x as much."""
-    if alpha is None:
-        alpha = alpha_of_w(problem, w)
+    :func:`primal` and :func:`dual` to the bit. With sparse data and a vector variable the
+    products come from ``_products``' kernels with scipy's operations in scipy's order: A w
+    and A^T alpha from one pass over A when alpha is given (an evaluation of
+    :func:`pdsparse.solvers.solve` then costs 0.6x as much), else A w once for alpha(w) and
+    its P. On a wide matrix (d > n) the pass runs over the CSC (built once, as the column
+    kernels do), whose random accesses go to the length-n vectors: 3.5x faster on Mnist-RB
+    (d = 1.6e6, n = 5.8e4; measured: benchmarks/README.md, "Measurements cited by the
+    code")."""
     if problem.dense or problem.matrix:
+        if alpha is None:
+            alpha = alpha_of_w(problem, w)
         p_val, d_val = primal(problem, w), dual(problem, alpha)
         return p_val, d_val, p_val - d_val
     w = _check(problem, w, problem.var_shape, "primal variable")
-    alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
-    R = problem.csr
-    z, u = _products.csr_products(R.data, R.indices, R.indptr, w, alpha)
+    M = problem.csc if problem.d > problem.n else problem.csr
+    wide = M is not problem.csr
+    if alpha is None:
+        if wide:
+            z = _products.csc_matvec(M.data, M.indices, M.indptr, w, problem.n)
+
+            def rmatvec(a):
+                return _products.csc_rmatvec(M.data, M.indices, M.indptr, a)
+        else:
+            z, rmatvec = problem.mat @ w, problem.mat_t.__matmul__
+        alpha = _alpha_at(problem, z, rmatvec)
+        u = rmatvec(alpha)
+    else:
+        alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
+        products = _products.csc_products if wide else _products.csr_products
+        z, u = products(M.data, M.indices, M.indptr, w, alpha)
     p_val = _primal_at(problem, w, z)
     conj = _conj_neg(problem, alpha)
     d_val = _dual_at(problem, alpha, conj, u) if np.all(np.isfinite(conj)) else -np.inf

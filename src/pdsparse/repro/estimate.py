@@ -7,7 +7,7 @@ and nnz, a generator's parameters, a recipe's split and feature map) and per-uni
 constants below. Measured (benchmarks/README.md, "Measurements cited by the code"): a kernel pass
 (:data:`pdsparse.solvers.predict.PASS_COST`, fitted by ``benchmarks/pass_cost.py``), the start of a
 job, Snakemake's work per job, the dense factor and the passes to a tolerance (from the
-default run's traces). Set by judgement and checked only through the total against the
+default run's traces), reading the data, the CSC copy and an evaluation. Set by judgement and checked only through the total against the
 default run: the costs of parsing, generating, feature maps, statistics, evaluations,
 aggregates, figures and tables, and the passes of a reference on a ball.
 
@@ -16,8 +16,9 @@ The model, in CPU seconds per job:
 * every job: :data:`JOB_START_S` (a ``pdsparse`` process: the interpreter and the imports
   of NumPy, SciPy, pandas, pyarrow and the kernels) plus :data:`SCHEDULER_S` of Snakemake's
   own work per job;
-* a run, per seed: ``min(max_seconds, max_epochs * pass, expected * pass) + setup +
-  evaluations``, where ``pass`` is one pass over A (:func:`pass_seconds`), ``expected`` the
+* a run: reading its data (:data:`LOAD_NS_PER_NNZ`) and, sparse, the CSC copy the
+  column kernels and a wide matrix's evaluations use (:data:`CSC_NS_PER_NNZ`), once; per
+  seed ``min(max_seconds, max_epochs * pass, expected * pass) + setup + evaluations``, where ``pass`` is one pass over A (:func:`pass_seconds`), ``expected`` the
   passes to the tolerance of a linearly converging coordinate method
   (:data:`PASSES_PER_DECADE` per decade of ``tol``; the other solvers are taken to run to
   their budget, which the default runs do; a dense pass :data:`DENSE_FACTOR` dearer),
@@ -91,8 +92,17 @@ DENSE_FACTOR = 10.0
 measured: benchmarks/README.md, "Measurements cited by the code")."""
 FIRST_ORDER_PASSES = 20000
 """Products with A of the certified reference on a ball (accelerated projected gradient)."""
+BALL_PRODUCT_NS_PER_NNZ = 1.25
+"""One of those products, per entry."""
 SETUP_PASSES = 3
-EVAL_NS_PER_NNZ = 2.5
+EVAL_NS_PER_NNZ = 8.0
+"""An evaluation's products (A w, A^T alpha): 4-8 ns an entry on news20, cod-rna-RB,
+Zipf-BOW and Mnist-RB (measured: benchmarks/README.md, "Measurements cited by the code")."""
+LOAD_NS_PER_NNZ = 25.0
+"""Reading a prepared .npz and checking it, per entry (20-40 ns measured, the same sets)."""
+CSC_NS_PER_NNZ = 60.0
+"""The CSC copy of a sparse A, per entry (30-93 ns measured, the same sets: the widest the
+dearest)."""
 EVAL_S = 3e-4
 BASE_MB = 150.0
 CLUSTER_HOURS = 8.0
@@ -213,7 +223,10 @@ def run_seconds(run, shape: Shape) -> float:
     evals = _evaluations(epochs, run.eval_every, run.eval_per_decade)
     per_seed = (kernel + SETUP_PASSES * one
                 + evals * (EVAL_NS_PER_NNZ * 1e-9 * shape.nnz + EVAL_S))
-    return len(run.seeds) * per_seed
+    once = LOAD_NS_PER_NNZ * 1e-9 * shape.nnz
+    if not shape.dense:
+        once += CSC_NS_PER_NNZ * 1e-9 * shape.nnz
+    return once + len(run.seeds) * per_seed
 
 
 def reference_seconds(problem, shape: Shape, settings: Mapping) -> float:
@@ -228,9 +241,10 @@ def reference_seconds(problem, shape: Shape, settings: Mapping) -> float:
         # dual RCD gets half the budget as kernel time, Prox-SDCA (an l1 part) a quarter
         cap /= 4 if l1 else 2
     else:
-        passes, one = FIRST_ORDER_PASSES, EVAL_NS_PER_NNZ * 1e-9 * shape.nnz / 2
+        passes, one = FIRST_ORDER_PASSES, BALL_PRODUCT_NS_PER_NNZ * 1e-9 * shape.nnz
     passes = min(passes, settings["max_epochs"])
-    return min(cap, passes * one) + passes / 10 * EVAL_S
+    return (min(cap, passes * one) + passes / 10 * EVAL_S
+            + LOAD_NS_PER_NNZ * 1e-9 * shape.nnz)
 
 
 def shared_references(plans: Mapping) -> dict[str, dict]:
@@ -269,7 +283,7 @@ def of_config(config: Mapping, cores: int = 2) -> Estimate:
 
 def _mb(shape: Shape) -> float:
     """A problem's memory: A, and its transpose where sparse (CSR and CSC)."""
-    return BASE_MB + (1 if shape.dense else 2) * shape.bytes / 1e6
+    return BASE_MB + (1 if shape.dense else 3) * shape.bytes / 1e6
 
 
 def _job(kind: str, target: str, seconds: float = 0.0, mem: float = BASE_MB) -> JobCost:

@@ -400,7 +400,10 @@ def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapp
     study's best), run the paper's ``seeds`` (at least as many). A grid of one seed costs a
     third of three; its price is precision: a configuration outside those two is one run on
     a loaded machine (CPU time within about 10 %), so a best found there that is not the
-    configured one is a candidate for ``best``, to be confirmed by the next study."""
+    configured one is a candidate for ``best``, to be confirmed by the next study. Budgets,
+    the same: the grid's ``grid_max_seconds`` (default ``max_seconds``), the settings a
+    verdict rests on ``max_seconds``; a configuration slower than the grid's budget is a
+    lower bound (not reached within it)."""
     import shlex
 
     sens = study if study is not None else cfg[SENSITIVITY]
@@ -432,13 +435,15 @@ def add_sensitivity(out: Plan, cfg: Mapping, problem: ProblemSpec, printed: Mapp
     ours = [m for m in tags if m not in (sens.get("printed") or {})]
     fine = {tuple(m.split("=", 1)) for m in marks} | \
         {(method, tag) for method, _, tag in best_solvers(cfg, out.paper)}
+    budget = float(sens.get("max_seconds") or cfg["max_seconds"])
+    coarse = float(sens.get("grid_max_seconds") or budget)
     for method, options, tag in configs:
+        decides = (method, tag) in fine
         out.add_run(RunGroup(
             out.paper, name, problem, method, options, tag,
-            tuple(dict.fromkeys((*grid_seeds, *seeds))) if (method, tag) in fine
-            else grid_seeds,
+            tuple(dict.fromkeys((*grid_seeds, *seeds))) if decides else grid_seeds,
             float(sens.get("max_epochs") or cfg["max_epochs"]),
-            float(sens.get("max_seconds") or cfg["max_seconds"]), float(cfg["tol"]),
+            budget if decides else min(coarse, budget), float(cfg["tol"]),
             float(cfg["eval_first"]), int(cfg["eval_per_decade"]),
         ))
     agg = aggregate_path(out.paper, name)
