@@ -7,9 +7,10 @@ and nnz, a generator's parameters, a recipe's split and feature map) and per-uni
 constants below. Measured (benchmarks/README.md, "Measurements cited by the code"): a kernel pass
 (:data:`pdsparse.solvers.predict.PASS_COST`, fitted by ``benchmarks/pass_cost.py``), the start of a
 job, Snakemake's work per job, the dense factor and the passes to a tolerance (from the
-default run's traces), reading the data, the CSC copy and an evaluation. Set by judgement and checked only through the total against the
-default run: the costs of parsing, generating, feature maps, statistics, evaluations,
-aggregates, figures and tables, and the passes of a reference on a ball.
+default run's traces), reading the data, its CSC copy and an evaluation. Set by judgement
+and checked only through the total against the default run: the costs of parsing,
+generating, feature maps, statistics, aggregates, figures and tables, and the passes of a
+reference on a ball.
 
 The model, in CPU seconds per job:
 
@@ -18,8 +19,9 @@ The model, in CPU seconds per job:
   own work per job;
 * a run: reading its data (:data:`LOAD_NS_PER_NNZ`) and, sparse, the CSC copy the
   column kernels and a wide matrix's evaluations use (:data:`CSC_NS_PER_NNZ`), once; per
-  seed ``min(max_seconds, max_epochs * pass, expected * pass) + setup + evaluations``, where ``pass`` is one pass over A (:func:`pass_seconds`), ``expected`` the
-  passes to the tolerance of a linearly converging coordinate method
+  seed ``min(max_seconds, max_epochs * pass, expected * pass) + setup + evaluations``,
+  where ``pass`` is one pass over A (:func:`pass_seconds`), ``expected`` the passes to
+  the tolerance of a linearly converging coordinate method
   (:data:`PASSES_PER_DECADE` per decade of ``tol``; the other solvers are taken to run to
   their budget, which the default runs do; a dense pass :data:`DENSE_FACTOR` dearer),
   setup :data:`SETUP_PASSES` passes and each evaluation (one per ``eval_every`` epochs, or
