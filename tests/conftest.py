@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -26,6 +28,14 @@ def make_data(n: int = 40, d: int = 25, density: float = 0.3, seed: int = 0, los
 @pytest.fixture
 def data():
     return make_data()
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pyproject's addopts): one worker more than the usable cores. The SLURM
+    group's worker spends most of its 8-9 minutes waiting for the plugin's status checks
+    (they back off 10 s at a time while no job finishes), a core's worth of idle time that
+    the extra worker fills with the rest of the suite."""
+    return len(os.sched_getaffinity(0)) + 1
 
 
 @pytest.fixture(scope="session")

@@ -321,7 +321,7 @@ def test_jobs_cut_short_are_reported_and_a_rerun_does_only_what_is_missing(clust
 
 def test_slurmd_down_while_jobs_are_queued_the_run_still_completes(cluster, tmp_path):
     """slurmd stops while two jobs run (in their batch script, before their job step) and
-    three are queued; it comes back 15 s later.
+    one is queued; it comes back 15 s later.
 
     What happens (Slurm 22.05, plugin 2.8): the queued jobs wait (the node's CPUs are still
     allocated); the running jobs cannot launch their step ('srun: error: Task launch ...
@@ -331,14 +331,14 @@ def test_slurmd_down_while_jobs_are_queued_the_run_still_completes(cluster, tmp_
     slurmd stopped would simply have finished (slurmstepd does not need slurmd).
     """
     wd = workdir(tmp_path)
-    fault_config(wd, max_seconds=3)  # the tiny panel's five solvers: five runs, 2 cores
+    fault_config(wd, max_seconds=3, solvers=THREE_SOLVERS)  # three runs on 2 CPUs: one queued
     prebuild(wd)
     earlier = {j["id"] for j in cluster.squeue()}  # other tests' jobs, still listed
 
     def ours():
         return [j for j in cluster.squeue() if j["id"] not in earlier]
 
-    proc, out = start_slurm(cluster, wd, FAULT_TARGET, "--jobs", "5")
+    proc, out = start_slurm(cluster, wd, FAULT_TARGET, "--jobs", "3")
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
@@ -368,7 +368,7 @@ def test_slurmd_down_while_jobs_are_queued_the_run_still_completes(cluster, tmp_
         assert jobid not in pending, summary
         log = next((wd / ".snakemake" / "slurm_logs").rglob(f"{jobid}.log")).read_text()
         assert "Communication connection failure" in log or "launch failed" in log, log
-    assert job_stats(output) == {"run": 5, "aggregate": 1}
+    assert job_stats(output) == {"run": 3, "aggregate": 1}
     assert set(pd.read_parquet(wd / FAULT_TARGET)["solver"]) == {"primal_rcd", "dual_rcd"}
     assert_no_partial_outputs(wd)
     print(f"{len(failed)} job(s) failed while slurmd was down and were retried")
