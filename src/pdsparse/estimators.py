@@ -25,6 +25,13 @@ appended to X, whose weight is regularized like the others (scikit-learn's
 ``LogisticRegression(solver="liblinear")``); a large ``intercept_scaling`` makes its penalty
 negligible. It copies X once. Multiclass targets are fitted one-vs-rest, all classes in one
 problem with a label matrix (one kernel per class).
+
+``sample_weight`` in ``fit`` weighs each example's loss inside the kernels (no copy of X):
+P(w, c) = sum_i s_i loss(x_i^T w + c, y_i) / sum_i s_i + alpha R(w), so that a weight of 2
+is a duplicated row and a weight of 0 a removed one (scikit-learn's semantics). Primal RCD
+(every penalty but the l1 ball) and dual RCD (l2) read the weights on a sparse X (a dense X
+is copied to CSR for a weighted fit); ``solver="auto"`` chooses between those, any other
+solver refuses a weighted fit by name.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from pdsparse.penalties import ElasticNet, L1Ball, Penalty
 from pdsparse.problem import Problem
@@ -85,23 +92,27 @@ class _LinearModel(BaseEstimator):
         return sp.hstack([X, sp.csr_matrix(col)], format="csr") if sp.issparse(X) else (
             np.hstack([X, col]))
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         X, targets, loss = self._fit_data(X, y)
-        self._set_coef(*self._solve(X, targets, loss))
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        self._set_coef(*self._solve(X, targets, loss, sample_weight))
         return self
 
-    def _problem(self, X, targets, loss: str) -> Problem:
+    def _problem(self, X, targets, loss: str, sample_weight=None) -> Problem:
         A = self._design(X)
+        if sample_weight is not None and not sp.issparse(A):
+            A = sp.csr_matrix(A)  # the dense kernels do not read weights: the sparse ones do
         if sp.issparse(A):
             A = sp.csr_matrix(A)
             A.indices, A.indptr = A.indices.astype(np.int32), A.indptr.astype(np.int32)
-        return Problem(A, targets, loss, penalty=self._penalty())
+        return Problem(A, targets, loss, penalty=self._penalty(), sample_weight=sample_weight)
 
-    def _solve(self, X, targets, loss: str):
+    def _solve(self, X, targets, loss: str, sample_weight=None):
         """Fit the coefficients (rows: one per target column) and the intercepts."""
         from pdsparse.solvers import solve
 
-        problem = self._problem(X, targets, loss)
+        problem = self._problem(X, targets, loss, sample_weight)
         start = None
         if self.warm_start and hasattr(self, "coef_"):
             prev = np.column_stack([np.atleast_2d(self.coef_), np.atleast_1d(self.intercept_)]
@@ -196,9 +207,10 @@ class LinearClassifier(LinearClassifierMixin, ClassifierMixin, _LinearModel):
         self.warm_start = warm_start
         self.random_state = random_state
 
-    def fit(self, X, y):
-        """Fit on X (n_samples, n_features; dense or sparse) and the class labels y."""
-        return super().fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features; dense or sparse) and the class labels y;
+        ``sample_weight`` (n_samples,) weighs each example's loss (module docstring)."""
+        return super().fit(X, y, sample_weight)
 
     def _fit_data(self, X, y):
         if self.loss not in ("logistic", "smooth_hinge", "squared"):
@@ -271,9 +283,10 @@ class LinearRegressor(RegressorMixin, _LinearModel):
         self.warm_start = warm_start
         self.random_state = random_state
 
-    def fit(self, X, y):
-        """Fit on X (n_samples, n_features; dense or sparse) and the real targets y."""
-        return super().fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features; dense or sparse) and the real targets y;
+        ``sample_weight`` (n_samples,) weighs each example's loss (module docstring)."""
+        return super().fit(X, y, sample_weight)
 
     def _fit_data(self, X, y):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)

@@ -9,6 +9,10 @@ columns:
     D(alpha) = -1/n sum_{i,c} phi^*(-alpha_{ic}; B_{ic}) - g^*(A^T alpha / n)  (Face-Off eq. 3),
     W(alpha) = grad g^*(A^T alpha / n),        alpha(W) = -phi'(A W).
 
+With example weights s (``Problem(..., sample_weight=...)``, scaled to mean 1) each example's
+loss is s_i phi_i: P sums s_i phi, D sums s_i phi^* and g^* reads A^T (s alpha) / n (the dual
+of the loss s_i phi_i at s_i alpha_i: (s phi)^*(-s a) = s phi^*(-a)), alpha(W) is unchanged.
+
 For the elastic net g^*(v) = ||soft(v, l1)||^2 / (2 l2) and W(alpha) = soft(A^T alpha / n, l1)
 / l2; for l1 = 0 this is Face-Off's D(alpha) = -||X alpha||^2 / (2 lambda n^2) - 1/n sum
 phi_j^*(-alpha_j). For the elastic net the floating-point operations are exactly those this
@@ -53,6 +57,24 @@ def _flat(X: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(X).reshape(-1)
 
 
+def _weighted(problem: Problem, X: np.ndarray) -> np.ndarray:
+    """s * X row by row with the example weights s (X itself when unweighted: the same
+    floating-point operations as before weights existed)."""
+    s = problem.weights
+    if s is None:
+        return X
+    return X * s if X.ndim == 1 else X * s[:, None]
+
+
+def _loss_sum(problem: Problem, z: np.ndarray) -> float:
+    """sum_i s_i phi_i(z_i) (summed over the label columns of a matrix)."""
+    if z.ndim == 1:
+        vals = losses.values(problem.loss_id, z, problem.b)
+    else:
+        vals = losses.values(problem.loss_id, _flat(z), _flat(problem.b)).reshape(z.shape)
+    return _weighted(problem, vals).sum()
+
+
 def primal(problem: Problem, w: np.ndarray) -> float:
     """P(w), Face-Off eq. (1) with any penalty (+inf outside a ball)."""
     w = _check(problem, w, problem.var_shape, "primal variable")
@@ -61,10 +83,10 @@ def primal(problem: Problem, w: np.ndarray) -> float:
 
 def _primal_at(problem: Problem, w: np.ndarray, z: np.ndarray) -> float:
     """P(w) from the margins z = A w."""
-    if w.ndim == 1:
+    if w.ndim == 1 and problem.weights is None:
         val = losses.values(problem.loss_id, z, problem.b).mean()
     else:
-        val = losses.values(problem.loss_id, _flat(z), _flat(problem.b)).sum() / problem.n
+        val = _loss_sum(problem, z) / problem.n
     val = problem.penalty.add_value(val, w)
     return float(val)
 
@@ -76,7 +98,7 @@ def smooth_value(problem: Problem, w: np.ndarray, z: np.ndarray | None = None) -
     w = _check(problem, w, problem.var_shape, "primal variable")
     if z is None:
         z = problem.mat @ w
-    val = losses.values(problem.loss_id, _flat(z), _flat(problem.b)).sum() / problem.n
+    val = _loss_sum(problem, z) / problem.n
     flat = w.reshape(-1)
     return float(val + 0.5 * problem.l2 * float(flat @ flat))
 
@@ -85,7 +107,7 @@ def w_of_alpha(problem: Problem, alpha: np.ndarray) -> np.ndarray:
     """The primal point paired with ``alpha``: grad g^*(A^T alpha / n) (elastic net:
     soft(A^T alpha / n, l1) / l2; a ball with l2 = 0: a vertex)."""
     alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
-    v = problem.mat_t @ alpha / problem.n
+    v = problem.mat_t @ _weighted(problem, alpha) / problem.n
     return problem.penalty.grad_conjugate(v)
 
 
@@ -95,7 +117,7 @@ def dual(problem: Problem, alpha: np.ndarray) -> float:
     conj = _conj_neg(problem, alpha)
     if not np.all(np.isfinite(conj)):
         return -np.inf
-    return _dual_at(problem, alpha, conj, problem.mat_t @ alpha)
+    return _dual_at(problem, alpha, conj, problem.mat_t @ _weighted(problem, alpha))
 
 
 def _conj_neg(problem: Problem, alpha: np.ndarray) -> np.ndarray:
@@ -105,8 +127,11 @@ def _conj_neg(problem: Problem, alpha: np.ndarray) -> np.ndarray:
 
 
 def _dual_at(problem: Problem, alpha: np.ndarray, conj: np.ndarray, u: np.ndarray) -> float:
-    """D(alpha) from the finite phi^*(-alpha) values ``conj`` and u = A^T alpha."""
+    """D(alpha) from the finite phi^*(-alpha) values ``conj`` and u = A^T (s alpha)."""
     v = u / problem.n
+    if problem.weights is not None:
+        conj = _weighted(problem, conj.reshape(alpha.shape))
+        return float(-(conj.sum() / problem.n) - problem.penalty.conjugate(v))
     if alpha.ndim == 1:
         return float(-conj.mean() - problem.penalty.conjugate(v))
     return float(-(conj.sum() / problem.n) - problem.penalty.conjugate(v))
@@ -127,7 +152,7 @@ def _alpha_at(problem: Problem, z: np.ndarray, rmatvec) -> np.ndarray:
     else:
         alpha = -losses.derivs(problem.loss_id, _flat(z), _flat(problem.b)).reshape(z.shape)
     if problem.l2 == 0.0 and not problem.penalty.bounded:
-        alpha *= problem.penalty.dual_scale(rmatvec(alpha) / problem.n)
+        alpha *= problem.penalty.dual_scale(rmatvec(_weighted(problem, alpha)) / problem.n)
     return alpha
 
 
@@ -164,11 +189,11 @@ def evaluate(problem: Problem, w: np.ndarray,
         else:
             z, rmatvec = problem.mat @ w, problem.mat_t.__matmul__
         alpha = _alpha_at(problem, z, rmatvec)
-        u = rmatvec(alpha)
+        u = rmatvec(_weighted(problem, alpha))
     else:
         alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
         products = _products.csc_products if wide else _products.csr_products
-        z, u = products(M.data, M.indices, M.indptr, w, alpha)
+        z, u = products(M.data, M.indices, M.indptr, w, _weighted(problem, alpha))
     p_val = _primal_at(problem, w, z)
     conj = _conj_neg(problem, alpha)
     d_val = _dual_at(problem, alpha, conj, u) if np.all(np.isfinite(conj)) else -np.inf
@@ -177,7 +202,7 @@ def evaluate(problem: Problem, w: np.ndarray,
 
 def loss_gradient(problem: Problem, w: np.ndarray) -> np.ndarray:
     """grad f(w) = A^T phi'(A w) / n, the gradient of the loss part of P (no penalty)."""
-    return problem.mat_t @ (-alpha_of_w(problem, w)) / problem.n
+    return problem.mat_t @ _weighted(problem, -alpha_of_w(problem, w)) / problem.n
 
 
 def fw_gap(problem: Problem, w: np.ndarray) -> float:

@@ -48,6 +48,25 @@ def one_class_message(label: float) -> str:
             "pushes every margin the same way)")
 
 
+def _sample_weights(sample_weight, n: int, name: str) -> np.ndarray | None:
+    """Example weights scaled to mean 1 (None: all 1). P(w) = 1/n sum_i s_i phi_i(a_i^T w) +
+    g(w) with s = n sample_weight / sum(sample_weight): a weight of 2 is a duplicated row
+    (with n counting it twice) and a weight of 0 a removed one, scikit-learn's semantics."""
+    if sample_weight is None:
+        return None
+    s = np.asarray(sample_weight, dtype=np.float64)
+    if s.shape != (n,):
+        raise DataError(f"problem {name!r}: sample_weight of shape {s.shape} for {n} examples")
+    if not np.all(np.isfinite(s)) or np.any(s < 0):
+        raise DataError(f"problem {name!r}: sample_weight must be finite and >= 0")
+    total = float(s.sum())
+    if not total > 0:
+        raise DataError(f"problem {name!r}: sample_weight sums to 0 (no example counts)")
+    if np.all(s == s[0]):  # equal weights are no weights: the unweighted kernels, to the bit
+        return None
+    return np.ascontiguousarray(s * (n / total))
+
+
 def resolve_l2(spec: float | int | str, n: int) -> float:
     """Turn a regularization setting into a number: ``0.01`` or ``"1/n"``, ``"0.1/n"``."""
     return resolve_value(spec, n, "regularization")
@@ -69,6 +88,11 @@ class Problem:
     solver copies the data again. ``key`` is the :class:`ProblemKey` naming the problem
     (set by :meth:`from_dataset`, else None).
 
+    ``sample_weight`` (n,), optional: example weights, scaled to mean 1 (``weights``; None
+    when absent or all equal), each loss term s_i phi_i (:mod:`pdsparse.objective`); primal
+    and dual RCD read them in their kernels and every other solver refuses a weighted problem
+    (:attr:`pdsparse.solvers.registry.SolverSpec.weights`).
+
     Code written for the elastic net with a vector variable (the Face-Off kernels) should take
     its weights from :meth:`elastic_net`, which refuses a ball or a label matrix; ``l2``,
     ``l1`` (0 for a ball) and ``radius`` (inf for the elastic net) are plain views.
@@ -76,7 +100,8 @@ class Problem:
 
     def __init__(self, A: sp.spmatrix | sp.sparray, b: np.ndarray, loss: str = "logistic",
                  l2: float | Penalty = _UNSET, l1: float = _UNSET, name: str = "",
-                 penalty: Penalty | Mapping | None = None, key: ProblemKey | None = None):
+                 penalty: Penalty | Mapping | None = None, key: ProblemKey | None = None,
+                 sample_weight: np.ndarray | None = None):
         if isinstance(l2, Penalty | Mapping):
             if penalty is not None:
                 raise ConfigError("give the penalty once (fourth argument or penalty=)")
@@ -145,12 +170,14 @@ class Problem:
         self._dense = dense
         self.b = b
         self.penalty = penalty
+        self.weights = _sample_weights(sample_weight, n, name)
 
     def __repr__(self) -> str:
         shape = "x".join(map(str, self.shape)) + (" dense" if self.dense else "")
         labels = f", k={self.k}" if self.matrix else ""
+        weighted = ", weighted" if self.weights is not None else ""
         return (f"Problem({self.name!r}, {shape}, nnz={self.nnz}{labels}, loss={self.loss!r}, "
-                f"penalty={self.penalty!r})")
+                f"penalty={self.penalty!r}{weighted})")
 
     @classmethod
     def from_spec(cls, spec: ProblemKey, ds) -> Problem:
@@ -258,7 +285,7 @@ class Problem:
         sub = object.__new__(Problem)
         sub.__dict__.update({k: v for k, v in self.__dict__.items()
                              if k in ("A", "loss", "key", "_csr", "_dense", "csc",
-                                      "row_sqnorms", "col_sqnorms")})
+                                      "row_sqnorms", "col_sqnorms", "weights")})
         # the CSC and the norms are cached properties: make them once, here, for every column
         for name in ("row_sqnorms", "col_sqnorms") + (() if self.dense else ("csc",)):
             sub.__dict__[name] = getattr(self, name)
@@ -423,6 +450,18 @@ class Problem:
         if rows.size:
             out[rows] = np.add.reduceat(A.data * A.data, A.indptr[rows].astype(np.intp))
         return out
+
+    @cached_property
+    def weighted_col_sqnorms(self) -> np.ndarray:
+        """sum_j s_j A_ji^2, the column norms under the example weights s (``col_sqnorms``
+        when unweighted): primal RCD's coordinate Lipschitz constants."""
+        if self.weights is None:
+            return self.col_sqnorms
+        if self._dense is not None:
+            return self.weights @ (self._dense * self._dense)
+        A = self._csr
+        rows = np.repeat(self.weights, np.diff(A.indptr))
+        return np.bincount(A.indices, weights=A.data * A.data * rows, minlength=A.shape[1])
 
     @cached_property
     def col_sqnorms(self) -> np.ndarray:

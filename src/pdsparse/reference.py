@@ -70,19 +70,20 @@ class Reference:
 def _newton_polish(problem: Problem, w0: np.ndarray, max_iter: int) -> np.ndarray:
     A, b, l2, cid = problem.mat, problem.b, problem.l2, problem.loss_id
     n = problem.n
+    s = problem.weights if problem.weights is not None else 1.0  # example weights
     eps = 1e-7
 
     def fun(w):
         z = A @ w
-        val = losses.values(cid, z, b).mean() + 0.5 * l2 * (w @ w)
-        grad = A.T @ losses.derivs(cid, z, b) / n + l2 * w
+        val = (s * losses.values(cid, z, b)).mean() + 0.5 * l2 * (w @ w)
+        grad = A.T @ (s * losses.derivs(cid, z, b)) / n + l2 * w
         return val, grad
 
     def curvature(w):
         # phi'' by a central difference of the one phi' the package has (no second copy of
         # the loss); exact for the squared loss, O(eps^2) for logistic.
         z = A @ w
-        return (losses.derivs(cid, z + eps, b) - losses.derivs(cid, z - eps, b)) / (2 * eps)
+        return s * (losses.derivs(cid, z + eps, b) - losses.derivs(cid, z - eps, b)) / (2 * eps)
 
     state = {"w": None, "h": None}
 
@@ -140,6 +141,11 @@ def reference_solution(problem: Problem, rtol: float = 1e-10, max_epochs: float 
     pen = problem.penalty
     if isinstance(pen, ElasticNet) and pen.l1 == 0.0 and not problem.matrix:
         return _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0, log)
+    if problem.weights is not None:
+        # example weights: primal RCD reads them for any elastic net (pure l1 too); Prox-SDCA
+        # and the first-order route do not
+        return _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0, log,
+                        method="primal_rcd")
     if isinstance(pen, ElasticNet) and pen.l2 > 0:
         # l1 > 0 or one-vs-rest: Prox-SDCA converges linearly (mu > 0) at the cost of about
         # three products with A per epoch, far fewer than accelerated gradient needs when n
@@ -152,16 +158,19 @@ def reference_solution(problem: Problem, rtol: float = 1e-10, max_epochs: float 
 
 
 def _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0,
-             log: _Progress | None = None) -> Reference:
+             log: _Progress | None = None, method: str = "dual_rcd") -> Reference:
     log = log or _Progress(None, rtol, t0)
-    label = "dual_rcd_newton" if problem.l1 == 0.0 else "prox_sdca"
+    label = ("primal_rcd" if method == "primal_rcd"
+             else "dual_rcd_newton" if problem.l1 == 0.0 else "prox_sdca")
     log.line(f"{problem.name or 'problem'} {problem.shape[0]} x {problem.shape[1]}: {label} "
              f"to relative gap {rtol:g} (at most {max_epochs:g} epochs, {max_seconds / 2:g} s)")
 
     def show(row: dict) -> None:
         log.gap(label, f"epoch {row['epoch']:.0f}", row["primal"], row["gap"])
 
-    res = solve(problem, "dual_rcd", sampling="importance", dual_step="newton", seed=seed,
+    options = {"sampling": "importance"} if method == "primal_rcd" else \
+        {"sampling": "importance", "dual_step": "newton"}
+    res = solve(problem, method, options=options, seed=seed,
                 max_epochs=max_epochs, max_seconds=max_seconds / 2, tol=rtol,
                 eval_every=max(1.0, min(10.0, max_epochs / 100)), progress=show)
     candidates = [(res.w, res.alpha, label)]

@@ -34,7 +34,7 @@ def primal_rcd(const double[::1] data, const int[::1] indices, const int[::1] in
                const double[::1] lipschitz, double l2, double l1, int loss,
                int mode, const double[::1] prob, const int[::1] alias,
                int[::1] perm, long long[::1] perm_pos,
-               uint64_t[::1] state, long long budget):
+               uint64_t[::1] state, long long budget, const double[::1] weight=None):
     """Primal RCD (Face-Off Algorithm 1) on P(w) = 1/n sum phi_j(a_j^T w) + l2/2 ||w||^2 + l1 ||w||_1.
 
     Parameters are the CSC arrays of A (n x d), labels ``b``, the iterate ``w``
@@ -45,8 +45,14 @@ def primal_rcd(const double[::1] data, const int[::1] indices, const int[::1] in
     the step is the proximal (soft-threshold) one of Richtarik & Takac (2014),
     which reduces to the former when l1 = 0. ``mode`` is 0 uniform, 1 alias
     (``prob``, ``alias``), 2 permutation (``perm``, ``perm_pos``, updated in place).
+
+    ``weight`` (n, optional): example weights s, each loss term s_j phi_j, so that
+    nabla_i P(w) = 1/n sum_j s_j phi_j'(a_j^T w) A_ji + l2 w_i; the caller's ``lipschitz``
+    then reads beta sum_j s_j A_ji^2 / n + l2.
     """
     cdef Py_ssize_t d = w.shape[0]
+    cdef bint weighted = weight is not None
+    cdef const double* sp = NULL
     cdef double inv_n = 1.0 / z.shape[0]
     cdef long long touched = 0, iters = 0
     cdef int k, start, end
@@ -57,6 +63,10 @@ def primal_rcd(const double[::1] data, const int[::1] indices, const int[::1] in
     check_length(d, smp.m, "w")
     check_length(lipschitz.shape[0], d, "lipschitz")
     check_length(b.shape[0], z.shape[0], "b")
+    if weighted:
+        check_length(weight.shape[0], z.shape[0], "weight")
+        if weight.shape[0] > 0:
+            sp = &weight[0]
     with nogil:
         while touched < budget:
             i = sampler_next(&smp)
@@ -65,7 +75,12 @@ def primal_rcd(const double[::1] data, const int[::1] indices, const int[::1] in
                 pd_prefetch(&lipschitz[smp.ahead])
             start = indptr[i]
             end = indptr[i + 1]
-            if loss == LOGISTIC and end > start:
+            if weighted:
+                grad = 0.0
+                for k in range(start, end):
+                    grad += (sp[indices[k]] * loss_deriv(loss, z[indices[k]], b[indices[k]])
+                             * data[k])
+            elif loss == LOGISTIC and end > start:
                 # one exp per nonzero dominates this loop: four lanes at a time
                 grad = pd_logistic_dot(&data[start], &indices[start], &z[0], &b[0],
                                        end - start)
@@ -103,7 +118,7 @@ def dual_rcd(const double[::1] data, const int[::1] indices, const int[::1] indp
              double l2, int loss, bint newton,
              int mode, const double[::1] prob, const int[::1] alias,
              int[::1] perm, long long[::1] perm_pos,
-             uint64_t[::1] state, long long budget):
+             uint64_t[::1] state, long long budget, const double[::1] weight=None):
     """Dual RCD (Face-Off Algorithm 2) with w = A^T alpha / (l2 n) kept in step.
 
     ``curvature[j] = v_j / (l2 n)`` with v_j = ||a_j||^2 (eq. 7). With
@@ -114,8 +129,14 @@ def dual_rcd(const double[::1] data, const int[::1] indices, const int[::1] indp
     alpha_j += fixed_step[j] * (-phi_j'(a_j^T w) - alpha_j), where
     fixed_step[j] = theta / q_j and theta = min_l q_l l2 n / (beta v_l + l2 n).
     Sampling arguments as in :func:`primal_rcd`.
+
+    ``weight`` (n, optional): example weights s, each loss term s_j phi_j; then
+    w = A^T (s alpha) / (l2 n), and in alpha_j the dual is, up to the factor s_j / n, the
+    unweighted one with the curvature s_j v_j / (l2 n): the caller passes that
+    ``curvature`` (the exact step; the fixed step is not defined for weights).
     """
     cdef Py_ssize_t n = alpha.shape[0]
+    cdef bint weighted = weight is not None
     cdef double scale = 1.0 / (l2 * n)
     cdef long long touched = 0, iters = 0
     cdef int k, start, end
@@ -127,6 +148,8 @@ def dual_rcd(const double[::1] data, const int[::1] indices, const int[::1] indp
     check_length(b.shape[0], n, "b")
     check_length(curvature.shape[0], n, "curvature")
     check_length(fixed_step.shape[0], n, "fixed_step")
+    if weighted:
+        check_length(weight.shape[0], n, "weight")
     cdef const double* dp = &data[0] if data.shape[0] > 0 else NULL
     cdef const int* ip = &indices[0] if indices.shape[0] > 0 else NULL
     cdef const double* wp = &w[0] if w.shape[0] > 0 else NULL
@@ -149,6 +172,8 @@ def dual_rcd(const double[::1] data, const int[::1] indices, const int[::1] indp
             if anew != aj:
                 alpha[j] = anew
                 c = (anew - aj) * scale
+                if weighted:
+                    c = c * weight[j]
                 for k in range(start, end):
                     w[indices[k]] += c * data[k]
             touched += end - start if end > start else 1

@@ -43,11 +43,12 @@ def sampling_probabilities(sqnorms: np.ndarray, l2: float, n: int, beta: float,
 
 def primal_lipschitz(problem: Problem) -> np.ndarray:
     """L_i = beta u_i / n + l2, u_i = ||A_{:,i}||^2: the coordinate Lipschitz constants of the
-    smooth part of P (Face-Off eq. 7), the step 1/L_i of primal RCD. With pure l1 (l2 = 0)
+    smooth part of P (Face-Off eq. 7), the step 1/L_i of primal RCD; with example weights s,
+    u_i = sum_j s_j A_ji^2. With pure l1 (l2 = 0)
     an empty column would give L_i = 0; its partial gradient is 0, so any L_i > 0 gives the
     same step (the prox then takes w_i to 0): it gets 1."""
     p = problem
-    lipschitz = p.smoothness * p.col_sqnorms / p.n + p.l2
+    lipschitz = p.smoothness * p.weighted_col_sqnorms / p.n + p.l2
     if p.l2 == 0.0:
         lipschitz[lipschitz == 0.0] = 1.0
     return lipschitz

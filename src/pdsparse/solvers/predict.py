@@ -373,6 +373,15 @@ def predict(problem: Problem, stats: dict | None = None,
         return Prediction("primal_rcd", "primal RCD: the registered solver for pure l1 "
                           "(l2 = 0; the dual and primal-dual methods need l2 > 0)", fam,
                           takers["primal_rcd"], {})
+    if problem.weights is not None:
+        # sample weights: only the kernels that read them (the statistics below ignore them)
+        takers = applicable(problem)
+        rcd = [m for m in ("primal_rcd", "dual_rcd") if m in takers]
+        if not rcd:
+            raise ConfigError(f"no registered solver takes {problem!r}")
+        if len(rcd) == 1:
+            return Prediction(rcd[0], f"{rcd[0]}: the registered solver that reads sample "
+                              f"weights with {fam}", fam, takers[rcd[0]], {})
     if stats is None or "T_P_importance" not in stats:
         from pdsparse.stats import data_stats
 

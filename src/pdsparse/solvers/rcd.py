@@ -62,7 +62,7 @@ class _PrimalKernel(_Kernel):
         p = problem
         p.elastic_net("primal_rcd")  # the kernel's prox step is the elastic net's
         self.C = p.csc
-        beta, u = p.smoothness, p.col_sqnorms
+        beta, u = p.smoothness, p.weighted_col_sqnorms
         self.lipschitz = primal_lipschitz(p)
         self.sampler = self._sampler(sampling_probabilities(u, p.l2, p.n, beta, sampling))
         if w0 is None:
@@ -75,7 +75,8 @@ class _PrimalKernel(_Kernel):
         C = self.C
         return _rcd.primal_rcd(C.data, C.indices, C.indptr, self.problem.b, self.w, self.z,
                                self.lipschitz, self.problem.l2, self.problem.l1,
-                               self.problem.loss_id, *self.sampler, self.state, budget)
+                               self.problem.loss_id, *self.sampler, self.state, budget,
+                               self.problem.weights)
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
         return self.w, objective.alpha_of_w(self.problem, self.w)
@@ -93,7 +94,12 @@ class _DualKernel(_Kernel):
         if dual_step not in DUAL_STEPS:
             raise ConfigError(f"unknown dual_step {dual_step!r}; choose one of {list(DUAL_STEPS)}")
         self.newton = dual_step == "newton"
+        if p.weights is not None and not self.newton:
+            raise ConfigError("dual_rcd with sample weights takes the exact step: give "
+                              f"dual_step=newton (got {dual_step!r})")
         beta, v = p.smoothness, p.row_sqnorms
+        if p.weights is not None:  # the loss s_j phi_j: curvature and importance scale by s_j
+            v = p.weights * v
         q = sampling_probabilities(v, p.l2, p.n, beta, sampling)
         self.sampler = self._sampler(q)
         self.curvature = v / (p.l2 * p.n)
@@ -113,7 +119,7 @@ class _DualKernel(_Kernel):
         return _rcd.dual_rcd(R.data, R.indices, R.indptr, self.problem.b, self.alpha, self.w,
                              self.curvature, self.fixed_step, self.problem.l2,
                              self.problem.loss_id, self.newton, *self.sampler, self.state,
-                             budget)
+                             budget, self.problem.weights)
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
         return self.w, self.alpha

@@ -111,7 +111,8 @@ class Limit:
     """What an option value narrows: with ``option=value`` (on the ``penalty`` only, when
     given), the solver takes only the ``penalties`` and ``losses`` given here (None: as
     declared), dense or sparse data only if ``dense`` / ``sparse``, and needs l2 > 0 if
-    ``needs_strong_convexity``. ``why``: the reason, for the refusal."""
+    ``needs_strong_convexity``, and no example weights if not ``weights``. ``why``: the
+    reason, for the refusal."""
 
     option: str
     value: str
@@ -122,6 +123,7 @@ class Limit:
     dense: bool = True
     sparse: bool = True
     needs_strong_convexity: bool = False
+    weights: bool = True
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,9 @@ class SolverSpec:
     label_matrix: frozenset[str] = frozenset()
     """The penalties with which it takes a label matrix B (n, k): whole (``matrix``) or
     one-vs-rest (a kernel per column)."""
+    weights: frozenset[str] = frozenset()
+    """The penalties with which it takes example weights (``Problem(..., sample_weight=)``,
+    the loss s_i phi_i in its kernel), on sparse A only."""
     limits: tuple[Limit, ...] = ()
     """Option values that narrow the above (:class:`Limit`)."""
     tune: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -218,6 +223,13 @@ class SolverSpec:
                 return f"{self.name}{why} takes no {'dense' if problem.dense else 'sparse'} A"
             if rule.needs_strong_convexity and not problem.l2 > 0:
                 return f"{self.name}{why} {STRONG_CONVEXITY}"
+            if problem.weights is not None and rule is not self and not rule.weights:
+                return f"{self.name}{why} takes no sample weights"
+        if problem.weights is not None and (kind not in self.weights or problem.dense):
+            takers = ", ".join(s.name for s in SOLVERS.values() if s.weights) or "none"
+            where = "dense A" if problem.dense and kind in self.weights else kind
+            return (f"{self.name} takes no sample weights with {where} (solvers that take "
+                    f"them, sparse A: {takers})")
         return None
 
     def supports(self, problem: Problem, options: Any = None) -> bool:
@@ -270,7 +282,11 @@ class SolverSpec:
         """Set up the kernel (not run); ``start`` is w0 (primal) or alpha0 (dual). A problem
         with a label matrix gets one kernel per column, run in lockstep (one-vs-rest)."""
         opts = self.parse_options(options)
-        why = self.refusal(problem, opts) if not problem.l2 > 0 else None
+        weighted = problem.weights is not None
+        why = self.refusal(problem, opts) if weighted or not problem.l2 > 0 else None
+        if why is not None and weighted:
+            # a kernel that does not read the weights would solve another problem
+            raise ConfigError(why)
         if why is not None and why.endswith(STRONG_CONVEXITY):
             # l2 = 0 (pure l1, or a ball without its l2 term): name the solvers that take it
             # (other refusals are the factories' own, which the capability tests compare)
@@ -354,15 +370,18 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
     SolverSpec("primal_rcd", PrimalRCDOptions, primal_factory, family="primal",
                label="primal RCD", start="w0",
                summary="randomized coordinate descent on P (Face-Off Algorithm 1), CSC",
-               sweep="d", penalties=_ENET, label_matrix=_ENET,
+               sweep="d", penalties=_ENET, label_matrix=_ENET, weights=_ENET,
                tune=(("sampling", ("importance", "uniform")),)),
     SolverSpec("dual_rcd", DualRCDOptions, dual_factory, family="dual", label="dual RCD",
                start="alpha0",
                summary="randomized coordinate ascent on D (Face-Off Algorithm 2, SDCA), CSR; "
                "Prox-SDCA for l1 > 0 or dense data",
                sweep="n", penalties=_ENET, label_matrix=_ENET, needs_strong_convexity=True,
+               weights=frozenset({"l2"}),
                limits=tuple(Limit("dual_step", step, _EXACT_STEP, penalties=frozenset({"l2"}),
-                                  dense=False) for step in ("fixed", "printed")),
+                                  dense=False) for step in ("fixed", "printed"))
+               + tuple(Limit("dual_step", step, "the fixed step has no weighted form here",
+                             weights=False) for step in ("fixed", "printed")),
                tune=(("sampling", ("importance", "uniform", "permutation")),
                      ("dual_step", ("fixed", "newton")))),
     SolverSpec("spdc", SPDCOptions, spdc_factory, family="primal_dual", label="SPDC",
