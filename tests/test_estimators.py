@@ -165,3 +165,29 @@ def test_classifier_cv_refits_at_the_best_alpha():
     alone = LinearClassifier(penalty="l1", alpha=cv.alpha_, tol=1e-8).fit(X, y)
     assert np.allclose(cv.coef_, alone.coef_, atol=1e-5)
     assert cv.score(X, y) > 0.8 and cv.status_ == "converged"
+
+
+def test_the_intercept_is_unpenalized_as_scikit_learns():
+    """fit_intercept: the kernel's unpenalized intercept, the same model as scikit-learn's
+    LogisticRegression (lbfgs, whose intercept is unpenalized) and Lasso (which centers),
+    weighted too; the constant-feature intercept of another solver is not."""
+    X, y = make_classification(200, 8, n_redundant=0, weights=[0.8], random_state=3)
+    sw = np.random.default_rng(1).uniform(0.5, 2.0, 200)
+    C = 0.5
+    for weights in (None, sw):
+        ours = LinearClassifier(alpha=1 / (C * (weights.sum() if weights is not None
+                                                else 200)), tol=1e-12, max_iter=100000)
+        ours.fit(X, y, sample_weight=weights)
+        ref = LogisticRegression(C=C, tol=1e-12, max_iter=10000).fit(X, y, sample_weight=weights)
+        assert ours.solver_ == "primal_rcd" and ours.gap_ <= 1e-12
+        np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-5, atol=1e-6)
+    Xr, yr = make_regression(150, 20, n_informative=5, noise=1.0, bias=7.0, random_state=2)
+    lasso = LinearRegressor(penalty="l1", alpha=0.5, tol=1e-12, max_iter=100000).fit(Xr, yr)
+    ref = Lasso(alpha=0.5, tol=1e-14, max_iter=100000).fit(Xr, yr)
+    np.testing.assert_allclose(lasso.coef_, ref.coef_, atol=1e-6)
+    assert lasso.intercept_ == pytest.approx(ref.intercept_, abs=1e-6)
+    # a solver without the kernel intercept falls back to the penalized constant feature
+    other = LinearRegressor(penalty="l2", alpha=1.0, solver="dual_rcd", tol=1e-12,
+                            max_iter=100000).fit(Xr, yr)
+    assert abs(other.intercept_ - 7.0) > 1.0

@@ -20,11 +20,14 @@ so P(w) - P* <= tol |P(w)| holds at the returned coefficients whatever the solve
 prediction; its reason is ``solver_reason_``); any registered solver that accepts the problem
 may be named instead.
 
-The intercept is, for now, LIBLINEAR's: a constant feature of value ``intercept_scaling``
-appended to X, whose weight is regularized like the others (scikit-learn's
-``LogisticRegression(solver="liblinear")``); a large ``intercept_scaling`` makes its penalty
-negligible. It copies X once. Multiclass targets are fitted one-vs-rest, all classes in one
-problem with a label matrix (one kernel per class).
+The intercept (``fit_intercept``) is unpenalized, fitted inside primal RCD's kernel
+(``Problem(..., intercept=True)``: one more coordinate, no copy of a sparse X; a dense X is
+copied to CSR), for the elastic-net penalties with ``solver`` "auto" (which then runs primal
+RCD) or "primal_rcd". With another solver or the l1 ball it is LIBLINEAR's: a constant
+feature of value ``intercept_scaling`` appended to X (a copy), whose weight is regularized
+like the others (scikit-learn's ``LogisticRegression(solver="liblinear")``); a large
+``intercept_scaling`` makes its penalty negligible. Multiclass targets are fitted
+one-vs-rest, all classes in one problem with a label matrix (one kernel per class).
 
 ``sample_weight`` in ``fit`` weighs each example's loss inside the kernels (no copy of X):
 P(w, c) = sum_i s_i loss(x_i^T w + c, y_i) / sum_i s_i + alpha R(w), so that a weight of 2
@@ -84,9 +87,16 @@ class _LinearModel(BaseEstimator):
             raise ValueError(f"l1_ratio must be in [0, 1], got {self.l1_ratio!r}")
         return ElasticNet(alpha * (1.0 - ratio), alpha * ratio)
 
+    def _kernel_intercept(self) -> bool:
+        """The intercept is the kernel's (unpenalized, primal RCD) rather than a constant
+        feature: for the elastic-net penalties with ``solver`` "auto" or "primal_rcd"."""
+        return bool(self.fit_intercept) and self.penalty != "l1_ball" and \
+            self.solver in ("auto", "primal_rcd")
+
     def _design(self, X):
-        """X with the intercept's constant column appended when ``fit_intercept``."""
-        if not self.fit_intercept:
+        """X with the intercept's constant column appended when ``fit_intercept`` and the
+        kernel does not fit it."""
+        if not self.fit_intercept or self._kernel_intercept():
             return X
         col = np.full((X.shape[0], 1), float(self.intercept_scaling))
         return sp.hstack([X, sp.csr_matrix(col)], format="csr") if sp.issparse(X) else (
@@ -101,12 +111,15 @@ class _LinearModel(BaseEstimator):
 
     def _problem(self, X, targets, loss: str, sample_weight=None) -> Problem:
         A = self._design(X)
-        if sample_weight is not None and not sp.issparse(A):
-            A = sp.csr_matrix(A)  # the dense kernels do not read weights: the sparse ones do
+        intercept = self._kernel_intercept()
+        if (sample_weight is not None or intercept) and not sp.issparse(A):
+            # the dense kernels read no weights and fit no intercept: the sparse ones do
+            A = sp.csr_matrix(A)
         if sp.issparse(A):
             A = sp.csr_matrix(A)
             A.indices, A.indptr = A.indices.astype(np.int32), A.indptr.astype(np.int32)
-        return Problem(A, targets, loss, penalty=self._penalty(), sample_weight=sample_weight)
+        return Problem(A, targets, loss, penalty=self._penalty(), sample_weight=sample_weight,
+                       intercept=intercept)
 
     def _solve(self, X, targets, loss: str, sample_weight=None):
         """Fit the coefficients (rows: one per target column) and the intercepts."""
@@ -117,7 +130,7 @@ class _LinearModel(BaseEstimator):
         if self.warm_start and hasattr(self, "coef_"):
             prev = np.column_stack([np.atleast_2d(self.coef_), np.atleast_1d(self.intercept_)]
                                    if self.fit_intercept else [np.atleast_2d(self.coef_)])
-            if prev.shape == (problem.k, problem.d):
+            if prev.shape == (problem.k, problem.var_shape[0]):
                 start = prev.T if problem.matrix else prev[0]
         seed = 0 if self.random_state is None else int(
             np.random.RandomState(self.random_state).randint(2**31 - 1)
@@ -141,7 +154,9 @@ class _LinearModel(BaseEstimator):
             self.solver_reason_ = res.params["auto"]
         self.solver_ = res.params.get("method", method)
         W = np.atleast_2d(res.w.T) if problem.matrix else res.w[None, :]
-        if self.fit_intercept:
+        if problem.intercept:
+            coef, intercept = W[:, :-1], W[:, -1]
+        elif self.fit_intercept:
             coef, intercept = W[:, :-1], W[:, -1] * float(self.intercept_scaling)
         else:
             coef, intercept = W, np.zeros(W.shape[0])
@@ -167,8 +182,10 @@ _PARAMS_DOC = """
     max_time : float or None, default None
         At most this much kernel CPU time, in seconds.
     fit_intercept : bool, default True
+        Unpenalized, in primal RCD's kernel, for the elastic-net penalties with solver
+        "auto" or "primal_rcd"; else a constant feature (module docstring).
     intercept_scaling : float, default 1.0
-        The intercept's constant feature (its weight is regularized: module docstring).
+        The constant feature's value when the intercept is one (its weight is regularized).
     warm_start : bool, default False
         Start from the previous fit's coefficients (primal solvers).
     random_state : int, RandomState or None, default None
@@ -316,8 +333,8 @@ def alpha_max(estimator: _LinearModel, X, y) -> float:
     The KKT conditions at w = 0 of the mean loss f plus alpha (r ||w||_1 + (1 - r) ||w||^2 / 2)
     hold exactly when ``alpha r >= ||grad f(0)||_inf`` (:func:`pdsparse.solvers.predict.
     lambda_max`; the l2 term's gradient vanishes at 0), so alpha_max = lambda_max / r, the
-    largest over the classes of a one-vs-rest fit. The intercept's constant feature is
-    regularized like the others (module docstring), so it counts in lambda_max too. Only
+    largest over the classes of a one-vs-rest fit. An unpenalized intercept sits at its best
+    value for w = 0; a constant feature (module docstring) counts in lambda_max. Only
     ``penalty="l1"`` and ``"elasticnet"`` with ``l1_ratio > 0`` have one.
     """
     from pdsparse.solvers.predict import lambda_max
@@ -341,6 +358,9 @@ def _alpha_grid(estimator, X, y, alphas, n_alphas: int, eps: float) -> np.ndarra
     if int(n_alphas) < 1 or not 0 < float(eps) < 1:
         raise ValueError(f"n_alphas must be >= 1 and 0 < eps < 1, got {n_alphas!r}, {eps!r}")
     top = alpha_max(estimator, X, y)
+    if not top > 0:  # e.g. one sample, which an unpenalized intercept fits exactly
+        raise ValueError(f"alpha_max = 0 on these data (n_samples = {X.shape[0]}): every "
+                         "alpha gives w = 0, so there is no path: give the alphas")
     return np.geomspace(top, top * float(eps), int(n_alphas))
 
 

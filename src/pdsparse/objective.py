@@ -39,6 +39,7 @@ of the former); both certify P(W) - P*.
 from __future__ import annotations
 
 import numpy as np
+import scipy.optimize as so
 
 from pdsparse import _products, losses
 from pdsparse.errors import ConfigError
@@ -75,19 +76,30 @@ def _loss_sum(problem: Problem, z: np.ndarray) -> float:
     return _weighted(problem, vals).sum()
 
 
+def _coef(problem: Problem, w: np.ndarray) -> np.ndarray:
+    """The penalized part of w: w itself, or all but the intercept's last row."""
+    return w[:-1] if problem.intercept else w
+
+
+def _margins(problem: Problem, w: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """A w's margins ``z`` (from the coefficients) plus the intercept, if any."""
+    return z + w[-1] if problem.intercept else z
+
+
 def primal(problem: Problem, w: np.ndarray) -> float:
     """P(w), Face-Off eq. (1) with any penalty (+inf outside a ball)."""
     w = _check(problem, w, problem.var_shape, "primal variable")
-    return _primal_at(problem, w, problem.mat @ w)
+    return _primal_at(problem, w, problem.mat @ _coef(problem, w))
 
 
 def _primal_at(problem: Problem, w: np.ndarray, z: np.ndarray) -> float:
-    """P(w) from the margins z = A w."""
+    """P(w) from the margins z = A w (without the intercept, which this adds)."""
+    z = _margins(problem, w, z)
     if w.ndim == 1 and problem.weights is None:
         val = losses.values(problem.loss_id, z, problem.b).mean()
     else:
         val = _loss_sum(problem, z) / problem.n
-    val = problem.penalty.add_value(val, w)
+    val = problem.penalty.add_value(val, _coef(problem, w))
     return float(val)
 
 
@@ -97,9 +109,9 @@ def smooth_value(problem: Problem, w: np.ndarray, z: np.ndarray | None = None) -
     the ball); ``z``: the margins A w when the caller maintains them."""
     w = _check(problem, w, problem.var_shape, "primal variable")
     if z is None:
-        z = problem.mat @ w
+        z = _margins(problem, w, problem.mat @ _coef(problem, w))
     val = _loss_sum(problem, z) / problem.n
-    flat = w.reshape(-1)
+    flat = _coef(problem, w).reshape(-1)
     return float(val + 0.5 * problem.l2 * float(flat @ flat))
 
 
@@ -107,6 +119,9 @@ def w_of_alpha(problem: Problem, alpha: np.ndarray) -> np.ndarray:
     """The primal point paired with ``alpha``: grad g^*(A^T alpha / n) (elastic net:
     soft(A^T alpha / n, l1) / l2; a ball with l2 = 0: a vertex)."""
     alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
+    if problem.intercept:
+        raise ConfigError(f"problem {problem.name!r} has an intercept: no primal point of a "
+                          "dual one (only primal methods fit it)")
     v = problem.mat_t @ _weighted(problem, alpha) / problem.n
     return problem.penalty.grad_conjugate(v)
 
@@ -115,9 +130,61 @@ def dual(problem: Problem, alpha: np.ndarray) -> float:
     """D(alpha), Face-Off eq. (3); -inf when some alpha_j leaves the conjugate's domain."""
     alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
     conj = _conj_neg(problem, alpha)
-    if not np.all(np.isfinite(conj)):
+    if not np.all(np.isfinite(conj)) or not _balanced(problem, alpha):
         return -np.inf
     return _dual_at(problem, alpha, conj, problem.mat_t @ _weighted(problem, alpha))
+
+
+BALANCE_RTOL = 1e-12
+"""With an intercept the dual is constrained to sum_i s_i alpha_i = 0; a point whose sum is
+within this fraction of sum_i |s_i alpha_i| counts as on it (floating-point sums of points
+balanced by :func:`_balance` land within about 1e-16 of it)."""
+
+
+def _balanced(problem: Problem, alpha: np.ndarray) -> bool:
+    if not problem.intercept:
+        return True
+    sa = _weighted(problem, alpha)
+    return bool(np.all(np.abs(sa.sum(axis=0)) <= BALANCE_RTOL * np.abs(sa).sum(axis=0)
+                       + 1e-300))
+
+
+def _best_intercept(problem: Problem, z0: np.ndarray, b: np.ndarray) -> float | None:
+    """argmin over c of sum_i s_i phi(z0_i + c, b_i) for one label column: the root of its
+    derivative, which grows with c (closed form for the squared loss, else a bracketed root);
+    None when the loss keeps falling as |c| grows (one class only: alpha = 0 is then the
+    balanced point)."""
+    s = problem.weights if problem.weights is not None else np.ones_like(z0)
+    if problem.loss == "squared":
+        return float((s * (b - z0)).sum() / s.sum())
+
+    def slope(c):
+        return float((s * losses.derivs(problem.loss_id, z0 + c, b)).sum())
+
+    lo, hi = -1.0, 1.0
+    while slope(lo) > 0 and lo > -1e8:
+        lo *= 4
+    while slope(hi) < 0 and hi < 1e8:
+        hi *= 4
+    if slope(lo) > 0 or slope(hi) < 0:
+        return None
+    return float(so.brentq(slope, lo, hi, xtol=1e-300, rtol=9e-16, maxiter=500))
+
+
+def _balance(problem: Problem, alpha: np.ndarray) -> np.ndarray:
+    """alpha on sum_i s_i alpha_i = 0: the side whose terms s_i alpha_i outweigh is scaled
+    toward 0 (by t in [0, 1]: every loss's conjugate domain holds t alpha_i when it holds
+    alpha_i and 0). In place; per label column."""
+    cols = alpha.reshape(alpha.shape[0], -1)
+    s = problem.weights if problem.weights is not None else np.ones(alpha.shape[0])
+    for c in range(cols.shape[1]):
+        sa = s * cols[:, c]
+        r = sa.sum()
+        side = sa > 0 if r > 0 else sa < 0
+        total = sa[side].sum()
+        if r != 0 and total != 0:
+            cols[side, c] *= 1.0 - r / total
+    return alpha
 
 
 def _conj_neg(problem: Problem, alpha: np.ndarray) -> np.ndarray:
@@ -142,15 +209,31 @@ def alpha_of_w(problem: Problem, w: np.ndarray) -> np.ndarray:
     times the penalty's :meth:`~pdsparse.penalties.Penalty.dual_scale` when g* has a bounded
     domain (pure l1: s = min(1, l1 / ||A^T alpha / n||_inf), 1 at the optimum)."""
     w = _check(problem, w, problem.var_shape, "primal variable")
-    return _alpha_at(problem, problem.mat @ w, problem.mat_t.__matmul__)
+    return _alpha_at(problem, problem.mat @ _coef(problem, w), problem.mat_t.__matmul__)
 
 
 def _alpha_at(problem: Problem, z: np.ndarray, rmatvec) -> np.ndarray:
-    """alpha(w) from the margins z = A w; ``rmatvec``: alpha -> A^T alpha (pure l1's scale)."""
+    """alpha(w) from the margins z = A w of the coefficients; ``rmatvec``: alpha -> A^T alpha
+    (pure l1's scale). With an intercept, alpha(w) is taken at the best intercept for the
+    coefficients (:func:`_best_intercept`), then balanced (:func:`_balance`): a point of
+    the constrained dual whatever the iterate's own intercept."""
+    one_class = []
+    if problem.intercept:
+        z = np.array(z, dtype=np.float64)
+        cols, labels = z.reshape(z.shape[0], -1), problem.b.reshape(z.shape[0], -1)
+        for c in range(cols.shape[1]):
+            best = _best_intercept(problem, cols[:, c], labels[:, c])
+            if best is None:
+                one_class.append(c)
+            else:
+                cols[:, c] += best
     if z.ndim == 1:
         alpha = -losses.derivs(problem.loss_id, z, problem.b)
     else:
         alpha = -losses.derivs(problem.loss_id, _flat(z), _flat(problem.b)).reshape(z.shape)
+    if problem.intercept:
+        alpha.reshape(alpha.shape[0], -1)[:, one_class] = 0.0  # the balanced point there
+        _balance(problem, alpha)
     if problem.l2 == 0.0 and not problem.penalty.bounded:
         alpha *= problem.penalty.dual_scale(rmatvec(_weighted(problem, alpha)) / problem.n)
     return alpha
@@ -178,25 +261,27 @@ def evaluate(problem: Problem, w: np.ndarray,
         p_val, d_val = primal(problem, w), dual(problem, alpha)
         return p_val, d_val, p_val - d_val
     w = _check(problem, w, problem.var_shape, "primal variable")
+    coef = _coef(problem, w)
     M = problem.csc if problem.d > problem.n else problem.csr
     wide = M is not problem.csr
     if alpha is None:
         if wide:
-            z = _products.csc_matvec(M.data, M.indices, M.indptr, w, problem.n)
+            z = _products.csc_matvec(M.data, M.indices, M.indptr, coef, problem.n)
 
             def rmatvec(a):
                 return _products.csc_rmatvec(M.data, M.indices, M.indptr, a)
         else:
-            z, rmatvec = problem.mat @ w, problem.mat_t.__matmul__
+            z, rmatvec = problem.mat @ coef, problem.mat_t.__matmul__
         alpha = _alpha_at(problem, z, rmatvec)
         u = rmatvec(_weighted(problem, alpha))
     else:
         alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
         products = _products.csc_products if wide else _products.csr_products
-        z, u = products(M.data, M.indices, M.indptr, w, _weighted(problem, alpha))
+        z, u = products(M.data, M.indices, M.indptr, coef, _weighted(problem, alpha))
     p_val = _primal_at(problem, w, z)
     conj = _conj_neg(problem, alpha)
-    d_val = _dual_at(problem, alpha, conj, u) if np.all(np.isfinite(conj)) else -np.inf
+    d_val = _dual_at(problem, alpha, conj, u) \
+        if np.all(np.isfinite(conj)) and _balanced(problem, alpha) else -np.inf
     return p_val, d_val, p_val - d_val
 
 

@@ -88,6 +88,10 @@ class Problem:
     solver copies the data again. ``key`` is the :class:`ProblemKey` naming the problem
     (set by :meth:`from_dataset`, else None).
 
+    ``intercept``: an unpenalized intercept c, P(w, c) = 1/n sum s_i phi_i(a_i^T w + c) +
+    g(w), the variable's last entry (``var_shape``); the dual gains the constraint
+    sum_i s_i alpha_i = 0 (:mod:`pdsparse.objective`). Primal RCD fits it.
+
     ``sample_weight`` (n,), optional: example weights, scaled to mean 1 (``weights``; None
     when absent or all equal), each loss term s_i phi_i (:mod:`pdsparse.objective`); primal
     and dual RCD read them in their kernels and every other solver refuses a weighted problem
@@ -101,7 +105,7 @@ class Problem:
     def __init__(self, A: sp.spmatrix | sp.sparray, b: np.ndarray, loss: str = "logistic",
                  l2: float | Penalty = _UNSET, l1: float = _UNSET, name: str = "",
                  penalty: Penalty | Mapping | None = None, key: ProblemKey | None = None,
-                 sample_weight: np.ndarray | None = None):
+                 sample_weight: np.ndarray | None = None, intercept: bool = False):
         if isinstance(l2, Penalty | Mapping):
             if penalty is not None:
                 raise ConfigError("give the penalty once (fourth argument or penalty=)")
@@ -171,11 +175,13 @@ class Problem:
         self.b = b
         self.penalty = penalty
         self.weights = _sample_weights(sample_weight, n, name)
+        self.intercept = bool(intercept)
 
     def __repr__(self) -> str:
         shape = "x".join(map(str, self.shape)) + (" dense" if self.dense else "")
         labels = f", k={self.k}" if self.matrix else ""
-        weighted = ", weighted" if self.weights is not None else ""
+        weighted = (", weighted" if self.weights is not None else "") + (
+            ", intercept" if self.intercept else "")
         return (f"Problem({self.name!r}, {shape}, nnz={self.nnz}{labels}, loss={self.loss!r}, "
                 f"penalty={self.penalty!r}{weighted})")
 
@@ -285,7 +291,7 @@ class Problem:
         sub = object.__new__(Problem)
         sub.__dict__.update({k: v for k, v in self.__dict__.items()
                              if k in ("A", "loss", "key", "_csr", "_dense", "csc",
-                                      "row_sqnorms", "col_sqnorms", "weights")})
+                                      "row_sqnorms", "col_sqnorms", "weights", "intercept")})
         # the CSC and the norms are cached properties: make them once, here, for every column
         for name in ("row_sqnorms", "col_sqnorms") + (() if self.dense else ("csc",)):
             sub.__dict__[name] = getattr(self, name)
@@ -341,8 +347,10 @@ class Problem:
 
     @property
     def var_shape(self) -> tuple[int, ...]:
-        """Shape of the primal variable: (d,) or (d, k)."""
-        return (self.d, self.k) if self.matrix else (self.d,)
+        """Shape of the primal variable: (d,) or (d, k); one more row, the unpenalized
+        intercept, with ``intercept`` (its last entry: w = (coefficients, c))."""
+        rows = self.d + 1 if self.intercept else self.d
+        return (rows, self.k) if self.matrix else (rows,)
 
     @property
     def dual_shape(self) -> tuple[int, ...]:

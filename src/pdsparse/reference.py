@@ -139,13 +139,13 @@ def reference_solution(problem: Problem, rtol: float = 1e-10, max_epochs: float 
     t0 = time.perf_counter()
     log = _Progress(progress, rtol, t0)
     pen = problem.penalty
-    if isinstance(pen, ElasticNet) and pen.l1 == 0.0 and not problem.matrix:
-        return _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0, log)
-    if problem.weights is not None:
-        # example weights: primal RCD reads them for any elastic net (pure l1 too); Prox-SDCA
-        # and the first-order route do not
+    if problem.intercept or (problem.weights is not None and pen.l1 > 0):
+        # an intercept, or example weights with an l1 part: primal RCD fits them for any
+        # elastic net (pure l1 too); dual RCD, Prox-SDCA and the first-order route do not
         return _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0, log,
                         method="primal_rcd")
+    if isinstance(pen, ElasticNet) and pen.l1 == 0.0 and not problem.matrix:
+        return _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0, log)
     if isinstance(pen, ElasticNet) and pen.l2 > 0:
         # l1 > 0 or one-vs-rest: Prox-SDCA converges linearly (mu > 0) at the cost of about
         # three products with A per epoch, far fewer than accelerated gradient needs when n
@@ -176,7 +176,7 @@ def _pure_l2(problem, rtol, max_epochs, max_seconds, seed, t0,
     candidates = [(res.w, res.alpha, label)]
     best = _best(problem, candidates)
     if best[2] > rtol * abs(best[0]) and problem.info.twice_differentiable \
-            and problem.l1 == 0.0:
+            and problem.l1 == 0.0 and not problem.intercept:
         log.line(f"{label} stopped ({res.status}) at gap {best[2]:.3e}; trust-region Newton "
                  "polish")
         w = _newton_polish(problem, res.w, max_iter=200)

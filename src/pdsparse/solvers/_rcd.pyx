@@ -34,7 +34,8 @@ def primal_rcd(const double[::1] data, const int[::1] indices, const int[::1] in
                const double[::1] lipschitz, double l2, double l1, int loss,
                int mode, const double[::1] prob, const int[::1] alias,
                int[::1] perm, long long[::1] perm_pos,
-               uint64_t[::1] state, long long budget, const double[::1] weight=None):
+               uint64_t[::1] state, long long budget, const double[::1] weight=None,
+               double intercept_lipschitz=0.0, long long[::1] since=None):
     """Primal RCD (Face-Off Algorithm 1) on P(w) = 1/n sum phi_j(a_j^T w) + l2/2 ||w||^2 + l1 ||w||_1.
 
     Parameters are the CSC arrays of A (n x d), labels ``b``, the iterate ``w``
@@ -49,9 +50,19 @@ def primal_rcd(const double[::1] data, const int[::1] indices, const int[::1] in
     ``weight`` (n, optional): example weights s, each loss term s_j phi_j, so that
     nabla_i P(w) = 1/n sum_j s_j phi_j'(a_j^T w) A_ji + l2 w_i; the caller's ``lipschitz``
     then reads beta sum_j s_j A_ji^2 / n + l2.
+
+    With ``intercept_lipschitz`` L_c > 0, ``w`` has d + 1 entries, the last an unpenalized
+    intercept c included in ``z`` (z = A w + c), and c takes the step -(1/n sum_j s_j
+    phi_j'(z_j)) / L_c after every d coordinate draws (once per sweep: its column of ones
+    is dense, n entries; outside the paper's theory, a block-cyclic extra coordinate, as
+    LIBLINEAR's bias is one more feature); ``since[0]`` counts the draws since its last
+    step (caller-owned, so chunked calls reproduce one long call). L_c = beta sum_j s_j / n.
     """
     cdef Py_ssize_t d = w.shape[0]
     cdef bint weighted = weight is not None
+    cdef bint has_c = intercept_lipschitz > 0.0
+    cdef Py_ssize_t n = z.shape[0], j
+    cdef long long pos = 0
     cdef const double* sp = NULL
     cdef double inv_n = 1.0 / z.shape[0]
     cdef long long touched = 0, iters = 0
@@ -60,6 +71,11 @@ def primal_rcd(const double[::1] data, const int[::1] indices, const int[::1] in
     cdef double grad, step, wi, v, thr, delta
     cdef Sampler smp
     sampler_init(&smp, mode, state, prob, alias, perm, perm_pos, indptr, data, indices)
+    if has_c:
+        d -= 1
+        if since is None or since.shape[0] != 1:
+            raise ValueError("an intercept needs since, a counter of one entry")
+        pos = since[0]
     check_length(d, smp.m, "w")
     check_length(lipschitz.shape[0], d, "lipschitz")
     check_length(b.shape[0], z.shape[0], "b")
@@ -109,6 +125,24 @@ def primal_rcd(const double[::1] data, const int[::1] indices, const int[::1] in
             # an empty column still costs one unit, so the budget always ends the loop
             touched += end - start if end > start else 1
             iters += 1
+            if has_c:
+                pos += 1
+                if pos >= d:
+                    pos = 0
+                    grad = 0.0
+                    for j in range(n):
+                        if weighted:
+                            grad += sp[j] * loss_deriv(loss, z[j], b[j])
+                        else:
+                            grad += loss_deriv(loss, z[j], b[j])
+                    delta = -grad * inv_n / intercept_lipschitz
+                    if delta != 0.0:
+                        w[d] += delta
+                        for j in range(n):
+                            z[j] += delta
+                    touched += n
+    if has_c:
+        since[0] = pos
     return iters, touched
 
 

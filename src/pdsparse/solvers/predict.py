@@ -133,12 +133,18 @@ def applicable(problem: Problem) -> dict[str, dict[str, str]]:
 
 
 def _loss_gradient_at_zero(problem: Problem) -> np.ndarray:
-    """grad of the averaged loss at w = 0: A^T phi'(0, b) / n (one pass over A)."""
+    """grad of the averaged loss at w = 0: A^T (s phi'(c, b)) / n (one pass over A), with the
+    example weights s and, with an intercept, c its best value for w = 0 (else 0)."""
     from pdsparse import losses
+    from pdsparse.objective import _best_intercept
 
     z = np.zeros(problem.n)
-    return np.asarray(problem.mat_t @ losses.derivs(problem.loss_id, z, problem.b),
-                      dtype=np.float64).reshape(-1) / problem.n
+    if problem.intercept and problem.b.ndim == 1:
+        z += _best_intercept(problem, z, problem.b) or 0.0
+    g = losses.derivs(problem.loss_id, z, problem.b)
+    if problem.weights is not None:
+        g = g * problem.weights
+    return np.asarray(problem.mat_t @ g, dtype=np.float64).reshape(-1) / problem.n
 
 
 def lambda_max(problem: Problem) -> float:
@@ -373,15 +379,17 @@ def predict(problem: Problem, stats: dict | None = None,
         return Prediction("primal_rcd", "primal RCD: the registered solver for pure l1 "
                           "(l2 = 0; the dual and primal-dual methods need l2 > 0)", fam,
                           takers["primal_rcd"], {})
-    if problem.weights is not None:
-        # sample weights: only the kernels that read them (the statistics below ignore them)
+    if problem.weights is not None or problem.intercept:
+        # sample weights or an intercept: only the kernels that read them (the statistics
+        # below ignore both)
         takers = applicable(problem)
         rcd = [m for m in ("primal_rcd", "dual_rcd") if m in takers]
         if not rcd:
             raise ConfigError(f"no registered solver takes {problem!r}")
         if len(rcd) == 1:
-            return Prediction(rcd[0], f"{rcd[0]}: the registered solver that reads sample "
-                              f"weights with {fam}", fam, takers[rcd[0]], {})
+            what = "fits an intercept" if problem.intercept else "reads sample weights"
+            return Prediction(rcd[0], f"{rcd[0]}: the registered solver that {what} with "
+                              f"{fam}", fam, takers[rcd[0]], {})
     if stats is None or "T_P_importance" not in stats:
         from pdsparse.stats import data_stats
 

@@ -65,18 +65,23 @@ class _PrimalKernel(_Kernel):
         beta, u = p.smoothness, p.weighted_col_sqnorms
         self.lipschitz = primal_lipschitz(p)
         self.sampler = self._sampler(sampling_probabilities(u, p.l2, p.n, beta, sampling))
+        # the intercept's Lipschitz constant beta sum_j s_j / n (the weights have mean 1)
+        self.intercept_lipschitz = beta if p.intercept else 0.0
+        self.since = np.zeros(1, dtype=np.int64)  # draws since the intercept's last step
         if w0 is None:
-            self.w, self.z = np.zeros(p.d), np.zeros(p.n)
+            self.w, self.z = np.zeros(p.var_shape), np.zeros(p.n)
         else:
             self.w = np.array(w0, dtype=np.float64)
-            self.z = p.csr @ self.w
+            self.z = p.csr @ (self.w[:-1] if p.intercept else self.w)
+            if p.intercept:
+                self.z += self.w[-1]
 
     def run(self, budget: int) -> tuple[int, int]:
         C = self.C
         return _rcd.primal_rcd(C.data, C.indices, C.indptr, self.problem.b, self.w, self.z,
                                self.lipschitz, self.problem.l2, self.problem.l1,
                                self.problem.loss_id, *self.sampler, self.state, budget,
-                               self.problem.weights)
+                               self.problem.weights, self.intercept_lipschitz, self.since)
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
         return self.w, objective.alpha_of_w(self.problem, self.w)

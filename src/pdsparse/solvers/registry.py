@@ -168,6 +168,9 @@ class SolverSpec:
     weights: frozenset[str] = frozenset()
     """The penalties with which it takes example weights (``Problem(..., sample_weight=)``,
     the loss s_i phi_i in its kernel), on sparse A only."""
+    intercept: frozenset[str] = frozenset()
+    """The penalties with which it fits an unpenalized intercept (``Problem(...,
+    intercept=True)``), on sparse A and a label vector (or one-vs-rest) only."""
     limits: tuple[Limit, ...] = ()
     """Option values that narrow the above (:class:`Limit`)."""
     tune: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -230,6 +233,11 @@ class SolverSpec:
             where = "dense A" if problem.dense and kind in self.weights else kind
             return (f"{self.name} takes no sample weights with {where} (solvers that take "
                     f"them, sparse A: {takers})")
+        if problem.intercept and (kind not in self.intercept or problem.dense):
+            takers = ", ".join(s.name for s in SOLVERS.values() if s.intercept) or "none"
+            where = "dense A" if problem.dense and kind in self.intercept else kind
+            return (f"{self.name} fits no intercept with {where} (solvers that do, sparse A: "
+                    f"{takers})")
         return None
 
     def supports(self, problem: Problem, options: Any = None) -> bool:
@@ -282,10 +290,10 @@ class SolverSpec:
         """Set up the kernel (not run); ``start`` is w0 (primal) or alpha0 (dual). A problem
         with a label matrix gets one kernel per column, run in lockstep (one-vs-rest)."""
         opts = self.parse_options(options)
-        weighted = problem.weights is not None
-        why = self.refusal(problem, opts) if weighted or not problem.l2 > 0 else None
-        if why is not None and weighted:
-            # a kernel that does not read the weights would solve another problem
+        extended = problem.weights is not None or problem.intercept
+        why = self.refusal(problem, opts) if extended or not problem.l2 > 0 else None
+        if why is not None and extended:
+            # a kernel that reads no weights or intercept would solve another problem
             raise ConfigError(why)
         if why is not None and why.endswith(STRONG_CONVEXITY):
             # l2 = 0 (pure l1, or a ball without its l2 term): name the solvers that take it
@@ -370,7 +378,7 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
     SolverSpec("primal_rcd", PrimalRCDOptions, primal_factory, family="primal",
                label="primal RCD", start="w0",
                summary="randomized coordinate descent on P (Face-Off Algorithm 1), CSC",
-               sweep="d", penalties=_ENET, label_matrix=_ENET, weights=_ENET,
+               sweep="d", penalties=_ENET, label_matrix=_ENET, weights=_ENET, intercept=_ENET,
                tune=(("sampling", ("importance", "uniform")),)),
     SolverSpec("dual_rcd", DualRCDOptions, dual_factory, family="dual", label="dual RCD",
                start="alpha0",
