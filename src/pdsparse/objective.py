@@ -209,30 +209,23 @@ def alpha_of_w(problem: Problem, w: np.ndarray) -> np.ndarray:
     times the penalty's :meth:`~pdsparse.penalties.Penalty.dual_scale` when g* has a bounded
     domain (pure l1: s = min(1, l1 / ||A^T alpha / n||_inf), 1 at the optimum)."""
     w = _check(problem, w, problem.var_shape, "primal variable")
-    return _alpha_at(problem, problem.mat @ _coef(problem, w), problem.mat_t.__matmul__)
+    z = _margins(problem, w, problem.mat @ _coef(problem, w))
+    return _alpha_at(problem, z, problem.mat_t.__matmul__)
 
 
 def _alpha_at(problem: Problem, z: np.ndarray, rmatvec) -> np.ndarray:
-    """alpha(w) from the margins z = A w of the coefficients; ``rmatvec``: alpha -> A^T alpha
-    (pure l1's scale). With an intercept, alpha(w) is taken at the best intercept for the
-    coefficients (:func:`_best_intercept`), then balanced (:func:`_balance`): a point of
-    the constrained dual whatever the iterate's own intercept."""
-    one_class = []
-    if problem.intercept:
-        z = np.array(z, dtype=np.float64)
-        cols, labels = z.reshape(z.shape[0], -1), problem.b.reshape(z.shape[0], -1)
-        for c in range(cols.shape[1]):
-            best = _best_intercept(problem, cols[:, c], labels[:, c])
-            if best is None:
-                one_class.append(c)
-            else:
-                cols[:, c] += best
+    """alpha(w) from the margins z = A w (+ the intercept); ``rmatvec``: alpha -> A^T alpha
+    (pure l1's scale). With an intercept alpha is then balanced onto the dual's constraint
+    (:func:`_balance`; one class only: alpha = 0). Balancing alpha at the iterate's own
+    intercept certifies far better than alpha at the best intercept for its coefficients:
+    coordinate descent keeps the coefficients stationary for its own intercept, so moving c
+    alone throws the gradients of the features that correlate with it off (pure l1 on
+    Zipf-BOW, 2,000 x 5,000: a gap stuck at 6e-2 against 3e-5 after 300 passes)."""
     if z.ndim == 1:
         alpha = -losses.derivs(problem.loss_id, z, problem.b)
     else:
         alpha = -losses.derivs(problem.loss_id, _flat(z), _flat(problem.b)).reshape(z.shape)
     if problem.intercept:
-        alpha.reshape(alpha.shape[0], -1)[:, one_class] = 0.0  # the balanced point there
         _balance(problem, alpha)
     if problem.l2 == 0.0 and not problem.penalty.bounded:
         alpha *= problem.penalty.dual_scale(rmatvec(_weighted(problem, alpha)) / problem.n)
@@ -272,7 +265,7 @@ def evaluate(problem: Problem, w: np.ndarray,
                 return _products.csc_rmatvec(M.data, M.indices, M.indptr, a)
         else:
             z, rmatvec = problem.mat @ coef, problem.mat_t.__matmul__
-        alpha = _alpha_at(problem, z, rmatvec)
+        alpha = _alpha_at(problem, _margins(problem, w, z), rmatvec)
         u = rmatvec(_weighted(problem, alpha))
     else:
         alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
