@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import scipy.optimize as so
 from conftest import make_data
-from test_sample_weights import _draws, _weights
+from test_sample_weights import _draws, _weights, py_weighted_primal_step
 from test_solvers import py_phi_prime
 
 from pdsparse import losses, objective
@@ -34,17 +34,11 @@ def py_primal_rcd_with_intercept(problem, draws):
     """Algorithm 1 with weights s and the intercept c: after every d draws
     c -= (1/n sum_j s_j phi'(z_j)) / beta (dense numpy, one coordinate at a time)."""
     X = problem.csr.toarray().T  # d x n
-    n, d, beta, l2, l1 = problem.n, problem.d, problem.smoothness, problem.l2, problem.l1
+    n, d, beta = problem.n, problem.d, problem.smoothness
     s = problem.weights if problem.weights is not None else np.ones(n)
     w, z, out = np.zeros(d + 1), np.zeros(n), []
     for t, i in enumerate(draws):
-        L = beta * (s * X[i] ** 2).sum() / n + l2
-        g = sum(s[j] * py_phi_prime(problem.loss, z[j], problem.b[j]) * X[i, j]
-                for j in range(n)) / n + l2 * w[i]
-        v = w[i] - g / L
-        new = np.sign(v) * max(abs(v) - l1 / L, 0.0)
-        z += (new - w[i]) * X[i]
-        w[i] = new
+        py_weighted_primal_step(problem, s, X, w, z, i)
         if (t + 1) % d == 0:
             gc = sum(s[j] * py_phi_prime(problem.loss, z[j], problem.b[j])
                      for j in range(n)) / n

@@ -45,18 +45,23 @@ def py_weighted_primal_rcd(problem, s, draws):
     L_i = beta sum_j s_j X_ij^2 / n + l2, the prox step of l1 (dense numpy, one coordinate
     at a time)."""
     X = problem.csr.toarray().T  # d x n
-    n, beta, l2, l1 = problem.n, problem.smoothness, problem.l2, problem.l1
-    w, z, out = np.zeros(problem.d), np.zeros(n), []
+    w, z, out = np.zeros(problem.d), np.zeros(problem.n), []
     for i in draws:
-        L = beta * (s * X[i] ** 2).sum() / n + l2
-        g = sum(s[j] * py_phi_prime(problem.loss, z[j], problem.b[j]) * X[i, j]
-                for j in range(n)) / n + l2 * w[i]
-        v = w[i] - g / L
-        new = np.sign(v) * max(abs(v) - l1 / L, 0.0)
-        z += (new - w[i]) * X[i]
-        w[i] = new
+        py_weighted_primal_step(problem, s, X, w, z, i)
         out.append(w.copy())
     return out
+
+
+def py_weighted_primal_step(problem, s, X, w, z, i):
+    """One step of Algorithm 1 on coordinate i (in place; X is d x n, z the margins)."""
+    n, beta, l2, l1 = problem.n, problem.smoothness, problem.l2, problem.l1
+    L = beta * (s * X[i] ** 2).sum() / n + l2
+    g = sum(s[j] * py_phi_prime(problem.loss, z[j], problem.b[j]) * X[i, j]
+            for j in range(n)) / n + l2 * w[i]
+    v = w[i] - g / L
+    new = np.sign(v) * max(abs(v) - l1 / L, 0.0)
+    z += (new - w[i]) * X[i]
+    w[i] = new
 
 
 def py_weighted_dual_rcd(problem, s, draws):
