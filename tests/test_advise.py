@@ -128,7 +128,8 @@ def test_primal_verdict_text(tmp_path, capsys):
         f"{passes['dual_rcd']:.3g} passes to 1e-06 at the rates of their first 4, a primal "
         f"pass costs {cost:.3g}x a dual one here (logistic loss): predicted "
         f"{speedup:.3g}x less CPU time")
-    assert lines[-2] == "solvers for this problem: primal_rcd, dual_rcd, spdc, dgpd, dgpd_full"
+    assert lines[-2] == ("solvers for this problem: primal_rcd, dual_rcd, spdc, dgpd, dgpd_full, "
+                         "prox_newton")
     assert "n = 61 examples, d = 60 features" in out
     for label in ("C_P, C_D (eq. 16)", "T uniform", "T importance (eq. 15)"):
         assert label in out
@@ -183,7 +184,7 @@ def test_race_ranks_every_applicable_solver(tmp_path, capsys):
     assert race["seconds"] == 0.2 and race["tol"] == 1e-6 and race["tune"] is False
     methods = [e["method"] for e in race["entries"]]
     assert sorted(methods) == sorted(out["applicable"]) == sorted(
-        ["primal_rcd", "dual_rcd", "spdc", "dgpd", "dgpd_full"])
+        ["primal_rcd", "dual_rcd", "spdc", "dgpd", "dgpd_full", "prox_newton"])
     # ranked: those that reached the gap first, by CPU time with setup; then by final gap
     reached = [e for e in race["entries"] if e["reached"]]
     assert race["entries"][: len(reached)] == reached
@@ -213,7 +214,7 @@ def test_race_text(tmp_path, capsys):
         "race: prediction within 1.5x" in out
     assert "Face-Off's verdict (operations) in CPU time" in out
     # progress: a line before and after each solver, on stderr
-    assert "race 1/5: " in err and "race 5/5: " in err
+    assert "race 1/6: " in err and "race 6/6: " in err
 
 
 def test_race_on_multiclass_needs_positive_class(tmp_path, capsys):

@@ -51,10 +51,11 @@ def problem(penalty, loss="logistic", **kw):
 
 @pytest.mark.parametrize("loss, penalty, expected", [
     ("logistic", ElasticNet(0.01), {"primal_rcd": {}, "dual_rcd": {}, "spdc": {}, "dgpd": {},
-                                    "dgpd_full": {}}),
+                                    "dgpd_full": {}, "prox_newton": {}}),
     # dual RCD on the elastic net is Prox-SDCA: the exact step, its default
     ("logistic", ElasticNet(0.01, 0.001),
-     {"primal_rcd": {}, "dual_rcd": {}, "spdc": {}, "dgpd": {}, "dgpd_full": {}}),
+     {"primal_rcd": {}, "dual_rcd": {}, "spdc": {}, "dgpd": {}, "dgpd_full": {},
+      "prox_newton": {}}),
     ("logistic", L1Ball(2.0, 0.01), {"acc_pg": {}, "fw": {"step": "open_loop"}, "svrg": {},
                                      "scgs": {}, "storc": {}}),
     ("smooth_hinge", L1Ball(2.0, 0.01), {"acc_pg": {}, "fw": {}, "svrg": {}, "scgs": {},

@@ -96,6 +96,19 @@ cdef inline double loss_deriv(int loss, double z, double b) noexcept nogil:
     return -b * pd_clip01(1.0 - b * z)
 
 
+cdef inline double loss_curv(int loss, double z, double b) noexcept nogil:
+    """phi_j''(z): logistic sigma(b z) sigma(-b z), squared 1; smooth hinge its generalized
+    second derivative, 1 on 0 < b z < 1 and 0 elsewhere (phi' is piecewise linear there)."""
+    cdef double s, m
+    if loss == LOGISTIC:
+        s = sigmoid(-b * z)
+        return s * (1.0 - s)
+    elif loss == SQUARED:
+        return 1.0
+    m = b * z
+    return 1.0 if 0.0 < m < 1.0 else 0.0
+
+
 cdef inline double loss_conj_neg(int loss, double alpha, double b) noexcept nogil:
     """phi_j^*(-alpha), the dual term of Face-Off eq. (3); +inf outside the domain."""
     cdef double t

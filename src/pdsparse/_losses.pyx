@@ -38,6 +38,17 @@ def derivs(int loss, const double[::1] z, const double[::1] b):
     return out
 
 
+def curvatures(int loss, const double[::1] z, const double[::1] b):
+    """phi_j''(z_j) for every j (the smooth hinge's generalized one)."""
+    cdef Py_ssize_t j, n = z.shape[0]
+    out = np.empty(n)
+    cdef double[::1] o = out
+    with nogil:
+        for j in range(n):
+            o[j] = loss_curv(loss, z[j], b[j])
+    return out
+
+
 def conj_neg(int loss, const double[::1] alpha, const double[::1] b):
     """phi_j^*(-alpha_j) for every j (+inf outside the domain)."""
     cdef Py_ssize_t j, n = alpha.shape[0]

@@ -45,6 +45,7 @@ def get_loss(name: str) -> LossInfo:
 
 values = _losses.values
 derivs = _losses.derivs
+curvatures = _losses.curvatures
 conj_neg = _losses.conj_neg
 dual_steps = _losses.dual_steps
 logistic_dot = _losses.logistic_dot

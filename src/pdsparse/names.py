@@ -53,6 +53,7 @@ BALL_BATCHES = ("theory",)
 BALL_BATCH_CAPS = ("n", "none")
 BALL_SNAPSHOTS = ("last", "average")
 TRACE_RANKS = ("auto",)
+PROX_NEWTON_WS = ("grow", "all")
 SYNTHETIC_KINDS = ("worst_case_general", "worst_case_binary_dual", "dense_gaussian", "zipf_bow",
                    "lowrank_sensing")
 
@@ -73,6 +74,7 @@ SOLVER_OPTIONS = {
     "block_fw": {"s": TRACE_RANKS, "step": STEP_MULTIPLIERS},
     "pdbfw": {"s": PDBFW_SIZES, "k": PDBFW_KS, "delta": PDBFW_DELTAS,
               "extrapolate": PDBFW_EXTRAPOLATIONS},
+    "prox_newton": {"ws": PROX_NEWTON_WS},
 }
 """Each solver's options and their named values (``SOLVERS[m].choices()``, tested): the
 ``run --option`` help."""
@@ -83,7 +85,7 @@ _BALLS = ("l1_ball", "trace_ball")
 SOLVER_PENALTIES = {
     "primal_rcd": _ENET, "dual_rcd": _ENET, "spdc": _ENET, "dgpd": _ENET, "dgpd_full": _ENET,
     "acc_pg": _BALLS, "fw": _BALLS, "svrg": _BALLS, "scgs": _BALLS, "storc": _BALLS,
-    "sfw": ("trace_ball",), "block_fw": ("trace_ball",), "pdbfw": _BALLS,
+    "sfw": ("trace_ball",), "block_fw": ("trace_ball",), "pdbfw": _BALLS, "prox_newton": _ENET,
 }
 """The penalties each solver solves, of ``pdsparse.solvers.registry.PENALTY_KINDS`` ("l2": the
 elastic net with l1 = 0): ``SOLVERS[m].penalties`` (tested), the ``run --solver`` help."""

@@ -48,6 +48,7 @@ from pdsparse.solvers.dgpd import (
 from pdsparse.solvers.erm import SPDCOptions, spdc_factory
 from pdsparse.solvers.pdbfw import LOSSES as PDBFW_LOSSES
 from pdsparse.solvers.pdbfw import PDBFWOptions, pdbfw_factory
+from pdsparse.solvers.prox_newton import ProxNewtonOptions, prox_newton_factory
 from pdsparse.solvers.rcd import DualRCDOptions, PrimalRCDOptions, dual_factory, primal_factory
 from pdsparse.solvers.trace import (
     BlockFWKernel,
@@ -453,6 +454,12 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
                "steps and k greedy dual rows on an l1 ball (Algorithm 1, CSR + CSC or "
                "dense) or rank-s steps on a trace-norm ball (Algorithm 2)",
                tune=(("k", ("auto", "n")), ("delta", ("theorem", "x100", "x10000", "x100000")))),
+    SolverSpec("prox_newton", ProxNewtonOptions, prox_newton_factory, family="primal",
+               label="prox-Newton", start="w0", sweep="1",
+               summary="proximal Newton with working sets (skglm's ProxNewton: Bertrand et al. "
+               "2022; Lee, Sun & Saunders 2014), inner coordinate descent, CSC",
+               penalties=_ENET, label_matrix=_ENET, weights=_ENET, dense=False,
+               losses=frozenset({"logistic", "squared"})),
 )})
 """The solvers by name; ``tuple(SOLVERS) == pdsparse.names.METHODS`` (tested)."""
 

@@ -1,0 +1,190 @@
+"""Proximal Newton with working sets for the elastic net (pure l1 included), sparse A.
+
+The method of skglm's ``ProxNewton`` (Bertrand, Klopfenstein, Massias, Rakotomamonjy,
+Salmon et al., "Beyond L1: Faster and Better Sparse Models with skglm", NeurIPS 2022,
+Algorithms 1-2), itself proximal Newton (Lee, Sun & Saunders, SIAM J. Optim. 24, 2014) on a
+working set. One outer iteration, at w with z = A w:
+
+1. g = A^T (s phi'(z)) / n + l2 w (one pass over A) and each feature's optimality
+   violation: |g_j + l1 sign(w_j)| if w_j != 0, else max(|g_j| - l1, 0);
+2. the working set: the support of w and the most violating features, max(10, 2 |support|)
+   in all (option ``ws=all``: every feature, plain proximal Newton);
+3. up to :data:`NEWTON_STEPS` proximal Newton steps on the working set, until its largest
+   violation is :data:`WS_TOL` times the whole problem's (skglm's inner loop): each takes
+   the working set's gradient (its columns only), minimizes the quadratic model over it by
+   coordinate descent (``_prox_newton.pn_inner``: D = s phi''(z) / n fixed, no exp) and
+   line-searches P along the step (Armijo, t = 1, 1/2, ..., sigma = 1e-4: Lee et al.
+   eq. 2.9, within P's own rounding), w += t delta, z += t A delta.
+
+Deterministic (no sampling); the work budget counts entries of A read (the gradient's pass,
+the inner passes over the working set's columns) plus n per line-search trial. The losses
+with a second derivative: logistic and squared (smooth hinge's is 0 off 0 < m < 1, where a
+Newton model can be flat: not offered). The gap is certified at (w, alpha(w)) as for every
+primal method (:mod:`pdsparse.objective`); example weights are read (s).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pdsparse import losses, objective
+from pdsparse.errors import ConfigError
+from pdsparse.problem import Problem
+from pdsparse.solvers import _prox_newton
+from pdsparse.solvers.base import _Kernel, _option, _Options
+
+__all__ = ["ProxNewtonKernel", "ProxNewtonOptions", "prox_newton_factory"]
+
+WS_START = 10
+"""The first working set's size (skglm's ``p0``)."""
+INNER_PASSES = 20
+"""Most passes of the inner coordinate descent per outer iteration."""
+INNER_TOL = 1e-12
+"""The inner passes stop once no step moves a coordinate by more than this fraction of the
+largest one."""
+NEWTON_STEPS = 20
+"""Most proximal Newton steps on one working set (each: the working set's gradient, the
+inner passes, the line search)."""
+WS_TOL = 0.3
+"""A working set is left once its largest violation is this fraction of the whole
+problem's at its choice (skglm's ``EPS_TOL``)."""
+ARMIJO = 1e-4
+EPS = float(np.finfo(np.float64).eps)
+LINE_SEARCH_STEPS = 30
+
+
+@dataclass(frozen=True)
+class ProxNewtonOptions(_Options):
+    """Options of proximal Newton with working sets."""
+
+    ws: str = _option("grow", ("grow", "all"),
+                      "working set: grow (skglm's: the support and the most violating "
+                      "features, max(10, 2 |support|)) or all (every feature: proximal Newton "
+                      "without working sets)")
+
+
+class ProxNewtonKernel(_Kernel):
+    """State of proximal Newton with working sets (module docstring): w, z = A w, and the
+    CSC arrays of A."""
+
+    def __init__(self, problem: Problem, seed: int = 0, w0: np.ndarray | None = None,
+                 ws: str = "grow"):
+        super().__init__(problem, "uniform", seed)
+        p = problem
+        pen = p.elastic_net("prox_newton")
+        if not p.info.twice_differentiable:
+            raise ConfigError(f"prox_newton needs a loss with a second derivative (logistic, "
+                              f"squared), not {p.loss}")
+        self.l2, self.l1 = pen.l2, pen.l1
+        self.C = p.csc
+        self.grow = ws == "grow"
+        self.s = p.weights
+        if w0 is None:
+            self.w, self.z = np.zeros(p.d), np.zeros(p.n)
+        else:
+            self.w = np.array(w0, dtype=np.float64)
+            self.z = p.csr @ self.w
+
+    def _value(self, w: np.ndarray, z: np.ndarray) -> float:
+        """P(w) from z = A w (the loss through :mod:`pdsparse.losses`, as the objective)."""
+        p = self.problem
+        vals = losses.values(p.loss_id, z, p.b)
+        if self.s is not None:
+            vals = vals * self.s
+        return float(vals.sum() / p.n + 0.5 * self.l2 * (w @ w) + self.l1 * np.abs(w).sum())
+
+    def working_set(self, grad: np.ndarray) -> np.ndarray:
+        """The features of the next inner solve, sorted (int32)."""
+        w, l1, d = self.w, self.l1, self.problem.d
+        if not self.grow:
+            return np.arange(d, dtype=np.int32)
+        viol = np.where(w != 0, np.abs(grad + l1 * np.sign(w)),
+                        np.maximum(np.abs(grad) - l1, 0.0))
+        support = np.flatnonzero(w)
+        size = min(d, max(WS_START, 2 * support.size))
+        viol[support] = np.inf  # the support always stays in
+        chosen = np.argpartition(-viol, size - 1)[:size] if size < d else np.arange(d)
+        return np.sort(chosen).astype(np.int32)
+
+    def _violation(self, grad: np.ndarray, idx) -> np.ndarray:
+        """Each feature's distance from optimality: |g_j + l1 sign(w_j)| on the support,
+        max(|g_j| - l1, 0) off it (g the smooth part's gradient)."""
+        w = self.w[idx]
+        return np.where(w != 0, np.abs(grad + self.l1 * np.sign(w)),
+                        np.maximum(np.abs(grad) - self.l1, 0.0))
+
+    def _derivs(self):
+        p = self.problem
+        deriv = losses.derivs(p.loss_id, self.z, p.b)
+        curv = losses.curvatures(p.loss_id, self.z, p.b)
+        if self.s is not None:
+            deriv, curv = deriv * self.s, curv * self.s
+        return deriv / p.n, curv / p.n
+
+    def run(self, budget: int) -> tuple[int, int]:
+        """Whole outer iterations until ``budget`` entries are read (never a part of one, so
+        that chunked calls give one long call's iterates)."""
+        p, C = self.problem, self.C
+        touched = iters = 0
+        while touched < budget:
+            deriv, curv = self._derivs()
+            grad = C.T @ deriv + self.l2 * self.w
+            touched += p.nnz
+            ws = self.working_set(grad)
+            # the working set's subproblem, to a fraction of the whole problem's violation
+            # (skglm's EPS_TOL = 0.3)
+            target = WS_TOL * float(self._violation(grad, slice(None)).max(initial=0.0))
+            for step in range(NEWTON_STEPS):
+                if step:
+                    deriv, curv = self._derivs()
+                    touched += _prox_newton.ws_gradient(C.data, C.indices, C.indptr, ws,
+                                                        deriv, grad)
+                    grad[ws] += self.l2 * self.w[ws]
+                if float(self._violation(grad[ws], ws).max(initial=0.0)) <= target:
+                    break
+                delta, r = np.zeros(p.d), np.zeros(p.n)
+                read, _ = _prox_newton.pn_inner(C.data, C.indices, C.indptr, ws, curv, grad,
+                                                self.w, delta, r, self.l2, self.l1,
+                                                INNER_PASSES, INNER_TOL)
+                touched += read + self._line_search(grad, ws, delta, r)
+            iters += 1
+        return iters, touched
+
+    def _line_search(self, grad, ws, delta, r) -> int:
+        """w += t delta, z += t r for the first t = 1, 1/2, ... with sufficient decrease
+        (none: the iterate stays). Returns the work (n per trial)."""
+        w, z, l1 = self.w, self.z, self.l1
+        p0 = self._value(w, z)
+        dw = delta[ws]
+        slope = float(grad[ws] @ dw) + l1 * float(np.abs(w[ws] + dw).sum() - np.abs(w[ws]).sum())
+        if not np.any(dw):
+            return 0
+        t, work = 1.0, 0
+        # a slope that rounding made >= 0 (at the optimum's precision): the full step alone,
+        # within P's rounding
+        for _ in range(LINE_SEARCH_STEPS if slope < 0 else 1):
+            trial = w.copy()
+            trial[ws] += t * dw
+            zt = z + t * r
+            work += self.problem.n
+            # P's own rounding (a few ulps) allowed: near the optimum the model's decrease
+            # is below what P can resolve, while the step still cuts the violations
+            if self._value(trial, zt) <= p0 + ARMIJO * t * min(slope, 0.0) + 4 * EPS * abs(p0):
+                self.w[:] = trial
+                self.z[:] = zt
+                break
+            t *= 0.5
+        return work
+
+    def iterates(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.w, objective.alpha_of_w(self.problem, self.w)
+
+    def solution(self) -> np.ndarray:
+        return self.w
+
+
+def prox_newton_factory(problem: Problem, options: ProxNewtonOptions, seed: int,
+                        start: np.ndarray | None = None) -> _Kernel:
+    return ProxNewtonKernel(problem, seed, w0=start, ws=options.ws)

@@ -1,0 +1,104 @@
+"""Proximal Newton with working sets (``prox_newton``, skglm's ProxNewton; Lee, Sun & Saunders
+2014): the inner coordinate descent against a transcription of the quadratic model's
+coordinate minimization, the whole solver against an independent optimum with a certified
+gap (logistic and squared; l2, elastic net, pure l1; weighted), chunked calls against one
+long call, and the refusals its registry entry declares."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import make_data
+from test_sample_weights import _lbfgs_optimum, _weights
+
+from pdsparse import losses, objective
+from pdsparse.errors import ConfigError
+from pdsparse.problem import Problem
+from pdsparse.solvers import _prox_newton, make_kernel, solve
+
+
+def py_inner(A, ws, curv, grad, w, l2, l1, passes):
+    """Cyclic coordinate minimization of q(delta) = g^T delta + 1/2 delta^T (A^T D A + l2 I)
+    delta + l1 ||w + delta||_1 over the features ``ws`` (dense numpy)."""
+    delta, r = np.zeros(A.shape[1]), np.zeros(A.shape[0])
+    H = A.T @ (curv[:, None] * A) + l2 * np.eye(A.shape[1])
+    for _ in range(passes):
+        for j in ws:
+            p = grad[j] + (H[j] @ delta)  # the model's partial derivative
+            v = w[j] + delta[j]
+            u = v - p / H[j, j]
+            new = np.sign(u) * max(abs(u) - l1 / H[j, j], 0.0)
+            delta[j] += new - v
+            r += (new - v) * A[:, j]
+    return delta, r
+
+
+@pytest.mark.parametrize("l2,l1", [(0.01, 0.0), (0.01, 0.02), (0.0, 0.02)])
+def test_the_inner_descent_is_the_models_coordinate_minimization(l2, l1):
+    A, b = make_data(n=30, d=12, seed=7)
+    p = Problem(A, b, "logistic", l2=l2, l1=l1)
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal(12) * (rng.uniform(size=12) < 0.5)
+    z = A @ w
+    curv = losses.curvatures(p.loss_id, z, b) / p.n
+    grad = A.T @ losses.derivs(p.loss_id, z, b) / p.n + l2 * w
+    ws = np.array([0, 2, 3, 7, 11], dtype=np.int32)
+    for passes in (1, 3):
+        delta, r = np.zeros(12), np.zeros(30)
+        C = p.csc
+        _prox_newton.pn_inner(C.data, C.indices, C.indptr, ws, curv, grad, w, delta, r, l2,
+                              l1, passes, 0.0)
+        want_delta, want_r = py_inner(A.toarray(), ws, curv, grad, w, l2, l1, passes)
+        np.testing.assert_allclose(delta, want_delta, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(r, want_r, rtol=1e-12, atol=1e-15)
+        assert not delta[np.setdiff1d(np.arange(12), ws)].any()
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+@pytest.mark.parametrize("l2,l1", [(0.01, 0.0), (0.01, 0.01), (0.0, 0.01)])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_prox_newton_reaches_the_independent_optimum_with_a_certified_gap(loss, l2, l1,
+                                                                          weighted):
+    A, b = make_data(n=50, d=80, seed=3, loss=loss)  # wide: the working sets matter
+    p = Problem(A, b, loss, l2=l2, l1=l1, sample_weight=_weights(50) if weighted else None)
+    res = solve(p, "prox_newton", tol=1e-10, max_epochs=20000)
+    assert res.status == "converged"
+    p_val, d_val, gap = objective.evaluate(p, res.w, res.alpha)
+    assert 0 <= gap <= 1e-10 * abs(p_val)
+    best = _lbfgs_optimum(p, p.weights if weighted else np.ones(50))
+    assert d_val <= best + 1e-12 * abs(best) and p_val == pytest.approx(best, rel=1e-8)
+
+
+def test_chunked_calls_give_one_long_calls_iterates_and_all_is_plain_prox_newton():
+    A, b = make_data(n=40, d=60, seed=5)
+    p = Problem(A, b, "logistic", l2=0.0, l1=0.01)
+    one = make_kernel(p, "prox_newton")
+    one.run(200 * p.nnz)
+    chunks = make_kernel(p, "prox_newton")
+    done = 0
+    while done < 200 * p.nnz:
+        done += chunks.run(min(p.nnz // 3, 200 * p.nnz - done))[1]
+    # whole outer iterations per call: the same sequence, so the same iterate at the end
+    # of a common number of them
+    n_one = make_kernel(p, "prox_newton")
+    its = 0
+    while True:
+        i, _ = n_one.run(1)
+        its += i
+        if np.array_equal(n_one.w, chunks.w):
+            break
+        assert its < 1000
+    full = solve(p, "prox_newton", options={"ws": "all"}, tol=1e-10, max_epochs=20000)
+    grow = solve(p, "prox_newton", tol=1e-10, max_epochs=20000)
+    assert full.status == grow.status == "converged"
+    assert full.objective == pytest.approx(grow.objective, rel=1e-9)
+
+
+def test_what_prox_newton_refuses():
+    A, b = make_data(n=30, d=12, seed=2)
+    with pytest.raises(ConfigError, match="needs a loss with a second derivative"):
+        solve(Problem(A, b, "smooth_hinge", l2=0.01), "prox_newton", tol=1e-6)
+    with pytest.raises(ConfigError, match="dense"):
+        solve(Problem(A.toarray(), b, "logistic", l2=0.01), "prox_newton", tol=1e-6)
+    with pytest.raises(ConfigError, match="prox_newton fits no intercept"):
+        solve(Problem(A, b, "logistic", l2=0.01, intercept=True), "prox_newton", tol=1e-6)
