@@ -179,7 +179,7 @@ def test_the_intercept_is_unpenalized_as_scikit_learns():
                                                 else 200)), tol=1e-12, max_iter=100000)
         ours.fit(X, y, sample_weight=weights)
         ref = LogisticRegression(C=C, tol=1e-12, max_iter=10000).fit(X, y, sample_weight=weights)
-        assert ours.solver_ == "primal_rcd" and ours.gap_ <= 1e-12
+        assert ours.solver_ == "prox_newton" and ours.gap_ <= 1e-12
         np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-5, atol=1e-6)
     Xr, yr = make_regression(150, 20, n_informative=5, noise=1.0, bias=7.0, random_state=2)

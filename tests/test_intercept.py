@@ -137,11 +137,13 @@ def test_solvers_that_fit_no_intercept_refuse_it():
     p = Problem(A, b, "logistic", l2=0.01, intercept=True)
     for method in ("dual_rcd", "spdc", "dgpd"):
         with pytest.raises(ConfigError, match=f"{method} fits no intercept with l2 "
-                           r"\(solvers that do, sparse A: primal_rcd\)"):
+                           r"\(solvers that do, sparse A: primal_rcd, prox_newton\)"):
             solve(p, method, tol=1e-6)
     dense = Problem(A.toarray(), b, "logistic", l2=0.01, intercept=True)
     with pytest.raises(ConfigError, match="primal_rcd fits no intercept with dense A"):
         solve(dense, "primal_rcd", tol=1e-6)
-    assert solve(p, "auto", tol=1e-8).params["method"] == "primal_rcd"
+    assert solve(p, "auto", tol=1e-8).params["method"] == "prox_newton"
+    hinge = Problem(A, b, "smooth_hinge", l2=0.01, intercept=True)  # no second derivative
+    assert solve(hinge, "auto", tol=1e-8).params["method"] == "primal_rcd"
     with pytest.raises(ConfigError, match="has an intercept"):
         objective.w_of_alpha(p, np.zeros(30))

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import make_data
+from test_intercept import _labels
+from test_intercept import _lbfgs_optimum as _lbfgs_with_intercept
 from test_sample_weights import _lbfgs_optimum, _weights
 
 from pdsparse import losses, objective
@@ -69,6 +71,20 @@ def test_prox_newton_reaches_the_independent_optimum_with_a_certified_gap(loss, 
     assert d_val <= best + 1e-12 * abs(best) and p_val == pytest.approx(best, rel=1e-8)
 
 
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+@pytest.mark.parametrize("l2,l1", [(0.01, 0.0), (0.0, 0.01)])
+def test_prox_newton_fits_the_intercept_to_the_independent_optimum(loss, l2, l1):
+    A, _ = make_data(n=60, d=90, seed=1)
+    p = Problem(A, _labels(60, loss), loss, l2=l2, l1=l1, intercept=True,
+                sample_weight=_weights(60, seed=2))
+    res = solve(p, "prox_newton", tol=1e-10, max_epochs=20000)
+    assert res.status == "converged" and res.w.shape == (91,) and abs(res.w[-1]) > 0.1
+    p_val, d_val, gap = objective.evaluate(p, res.w)
+    assert 0 <= gap <= 1e-10 * abs(p_val)
+    best = _lbfgs_with_intercept(p)
+    assert d_val <= best + 1e-12 * abs(best) and p_val == pytest.approx(best, rel=1e-8)
+
+
 def test_chunked_calls_give_one_long_calls_iterates_and_all_is_plain_prox_newton():
     A, b = make_data(n=40, d=60, seed=5)
     p = Problem(A, b, "logistic", l2=0.0, l1=0.01)
@@ -100,5 +116,3 @@ def test_what_prox_newton_refuses():
         solve(Problem(A, b, "smooth_hinge", l2=0.01), "prox_newton", tol=1e-6)
     with pytest.raises(ConfigError, match="dense"):
         solve(Problem(A.toarray(), b, "logistic", l2=0.01), "prox_newton", tol=1e-6)
-    with pytest.raises(ConfigError, match="prox_newton fits no intercept"):
-        solve(Problem(A, b, "logistic", l2=0.01, intercept=True), "prox_newton", tol=1e-6)

@@ -170,7 +170,8 @@ def test_solvers_that_need_l2_refuse_in_one_line_naming_the_taker():
         with pytest.raises(ConfigError) as err:
             solve(p, name)
         text = str(err.value)
-        assert "\n" not in text and "needs l2 > 0" in text and text.endswith("primal_rcd")
+        assert "\n" not in text and "needs l2 > 0" in text
+        assert text.endswith("primal_rcd, prox_newton")
     assert predict(p).method == "primal_rcd"
     assert solve(p, "auto").status == "converged"
     with pytest.raises(ConfigError, match="or 0 with l1 > 0"):

@@ -189,12 +189,12 @@ def test_solvers_that_do_not_read_weights_refuse_them():
         solve(p, "dual_rcd", dual_step="fixed", tol=1e-6)
     enet = Problem(A, b, "logistic", l2=0.01, l1=0.01, sample_weight=s)
     with pytest.raises(ConfigError, match="dual_rcd takes no sample weights with elastic_net "
-                       r"\(solvers that take them, sparse A: primal_rcd, dual_rcd\)"):
+                       r"\(solvers that take them, sparse A: primal_rcd, dual_rcd, prox_newton\)"):
         solve(enet, "dual_rcd", tol=1e-6)
     dense = Problem(A.toarray(), b, "logistic", l2=0.01, sample_weight=s)
     with pytest.raises(ConfigError, match="primal_rcd takes no sample weights with dense A"):
         solve(dense, "primal_rcd", tol=1e-6)
-    assert solve(p, "auto", tol=1e-8).params["method"] in ("primal_rcd", "dual_rcd")
+    assert solve(p, "auto", tol=1e-8).params["method"] in ("primal_rcd", "dual_rcd", "prox_newton")
 
 
 def test_bad_weights_are_clear_errors_and_equal_weights_are_none():

@@ -91,7 +91,7 @@ class _LinearModel(BaseEstimator):
         """The intercept is the kernel's (unpenalized, primal RCD) rather than a constant
         feature: for the elastic-net penalties with ``solver`` "auto" or "primal_rcd"."""
         return bool(self.fit_intercept) and self.penalty != "l1_ball" and \
-            self.solver in ("auto", "primal_rcd")
+            self.solver in ("auto", "primal_rcd", "prox_newton")
 
     def _design(self, X):
         """X with the intercept's constant column appended when ``fit_intercept`` and the

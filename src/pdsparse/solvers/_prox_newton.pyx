@@ -21,15 +21,19 @@ from libc.math cimport fabs
 def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indptr,
              const int[::1] ws, const double[::1] curv, const double[::1] grad,
              const double[::1] w, double[::1] delta, double[::1] r,
-             double l2, double l1, int max_passes, double tol):
+             double l2, double l1, int max_passes, double tol, bint intercept=False):
     """Cyclic coordinate descent on q over the features ``ws`` (CSC arrays of A; ``curv``:
     D's diagonal, n entries; ``grad``, ``w``, ``delta``: d entries; ``r`` = A delta, n
     entries; ``delta`` and ``r`` updated in place). Coordinate j: the model's partial
     derivative p_j = g_j + sum_i A_ij D_i r_i + l2 delta_j and curvature
     H_jj = sum_i A_ij^2 D_i + l2, the step w_j + delta_j <- soft(w_j + delta_j - p_j / H_jj,
     l1 / H_jj). Passes stop after ``max_passes`` or once no step moves w_j + delta_j by more
-    than ``tol`` times its largest entry. Returns (entries read, passes)."""
-    cdef Py_ssize_t m = ws.shape[0], t, k, j
+    than ``tol`` times its largest entry. With ``intercept`` the last entry of ``w``,
+    ``grad`` and ``delta`` is an unpenalized intercept c, a column of ones: each pass ends
+    with its exact step, delta_c -= (g_c + sum_i D_i r_i) / sum_i D_i, r += that (n reads).
+    Returns (entries read, passes)."""
+    cdef Py_ssize_t m = ws.shape[0], n = r.shape[0], t, k, j, c = w.shape[0] - 1
+    cdef double hc = 0.0
     cdef long long touched = 0
     cdef int passes = 0
     cdef double h, p, u, v, new, diff, biggest, moved
@@ -42,6 +46,9 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
                 h += data[k] * data[k] * curv[indices[k]]
             hjj[t] = h if h > 1e-300 else 1e-300
             touched += indptr[j + 1] - indptr[j]
+        if intercept:
+            for k in range(n):
+                hc += curv[k]
         while passes < max_passes:
             passes += 1
             biggest = 0.0
@@ -70,6 +77,20 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
                 if fabs(new) > biggest:
                     biggest = fabs(new)
                 touched += 2 * (indptr[j + 1] - indptr[j])
+            if intercept and hc > 1e-300:
+                p = grad[c]
+                for k in range(n):
+                    p += curv[k] * r[k]
+                diff = -p / hc
+                if diff != 0.0:
+                    delta[c] += diff
+                    for k in range(n):
+                        r[k] += diff
+                if fabs(diff) > moved:
+                    moved = fabs(diff)
+                if fabs(w[c] + delta[c]) > biggest:
+                    biggest = fabs(w[c] + delta[c])
+                touched += 2 * n
             if moved <= tol * biggest:
                 break
     return touched, passes

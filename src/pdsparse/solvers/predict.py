@@ -372,6 +372,11 @@ def predict(problem: Problem, stats: dict | None = None,
         pred = predict_ball(stats)
         pred.options = applicable(problem)[pred.method]
         return pred
+    if problem.intercept and "prox_newton" in applicable(problem):
+        return Prediction("prox_newton", "prox_newton: an unpenalized intercept with second-"
+                          "order steps (coordinate descent zigzags between the intercept and a "
+                          "near-constant feature: docs/library.md)", fam,
+                          applicable(problem)["prox_newton"], {})
     if problem.l2 == 0.0:  # pure l1: Face-Off's T needs l2 > 0, and so do the dual methods
         takers = applicable(problem)
         if "primal_rcd" not in takers:

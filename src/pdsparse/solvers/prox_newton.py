@@ -81,11 +81,14 @@ class ProxNewtonKernel(_Kernel):
         self.C = p.csc
         self.grow = ws == "grow"
         self.s = p.weights
+        self.c = p.intercept  # w's last entry is the unpenalized intercept
         if w0 is None:
-            self.w, self.z = np.zeros(p.d), np.zeros(p.n)
+            self.w, self.z = np.zeros(p.var_shape), np.zeros(p.n)
         else:
             self.w = np.array(w0, dtype=np.float64)
-            self.z = p.csr @ self.w
+            self.z = p.csr @ (self.w[:-1] if self.c else self.w)
+            if self.c:
+                self.z += self.w[-1]
 
     def _value(self, w: np.ndarray, z: np.ndarray) -> float:
         """P(w) from z = A w (the loss through :mod:`pdsparse.losses`, as the objective)."""
@@ -93,16 +96,18 @@ class ProxNewtonKernel(_Kernel):
         vals = losses.values(p.loss_id, z, p.b)
         if self.s is not None:
             vals = vals * self.s
-        return float(vals.sum() / p.n + 0.5 * self.l2 * (w @ w) + self.l1 * np.abs(w).sum())
+        coef = w[:-1] if self.c else w
+        return float(vals.sum() / p.n + 0.5 * self.l2 * (coef @ coef)
+                     + self.l1 * np.abs(coef).sum())
 
     def working_set(self, grad: np.ndarray) -> np.ndarray:
-        """The features of the next inner solve, sorted (int32)."""
-        w, l1, d = self.w, self.l1, self.problem.d
+        """The features of the next inner solve, sorted (int32; the intercept, when there
+        is one, is always solved for besides them)."""
+        d = self.problem.d
         if not self.grow:
             return np.arange(d, dtype=np.int32)
-        viol = np.where(w != 0, np.abs(grad + l1 * np.sign(w)),
-                        np.maximum(np.abs(grad) - l1, 0.0))
-        support = np.flatnonzero(w)
+        viol = self._violation(grad[:d], slice(0, d))
+        support = np.flatnonzero(self.w[:d])
         size = min(d, max(WS_START, 2 * support.size))
         viol[support] = np.inf  # the support always stays in
         chosen = np.argpartition(-viol, size - 1)[:size] if size < d else np.arange(d)
@@ -114,6 +119,17 @@ class ProxNewtonKernel(_Kernel):
         w = self.w[idx]
         return np.where(w != 0, np.abs(grad + self.l1 * np.sign(w)),
                         np.maximum(np.abs(grad) - self.l1, 0.0))
+
+    def _violations(self, grad: np.ndarray, ws) -> float:
+        """The largest violation over ``ws`` (and the intercept's |g_c|)."""
+        worst = float(self._violation(grad[ws], ws).max(initial=0.0))
+        return max(worst, abs(float(grad[-1]))) if self.c else worst
+
+    def _full_gradient(self, deriv: np.ndarray) -> np.ndarray:
+        """The smooth part's gradient (and the intercept's, last, when there is one)."""
+        coef = self.w[:-1] if self.c else self.w
+        grad = self.C.T @ deriv + self.l2 * coef
+        return np.append(grad, deriv.sum()) if self.c else grad
 
     def _derivs(self):
         p = self.problem
@@ -130,24 +146,26 @@ class ProxNewtonKernel(_Kernel):
         touched = iters = 0
         while touched < budget:
             deriv, curv = self._derivs()
-            grad = C.T @ deriv + self.l2 * self.w
+            grad = self._full_gradient(deriv)
             touched += p.nnz
             ws = self.working_set(grad)
             # the working set's subproblem, to a fraction of the whole problem's violation
             # (skglm's EPS_TOL = 0.3)
-            target = WS_TOL * float(self._violation(grad, slice(None)).max(initial=0.0))
+            target = WS_TOL * self._violations(grad, slice(0, p.d))
             for step in range(NEWTON_STEPS):
                 if step:
                     deriv, curv = self._derivs()
                     touched += _prox_newton.ws_gradient(C.data, C.indices, C.indptr, ws,
                                                         deriv, grad)
                     grad[ws] += self.l2 * self.w[ws]
-                if float(self._violation(grad[ws], ws).max(initial=0.0)) <= target:
+                    if self.c:
+                        grad[-1] = deriv.sum()
+                if self._violations(grad, ws) <= target:
                     break
-                delta, r = np.zeros(p.d), np.zeros(p.n)
+                delta, r = np.zeros(self.w.shape[0]), np.zeros(p.n)
                 read, _ = _prox_newton.pn_inner(C.data, C.indices, C.indptr, ws, curv, grad,
                                                 self.w, delta, r, self.l2, self.l1,
-                                                INNER_PASSES, INNER_TOL)
+                                                INNER_PASSES, INNER_TOL, self.c)
                 touched += read + self._line_search(grad, ws, delta, r)
             iters += 1
         return iters, touched
@@ -157,8 +175,12 @@ class ProxNewtonKernel(_Kernel):
         (none: the iterate stays). Returns the work (n per trial)."""
         w, z, l1 = self.w, self.z, self.l1
         p0 = self._value(w, z)
+        if self.c:
+            ws = np.append(ws, w.shape[0] - 1)
         dw = delta[ws]
         slope = float(grad[ws] @ dw) + l1 * float(np.abs(w[ws] + dw).sum() - np.abs(w[ws]).sum())
+        if self.c:  # the intercept is not penalized: take its l1 share back out
+            slope -= l1 * float(abs(w[-1] + dw[-1]) - abs(w[-1]))
         if not np.any(dw):
             return 0
         t, work = 1.0, 0

@@ -458,8 +458,8 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
                label="prox-Newton", start="w0", sweep="1",
                summary="proximal Newton with working sets (skglm's ProxNewton: Bertrand et al. "
                "2022; Lee, Sun & Saunders 2014), inner coordinate descent, CSC",
-               penalties=_ENET, label_matrix=_ENET, weights=_ENET, dense=False,
-               losses=frozenset({"logistic", "squared"})),
+               penalties=_ENET, label_matrix=_ENET, weights=_ENET, intercept=_ENET,
+               dense=False, losses=frozenset({"logistic", "squared"})),
 )})
 """The solvers by name; ``tuple(SOLVERS) == pdsparse.names.METHODS`` (tested)."""
 
