@@ -54,6 +54,16 @@ def primal_lipschitz(problem: Problem) -> np.ndarray:
     return lipschitz
 
 
+def primal_start(problem: Problem, w0: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """A primal method's (w, z = A w + c): zeros, or the warm start ``w0`` and its margins
+    (its last entry the intercept c when the problem has one)."""
+    if w0 is None:
+        return np.zeros(problem.var_shape), np.zeros(problem.n)
+    w = np.array(w0, dtype=np.float64)
+    z = problem.csr @ (w[:-1] if problem.intercept else w)
+    return w, (z + w[-1] if problem.intercept else z)
+
+
 class _Kernel:
     """State of one run: the iterates, the random state and the kernel's fixed arguments.
 

@@ -33,7 +33,7 @@ from pdsparse import losses, objective
 from pdsparse.errors import ConfigError
 from pdsparse.problem import Problem
 from pdsparse.solvers import _prox_newton
-from pdsparse.solvers.base import _Kernel, _option, _Options
+from pdsparse.solvers.base import _Kernel, _option, _Options, primal_start
 
 __all__ = ["ProxNewtonKernel", "ProxNewtonOptions", "prox_newton_factory"]
 
@@ -82,13 +82,7 @@ class ProxNewtonKernel(_Kernel):
         self.grow = ws == "grow"
         self.s = p.weights
         self.c = p.intercept  # w's last entry is the unpenalized intercept
-        if w0 is None:
-            self.w, self.z = np.zeros(p.var_shape), np.zeros(p.n)
-        else:
-            self.w = np.array(w0, dtype=np.float64)
-            self.z = p.csr @ (self.w[:-1] if self.c else self.w)
-            if self.c:
-                self.z += self.w[-1]
+        self.w, self.z = primal_start(p, w0)
 
     def _value(self, w: np.ndarray, z: np.ndarray) -> float:
         """P(w) from z = A w (the loss through :mod:`pdsparse.losses`, as the objective)."""

@@ -21,6 +21,7 @@ from pdsparse.solvers.base import (
     _option,
     _Options,
     primal_lipschitz,
+    primal_start,
     sampling_probabilities,
 )
 from pdsparse.solvers.erm import PrimalRCDKernel, ProxSDCAKernel
@@ -68,13 +69,7 @@ class _PrimalKernel(_Kernel):
         # the intercept's Lipschitz constant beta sum_j s_j / n (the weights have mean 1)
         self.intercept_lipschitz = beta if p.intercept else 0.0
         self.since = np.zeros(1, dtype=np.int64)  # draws since the intercept's last step
-        if w0 is None:
-            self.w, self.z = np.zeros(p.var_shape), np.zeros(p.n)
-        else:
-            self.w = np.array(w0, dtype=np.float64)
-            self.z = p.csr @ (self.w[:-1] if p.intercept else self.w)
-            if p.intercept:
-                self.z += self.w[-1]
+        self.w, self.z = primal_start(p, w0)
 
     def run(self, budget: int) -> tuple[int, int]:
         C = self.C
