@@ -149,7 +149,7 @@ def _balanced(problem: Problem, alpha: np.ndarray) -> bool:
                        + 1e-300))
 
 
-def _best_intercept(problem: Problem, z0: np.ndarray, b: np.ndarray) -> float | None:
+def best_intercept(problem: Problem, z0: np.ndarray, b: np.ndarray) -> float | None:
     """argmin over c of sum_i s_i phi(z0_i + c, b_i) for one label column: the root of its
     derivative, which grows with c (closed form for the squared loss, else a bracketed root);
     None when the loss keeps falling as |c| grows (one class only: alpha = 0 is then the
@@ -216,11 +216,9 @@ def alpha_of_w(problem: Problem, w: np.ndarray) -> np.ndarray:
 def _alpha_at(problem: Problem, z: np.ndarray, rmatvec) -> np.ndarray:
     """alpha(w) from the margins z = A w (+ the intercept); ``rmatvec``: alpha -> A^T alpha
     (pure l1's scale). With an intercept alpha is then balanced onto the dual's constraint
-    (:func:`_balance`; one class only: alpha = 0). Balancing alpha at the iterate's own
-    intercept certifies far better than alpha at the best intercept for its coefficients:
-    coordinate descent keeps the coefficients stationary for its own intercept, so moving c
-    alone throws the gradients of the features that correlate with it off (pure l1 on
-    Zipf-BOW, 2,000 x 5,000: a gap stuck at 6e-2 against 3e-5 after 300 passes)."""
+    (:func:`_balance`; one class only: alpha = 0), at the iterate's own intercept: no 1-D
+    solve for the best intercept of its coefficients, which certified no better in a trial
+    (pure l1 on Zipf-BOW, the same gaps pass for pass)."""
     if z.ndim == 1:
         alpha = -losses.derivs(problem.loss_id, z, problem.b)
     else:
@@ -245,9 +243,9 @@ def evaluate(problem: Problem, w: np.ndarray,
     and A^T alpha from one pass over A when alpha is given (an evaluation of
     :func:`pdsparse.solvers.solve` then costs 0.6x as much), else A w once for alpha(w) and
     its P. On a wide matrix (d > n) the pass runs over the CSC (built once, as the column
-    kernels do), whose random accesses go to the length-n vectors: 3.5x faster on Mnist-RB
-    (d = 1.6e6, n = 5.8e4; measured: benchmarks/README.md, "Measurements cited by the
-    code")."""
+    kernels do), whose random accesses go to the length-n vectors: about 3x faster on
+    Mnist-RB (d = 1.6e6, n = 5.8e4; measured: benchmarks/README.md, "Measurements cited by
+    the code")."""
     if problem.dense or problem.matrix:
         if alpha is None:
             alpha = alpha_of_w(problem, w)

@@ -136,11 +136,11 @@ def _loss_gradient_at_zero(problem: Problem) -> np.ndarray:
     """grad of the averaged loss at w = 0: A^T (s phi'(c, b)) / n (one pass over A), with the
     example weights s and, with an intercept, c its best value for w = 0 (else 0)."""
     from pdsparse import losses
-    from pdsparse.objective import _best_intercept
+    from pdsparse.objective import best_intercept
 
     z = np.zeros(problem.n)
     if problem.intercept and problem.b.ndim == 1:
-        z += _best_intercept(problem, z, problem.b) or 0.0
+        z += best_intercept(problem, z, problem.b) or 0.0
     g = losses.derivs(problem.loss_id, z, problem.b)
     if problem.weights is not None:
         g = g * problem.weights
