@@ -116,3 +116,14 @@ def test_what_prox_newton_refuses():
         solve(Problem(A, b, "smooth_hinge", l2=0.01), "prox_newton", tol=1e-6)
     with pytest.raises(ConfigError, match="dense"):
         solve(Problem(A.toarray(), b, "logistic", l2=0.01), "prox_newton", tol=1e-6)
+
+
+def test_an_all_zero_matrix_ends_a_call():
+    """No stored entry: each outer iteration still counts one unit of work, so a call ends
+    (it counted nnz = 0 and looped for ever before) and the optimum w = 0 is certified."""
+    import scipy.sparse as sp
+
+    p = Problem(sp.csr_matrix((6, 3)), np.array([1.0, -1, 1, 1, -1, 1]), "logistic", l2=0.1)
+    assert make_kernel(p, "prox_newton").run(5)[0] == 5
+    res = solve(p, "prox_newton", tol=1e-9, max_epochs=10)
+    assert res.status == "converged" and not res.w.any()

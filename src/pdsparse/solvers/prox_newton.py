@@ -141,7 +141,7 @@ class ProxNewtonKernel(_Kernel):
         while touched < budget:
             deriv, curv = self._derivs()
             grad = self._full_gradient(deriv)
-            touched += p.nnz
+            touched += max(p.nnz, 1)  # an all-zero A still ends the loop
             ws = self.working_set(grad)
             # the working set's subproblem, to a fraction of the whole problem's violation
             # (skglm's EPS_TOL = 0.3)
