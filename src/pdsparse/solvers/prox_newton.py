@@ -85,14 +85,10 @@ class ProxNewtonKernel(_Kernel):
         self.w, self.z = primal_start(p, w0)
 
     def _value(self, w: np.ndarray, z: np.ndarray) -> float:
-        """P(w) from z = A w (the loss through :mod:`pdsparse.losses`, as the objective)."""
-        p = self.problem
-        vals = losses.values(p.loss_id, z, p.b)
-        if self.s is not None:
-            vals = vals * self.s
+        """P(w) from the margins z (the line search's test): the objective module's smooth
+        part plus the l1 term (no second copy of the loss sum)."""
         coef = w[:-1] if self.c else w
-        return float(vals.sum() / p.n + 0.5 * self.l2 * (coef @ coef)
-                     + self.l1 * np.abs(coef).sum())
+        return objective.smooth_value(self.problem, w, z) + self.l1 * float(np.abs(coef).sum())
 
     def working_set(self, grad: np.ndarray) -> np.ndarray:
         """The features of the next inner solve, sorted (int32; the intercept, when there
