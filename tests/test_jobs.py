@@ -1,10 +1,9 @@
-"""A planned job's arguments (pdsparse.repro.jobs), as the rules pass them: parsed back by the
-command line's own parser, every job receives the plan object it was made from."""
+"""A planned job's spec (pdsparse.repro.jobs), as the rules' `pdsparse job KIND KEY` read it
+from the plan file: every job receives the plan object it was made from."""
 
 from __future__ import annotations
 
 import json
-import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -43,37 +42,45 @@ def _same_recipe(a, b) -> bool:
             and replace(a, positive_class=None) == replace(b, positive_class=None))
 
 
-def _parse(command: str, args: str):
-    return cli.build_parser().parse_args([command, *shlex.split(args)])
+def _json(spec: dict) -> dict:
+    """A spec as the job reads it back from the plan file."""
+    return json.loads(json.dumps(spec, allow_nan=False))
 
 
 def test_a_prepare_job_gets_its_recipe_and_source(planned):
     datasets = {k: d for p in planned.values() for k, d in p.data.items()}
     kinds = set()
     for data in datasets.values():
-        args = _parse("prepare", "--out x.npz " + jobs.prepare_args(data, "reg.yaml", _raw))
-        assert _same_recipe(cli.recipe_of(args), data.recipe), data.key
-        assert args.dataset == data.name
+        spec = _json(jobs.prepare_spec(data, "reg.yaml", _raw))
+        assert _same_recipe(jobs.recipe_of(spec["recipe"]), data.recipe), data.key
+        assert jobs.recipe_of(spec["recipe"]).tag() == data.recipe.tag()
+        assert spec["dataset"] == data.name
+        source = spec["source"]
         if data.real:
-            assert (args.registry, args.raw, args.generator) == ("reg.yaml", _raw(data.name), None)
+            assert (source["registry"], source["raw"]) == ("reg.yaml", _raw(data.name))
             kinds.add("real")
         else:
             gen = data.generator
-            assert (args.generator, args.seed, args.raw) == (gen.kind, gen.seed, None)
-            assert cli._params(args.param) == cli._params(
-                [(k, str(v)) for k, v in gen.params]), data.key
+            assert (source["generator"], source["seed"]) == (gen.kind, gen.seed)
+            # the values as the command line's --param read them from their text
+            assert source["params"] == cli._params([(k, str(v)) for k, v in gen.params])
             kinds.add("generated")
         if data.recipe.test_file is not None:
-            assert args.test_raw == _raw(data.recipe.test_file)
+            assert source["test_raw"] == _raw(data.recipe.test_file)
         kinds.add(data.recipe.features)
     assert {"real", "generated", "rf", "rb", None} <= kinds and len(datasets) >= 20
+
+
+def _run_spec(spec: dict) -> RunSpec:
+    """The RunSpec ``pdsparse job run`` builds (jobs.run_job)."""
+    fields = {f for f in RunSpec.__dataclass_fields__ if f != "seed"}
+    return RunSpec(**{k: v for k, v in spec.items() if k in fields}, seed=spec["seeds"][0])
 
 
 def test_a_run_job_gets_its_solver_options_problem_and_budgets(planned):
     runs = [run for p in planned.values() for run in p.runs]
     for run in runs:
-        args = _parse("run", "--data d.npz --reference r.parquet --out o.parquet "
-                      + jobs.run_args(run))
+        spec = _json(jobs.run_spec(run))
         params = dict(run.problem.params)
         want = RunSpec(
             experiment=run.experiment, dataset=run.problem.data.name, solver=run.solver,
@@ -82,9 +89,10 @@ def test_a_run_job_gets_its_solver_options_problem_and_budgets(planned):
             radius=params.get("radius"), max_epochs=run.max_epochs,
             max_seconds=run.max_seconds, tol=run.tol, eval_every=run.eval_every,
             eval_per_decade=run.eval_per_decade, problem=run.problem.tag)
-        got = cli.run_spec(args)
-        assert got == want, run.key
-        assert args.seed == list(run.seeds), run.key
+        assert _run_spec(spec) == want, run.key
+        assert spec["seeds"] == list(run.seeds), run.key
+        assert jobs.run_key(run) == run.path.removeprefix("results/runs/").removesuffix(
+            ".parquet")
     assert len({r.solver for r in runs}) >= 12
     assert {r.problem.penalty for r in runs} >= {"elastic_net", "l1_ball", "trace_ball"}
 
@@ -95,42 +103,134 @@ def test_a_value_none_of_the_solvers_own_reaches_the_job(planned):
     "theory-none" SFW configuration was its "theory-n" one)."""
     runs = [r for p in planned.values() for r in p.runs]
     sfw = next(r for r in runs if r.solver == "sfw" and dict(r.options)["batch_cap"] == "none")
-    args = jobs.run_args(sfw)
-    assert "--option batch_cap=none" in args
-    assert cli.run_spec(_parse("run", "--data d --reference r --out o " + args)
-                        ).options.batch_cap == "none"
-    # another solver's columns and a late option at its default stay out of the command
+    spec = _json(jobs.run_spec(sfw))
+    assert spec["options"]["batch_cap"] == "none"
+    assert _run_spec(spec).options.batch_cap == "none"
+    # another solver's columns and a late option at its default stay out of the spec
     dgpd = next(r for r in runs if r.solver == "dgpd")
-    assert "batch_cap" not in jobs.run_args(dgpd)
-    assert all("=none" not in jobs.run_args(r) for r in runs
+    assert "batch_cap" not in jobs.run_spec(dgpd)["options"]
+    assert all("none" not in jobs.run_spec(r)["options"].values() for r in runs
                if r.solver not in ("sfw", "scgs", "storc"))
 
 
 def test_a_reference_job_gets_its_problem_and_the_strictest_settings(planned):
+    from pdsparse.problem import ProblemKey
+
     refs = shared_references(planned)
     problems = {t: pr for p in planned.values() for t, pr in p.problems.items()}
     for tag, problem in problems.items():
-        args = _parse("reference", "--data d.npz --out o.parquet "
-                      + jobs.reference_args(tag, problem, refs[tag]))
-        assert (args.problem, args.dataset, args.loss) == (tag, problem.data.name, problem.loss)
-        assert (args.rtol, args.max_epochs, args.max_seconds) == (
+        spec = _json(jobs.reference_spec(tag, problem, refs[tag]))
+        assert (spec["problem"], spec["dataset"], spec["loss"]) == (
+            tag, problem.data.name, problem.loss)
+        assert (spec["rtol"], spec["max_epochs"], spec["max_seconds"]) == (
             refs[tag]["rtol"], refs[tag]["max_epochs"], refs[tag]["max_seconds"])
-        spec = cli._penalty_spec(args)
-        params = dict(problem.params)
-        if problem.penalty == "elastic_net":
-            assert spec is None and args.l1 == cli._nonneg_l2(str(params.get("l1", 0.0)))
-        else:
-            assert spec["name"] == problem.penalty
-            assert spec["radius"] == cli._l2_arg(str(params["radius"]))
+        # the problem the job builds is the plan's: the same tag
+        key = ProblemKey(spec["dataset"], spec["loss"], spec["penalty"], spec["params"],
+                         recipe=problem.data.recipe.tag())
+        assert key.tag() == tag
+        if problem.penalty != "elastic_net":
+            assert spec["params"]["radius"] == cli._l2_arg(str(dict(problem.params)["radius"]))
 
 
 def test_a_stats_job_gets_its_setting(planned):
     stats = [s for p in planned.values() for s in p.stats.values()]
     assert stats
     for spec in stats:
-        args = _parse("stats", "--data d.npz --out o.parquet " + jobs.stats_args(spec))
-        assert (args.dataset, args.beta) == (spec.data.name, spec.beta)
-        assert args.l2 == cli._l2_arg(str(spec.l2))
+        got = _json(jobs.stats_spec(spec))
+        assert (got["dataset"], got["beta"], got["normalization"]) == (
+            spec.data.name, spec.beta, spec.normalization)
+        assert got["l2"] == cli._l2_arg(str(spec.l2))
+
+
+def test_the_plan_file_is_named_by_its_content(tmp_path, monkeypatch, planned):
+    """One file per plan: a second workflow invocation with another config (a dry run beside
+    a running one) writes another file and never changes the one running jobs read."""
+    from pdsparse.errors import ConfigError
+
+    refs = shared_references(planned)
+    doc = jobs.plan_document(planned, "config/datasets.yaml", _raw, refs)
+    assert sum(len(v) for v in doc.values()) > 700
+    first = jobs.write_plan(doc, tmp_path)
+    assert jobs.write_plan(doc, tmp_path) == first
+    other = jobs.write_plan({**doc, "stats": {}}, tmp_path)
+    assert other != first and first.is_file()
+    for i in range(3):  # only the newest `keep` are kept
+        jobs.write_plan({"run": {str(i): {}}}, tmp_path, keep=2)
+    assert len(list(tmp_path.glob("plan-*.json"))) == 2
+
+    run = next(iter(doc["run"]))
+    assert jobs.load_job("run", run, first) == doc["run"][run]
+    monkeypatch.setenv(jobs.PLAN_ENV, str(first))
+    assert jobs.load_job("run", run) == doc["run"][run]
+    with pytest.raises(ConfigError, match=r"no run job .*did you mean"):
+        jobs.load_job("run", run + "x", first)
+    with pytest.raises(ConfigError, match="job kind 'runs'"):
+        jobs.load_job("runs", run, first)
+    monkeypatch.delenv(jobs.PLAN_ENV)
+    with pytest.raises(ConfigError, match="give --plan FILE or set PDSPARSE_PLAN"):
+        jobs.load_job("run", run)
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    with pytest.raises(ConfigError, match=r"bad.json: not JSON"):
+        jobs.load_job("run", run, bad)
+    with pytest.raises(ConfigError, match="missing.json"):
+        jobs.load_job("run", run, tmp_path / "missing.json")
+
+
+def test_a_job_by_key_writes_what_the_flags_write(tmp_path, capsys):
+    """`pdsparse job KIND KEY` and the same job given as flags make the same files: the
+    prepared arrays and the traces (timing columns aside) are equal."""
+    import numpy as np
+    import pandas as pd
+
+    from pdsparse.data.store import load_dataset
+
+    main = cli.main
+    npz, ref, trace = tmp_path / "a.npz", tmp_path / "r.parquet", tmp_path / "t.parquet"
+    assert main(["prepare", "--dataset", "tiny", "--generator", "worst_case_binary_dual",
+                 "--param", "d=8", "--param", "n=30", "--param", "alpha=80", "--seed", "1",
+                 "--normalization", "unit_rows", "--out", str(npz)]) == 0
+    assert main(["reference", "--data", str(npz), "--loss", "logistic", "--l2", "1/n",
+                 "--l1", "0.1/n", "--rtol", "1e-10", "--out", str(ref)]) == 0
+    assert main(["run", "--data", str(npz), "--reference", str(ref), "--experiment", "e",
+                 "--solver", "primal_rcd", "--option", "sampling=uniform", "--seed", "0", "1",
+                 "--l2", "1/n", "--l1", "0.1/n", "--max-epochs", "4", "--eval-every", "1",
+                 "--quiet", "--out", str(trace)]) == 0
+
+    plan = {
+        "prepare": {"tiny": {"dataset": "tiny", "recipe": {"normalization": "unit_rows"},
+                             "source": {"generator": "worst_case_binary_dual", "seed": 1,
+                                        "params": {"d": 8, "n": 30, "alpha": 80}}}},
+        "reference": {"p": {"dataset": "tiny", "problem": "", "loss": "logistic",
+                            "penalty": "elastic_net", "params": {"l2": "1/n", "l1": "0.1/n"},
+                            "rtol": 1e-10, "max_epochs": 1000000, "max_seconds": 600}},
+        "run": {"e/x": {"experiment": "e", "dataset": "tiny", "problem": "", "solver":
+                        "primal_rcd", "options": {"sampling": "uniform"}, "seeds": [0, 1],
+                        "loss": "logistic", "penalty": "elastic_net", "l2": "1/n",
+                        "l1": "0.1/n", "radius": None, "max_epochs": 4.0,
+                        "max_seconds": 600.0, "tol": 1e-10, "eval_every": 1.0,
+                        "eval_per_decade": 0}},
+    }
+    path = jobs.write_plan(plan, tmp_path / "plans")
+    npz2, ref2, trace2 = tmp_path / "b.npz", tmp_path / "s.parquet", tmp_path / "u.parquet"
+    assert main(["job", "prepare", "tiny", "--plan", str(path), "--out", str(npz2)]) == 0
+    assert main(["job", "reference", "p", "--plan", str(path), "--data", str(npz2),
+                 "--out", str(ref2)]) == 0
+    assert main(["job", "run", "e/x", "--plan", str(path), "--data", str(npz2),
+                 "--reference", str(ref2), "--out", str(trace2), "--quiet"]) == 0
+    a, b = load_dataset(npz), load_dataset(npz2)
+    assert (a.A != b.A).nnz == 0 and np.array_equal(a.y, b.y)
+    assert pd.read_parquet(ref)["p_star"].equals(pd.read_parquet(ref2)["p_star"])
+    timing = ["time_s", "wall_s", "setup_s"]
+    t1, t2 = pd.read_parquet(trace).drop(columns=timing), pd.read_parquet(trace2).drop(
+        columns=timing)
+    pd.testing.assert_frame_equal(t1, t2)
+
+    capsys.readouterr()
+    assert main(["job", "run", "e/x", "--plan", str(path), "--show"]) == 0
+    assert json.loads(capsys.readouterr().out) == plan["run"]["e/x"]
+    assert main(["job", "run", "e/x", "--plan", str(path), "--data", str(npz2)]) == 2
+    assert "needs --reference --out" in capsys.readouterr().err
 
 
 def test_memory_grows_with_the_data_and_the_attempt():

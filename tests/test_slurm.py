@@ -165,7 +165,8 @@ def prebuild(wd: Path, target: str = FAULT_TARGET) -> None:
 
 
 def pdsparse_runs(wd: Path) -> list[dict]:
-    """The `pdsparse run` processes working in ``wd``: pid, SLURM job id, --out."""
+    """The `pdsparse run` (or `pdsparse job run`) processes working in ``wd``: pid, SLURM
+    job id, --out."""
     wd = wd.resolve()
     found = []
     for proc in Path("/proc").iterdir():
@@ -173,7 +174,8 @@ def pdsparse_runs(wd: Path) -> list[dict]:
             continue
         try:
             argv = [a.decode() for a in (proc / "cmdline").read_bytes().split(b"\0") if a]
-            is_run = any(Path(a).name == "pdsparse" and argv[i + 1:i + 2] == ["run"]
+            is_run = any(Path(a).name == "pdsparse" and (argv[i + 1:i + 2] == ["run"]
+                                                         or argv[i + 1:i + 3] == ["job", "run"])
                          for i, a in enumerate(argv))
             if not is_run or Path(os.readlink(proc / "cwd")) != wd:
                 continue

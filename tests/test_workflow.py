@@ -7,7 +7,9 @@ PDSPARSE_DATA_MIRROR is removed unless a test sets it.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +46,13 @@ def smk(wd: Path, *args: str, env: dict | None = None, timeout: float = 300):
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
     res.output = res.stdout + res.stderr  # type: ignore[attr-defined]
     return res
+
+
+def planned_jobs(wd: Path, stderr: str) -> dict:
+    """The job specs of the plan file a dry run names ("Every job's spec: FILE ...")."""
+    match = re.search(r"Every job's spec: (\S+) ", stderr)
+    assert match, stderr[-2000:]
+    return json.loads((wd / match.group(1)).read_text())
 
 
 def write_yaml(path: Path, doc) -> Path:
@@ -153,13 +162,17 @@ def test_dry_run_paper_config_requires_all_data(tmp_path):
         "data/raw/leu.bz2",
         "results/faceoff/figure1c.parquet",
         "results/tables/faceoff/table1.csv",
-        "--seed 0 1 2",
         # DGPD's Sector with LIBSVM's split: both raw files fetched, the test file prepared
         "data/raw/sector.t.scale.bz2",
         "data/processed/sector.scale__unit_rows-tfsector.t.scale.npz",
-        "--test-file sector.t.scale --test-raw data/raw/sector.t.scale.bz2",
     ]:
         assert target in out, target
+    # what the jobs are told: the plan file the dry run names
+    jobs = planned_jobs(wd, res.stderr)
+    assert any(spec["seeds"] == [0, 1, 2] for spec in jobs["run"].values())
+    sector = jobs["prepare"]["sector.scale__unit_rows-tfsector.t.scale"]
+    assert sector["recipe"]["test_file"] == "sector.t.scale"
+    assert sector["source"]["test_raw"] == "data/raw/sector.t.scale.bz2"
     assert "skipping these paper items" not in out
     # tens of CPU hours: the estimate says where to run it
     assert "use the cluster profile" in res.stderr
@@ -438,7 +451,9 @@ def test_config_overrides_set_numbers_and_booleans(tmp_path):
         "data={download: true}",
     )
     assert res.returncode == 0, res.output[-3000:]
-    assert "--seed 0 4" in res.output
+    faceoff = [s for k, s in planned_jobs(wd, res.stderr)["run"].items()
+               if k.startswith("faceoff/")]
+    assert faceoff and all(s["seeds"] == [0, 4] and s["max_epochs"] == 20.0 for s in faceoff)
     # the real data is now planned (download allowed): no skipped items
     assert "skipping these paper items" not in res.output
     # a YAML file with 1e-10 (PyYAML reads it as a string)

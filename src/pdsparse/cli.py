@@ -17,6 +17,12 @@ every step of the Snakemake workflow can also be run (and debugged) by hand; add
     pdsparse aggregate --runs trace.parquet --references ref.parquet --out agg.parquet
     pdsparse output    faceoff figure3 --n 1000 --out figure3.png figure3.pdf
 
+The workflow's rules run the same steps by key, from the plan file it writes
+(:mod:`pdsparse.repro.jobs`)::
+
+    pdsparse job run PAPER/EXPERIMENT/PROBLEM/SOLVER/OPTIONS --data X.npz --reference R.parquet \\
+                 --out T.parquet
+
 Tables and figures are made by ``pdsparse output PAPER NAME``: the builders are registered
 by the papers (:mod:`pdsparse.repro.output`), so this module holds argument parsing only and does
 not grow with a paper.
@@ -179,10 +185,15 @@ def _write_parquet(df, path: str | Path, metadata: dict | None = None, sources=(
     write_frame(df, path, metadata, sources)
 
 
+def _arguments(args: argparse.Namespace) -> dict:
+    """The command's arguments, for the provenance of what it writes."""
+    return {k: v for k, v in vars(args).items() if k not in ("func", "command")}
+
+
 def _provenance(args: argparse.Namespace) -> dict:
     from pdsparse.repro.traces import provenance
 
-    return provenance({k: v for k, v in vars(args).items() if k not in ("func", "command")})
+    return provenance(_arguments(args))
 
 
 # --------------------------------------------------------------------------------------------
@@ -190,40 +201,11 @@ def _provenance(args: argparse.Namespace) -> dict:
 # --------------------------------------------------------------------------------------------
 
 
-def _registry_spec(registry: str | Path, name: str):
-    from pdsparse.data.registry import load_registry
-
-    specs = load_registry(registry)
-    if name not in specs:
-        raise ConfigError(
-            f"{registry}: no data set named {name!r}; known: {', '.join(sorted(specs))}"
-        )
-    return specs[name]
-
-
-def _raw_spec(registry: str | Path, name: str, raw: Path):
-    """The registry entry of ``name``, or, for one's own file that has none, an entry made
-    from the file itself (its name, compression, and task from its labels; no checksum,
-    shape or label counts to check), said on stderr."""
-    from pdsparse.data.libsvm import scan_labels
-    from pdsparse.data.registry import load_registry, parse_registry
-
-    specs = load_registry(registry) if Path(registry).is_file() else {}
-    if name in specs:
-        return specs[name]
-    labels = scan_labels(raw)
-    task = "binary" if len(labels) <= 2 else "multiclass"
-    print(f"pdsparse prepare: {name!r} is not in the registry {registry}: preparing {raw} as it is "
-          f"({len(labels)} labels: {task}; no checksum, shape or label counts to check)",
-          file=sys.stderr)
-    return parse_registry({"datasets": {name: {"path": str(raw), "task": task}}},
-                          f"--raw {raw}")[name]
-
-
 def cmd_fetch(args: argparse.Namespace) -> None:
     from pdsparse.data.fetch import download_allowed, fetch, raw_path, resolve_mirror
+    from pdsparse.repro.jobs import registry_spec
 
-    spec = _registry_spec(args.registry, args.dataset)
+    spec = registry_spec(args.registry, args.dataset)
     out = Path(args.out) if args.out else None
     raw_dir = Path(args.raw_dir) if args.raw_dir else (out.parent if out else Path("data/raw"))
     expected = raw_path(spec, raw_dir)
@@ -271,29 +253,19 @@ def recipe_of(args: argparse.Namespace):
 
 
 def cmd_prepare(args: argparse.Namespace) -> None:
-    from pdsparse.data.prepare import prepare, prepare_synthetic
+    from pdsparse.repro.jobs import prepare_job, recipe_fields
 
     if (args.raw is None) == (args.generator is None):
         raise ConfigError("give either --raw FILE (a registry data set) or --generator KIND")
     if (args.test_file is None) != (args.test_raw is None):
         raise ConfigError("give --test-file NAME (the test set's registry name) together with "
                           "--test-raw FILE (its raw file), or neither")
-    recipe = recipe_of(args)
     if args.generator is not None:
-        ds = prepare_synthetic(args.dataset, args.generator, _params(args.param), args.seed,
-                               recipe, args.out)
+        source = {"generator": args.generator, "params": _params(args.param), "seed": args.seed}
     else:
-        raw = _require_file(args.raw, "raw file")
-        spec = _raw_spec(args.registry, args.dataset, raw)
-        test = None
-        if args.test_file is not None:
-            test = (_require_file(args.test_raw, "test raw file"),
-                    _registry_spec(args.registry, args.test_file))
-        ds = prepare(raw, spec, recipe, args.out, test=test)
-    test = f" + {ds.n_test} test rows" if ds.n_test else ""
-    kind = " dense" if ds.dense else ""
-    print(f"{ds.name}: n={ds.n} d={ds.d} nnz={ds.nnz}{kind}{test} [{recipe.tag()}] "
-          f"-> {args.out}", file=sys.stderr)
+        source = {"registry": args.registry, "raw": args.raw, "test_raw": args.test_raw}
+    spec = {"dataset": args.dataset, "source": source, "recipe": recipe_fields(recipe_of(args))}
+    prepare_job(spec, args.out)
 
 
 def _params(pairs) -> dict[str, Any]:
@@ -316,15 +288,11 @@ def cmd_generate(args: argparse.Namespace) -> None:
 
 
 def cmd_stats(args: argparse.Namespace) -> None:
-    import pandas as pd
+    from pdsparse.repro.jobs import stats_job
 
-    from pdsparse.stats import dataset_stats, format_summary
-
-    ds = _load_dataset(args.data)
-    row = dataset_stats(ds, args.l2, args.beta, args.normalization, name=args.dataset)
-    print(format_summary(row))
-    if args.out not in (None, "-"):
-        _write_parquet(pd.DataFrame([row]), args.out, _provenance(args))
+    spec = {"dataset": args.dataset, "l2": args.l2, "beta": args.beta,
+            "normalization": args.normalization}
+    stats_job(spec, args.data, args.out, _arguments(args))
 
 
 def _progress(command: str):
@@ -363,25 +331,13 @@ def cmd_advise(args: argparse.Namespace) -> None:
 
 
 def cmd_reference(args: argparse.Namespace) -> None:
-    import pandas as pd
+    from pdsparse.repro.jobs import reference_job
 
-    from pdsparse.problem import Problem, ProblemKey
-    from pdsparse.reference import reference_record, reference_solution
-
-    ds = _load_dataset(args.data)
-    dataset = args.dataset or ds.name
     penalty = _penalty_spec(args) or {"name": "elastic_net", "l2": args.l2, "l1": args.l1}
-    key = ProblemKey(dataset, args.loss, penalty["name"],
-                     {k: v for k, v in penalty.items() if k != "name"})
-    problem = Problem.from_spec(key, ds)
-    ref = reference_solution(
-        problem, rtol=args.rtol, max_epochs=args.max_epochs, max_seconds=args.max_seconds,
-        progress=_progress("reference"),
-    )
-    tag = args.problem or key.tag()
-    row = reference_record(problem, ref, dataset, tag)
-    _write_parquet(pd.DataFrame([row]), args.out, _provenance(args))
-    print(f"{tag}: P* = {ref.p_star:.17g} (gap {ref.gap:.2e}, {ref.method})", file=sys.stderr)
+    spec = {"dataset": args.dataset, "problem": args.problem, "loss": args.loss,
+            "penalty": penalty["name"], "params": {k: v for k, v in penalty.items() if k != "name"},
+            "rtol": args.rtol, "max_epochs": args.max_epochs, "max_seconds": args.max_seconds}
+    reference_job(spec, args.data, args.out, _arguments(args))
 
 
 def _penalty_spec(args: argparse.Namespace) -> dict | None:
@@ -399,19 +355,6 @@ def _penalty_spec(args: argparse.Namespace) -> dict | None:
     return {"name": args.penalty, "radius": args.radius, "l2": args.l2}
 
 
-def _progress_line(solver: str):
-    """``progress(seed, row)`` of :func:`pdsparse.repro.run.execute`: one line per evaluation on
-    stderr, flushed (a long run is never silent; in the workflow it goes to the job log)."""
-
-    def show(seed: int, row: dict) -> None:
-        status = f"  {row['status']}" if row["status"] else ""
-        print(f"[{solver} seed {seed}] epoch {row['epoch']:.2f}  time {row['time_s']:.3f} s"
-              f"  gap {row['gap']:.2e}  P {row['primal']:.6g}{status}",
-              file=sys.stderr, flush=True)
-
-    return show
-
-
 def run_spec(args: argparse.Namespace):
     """The :class:`pdsparse.repro.run.RunSpec` of the run flags (the first seed's)."""
     from pdsparse.repro.run import RunSpec
@@ -423,22 +366,37 @@ def run_spec(args: argparse.Namespace):
 
 
 def cmd_run(args: argparse.Namespace) -> None:
-    from pdsparse.repro.run import execute
+    from pdsparse.repro.jobs import run_job
+    from pdsparse.repro.run import RunSpec
 
-    _require_file(args.reference, "reference file")
-    spec = run_spec(args)
-    results = execute(spec, _require_file(args.data, "data file"), args.reference, args.out,
-                      _provenance(args), seeds=args.seed,
-                      progress=None if args.quiet else _progress_line(spec.solver))
-    options = "/".join(v for v in spec.option_columns.values() if v != "none")
-    for seed, result in zip(args.seed, results, strict=True):
-        last = result.trace.iloc[-1]
-        print(
-            f"{spec.dataset} {spec.solver} {options} seed={seed}: "
-            f"{result.status} after {last['epoch']:.3g} epochs, "
-            f"P - P* = {float(last['primal']) - result.p_star:.3e}, gap {last['gap']:.3e}",
-            file=sys.stderr,
-        )
+    spec = {f.name: getattr(args, f.name) for f in dataclasses.fields(RunSpec) if f.name != "seed"}
+    spec.update(seeds=list(args.seed), problem=args.problem or "")
+    run_job(spec, args.data, args.reference, args.out, _arguments(args), quiet=args.quiet)
+
+
+def cmd_job(args: argparse.Namespace) -> None:
+    from pdsparse.repro import jobs
+
+    spec = jobs.load_job(args.kind, args.key, args.plan)
+    if args.show:
+        print(json.dumps(spec, indent=1, sort_keys=True))
+        return
+    arguments = {"job": args.kind, "key": args.key, "plan": args.plan or "", **spec}
+    need = {"prepare": ("out",), "stats": ("data",), "reference": ("data", "out"),
+            "run": ("data", "reference", "out"), "output": ("out",)}[args.kind]
+    missing = [f"--{n}" for n in need if not getattr(args, n)]
+    if missing:
+        raise ConfigError(f"pdsparse job {args.kind} needs {' '.join(missing)}")
+    if args.kind == "prepare":
+        jobs.prepare_job(spec, args.out[0])
+    elif args.kind == "stats":
+        jobs.stats_job(spec, args.data, args.out[0] if args.out else None, arguments)
+    elif args.kind == "reference":
+        jobs.reference_job(spec, args.data, args.out[0], arguments)
+    elif args.kind == "run":
+        jobs.run_job(spec, args.data, args.reference, args.out[0], arguments, quiet=args.quiet)
+    else:
+        jobs.output_job(spec, args.out)
 
 
 def cmd_aggregate(args: argparse.Namespace) -> None:
@@ -839,6 +797,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no progress line per evaluation on stderr (epoch, kernel time, "
                    "duality gap, P); the final summary per seed is still printed")
     p.set_defaults(func=cmd_run)
+
+    # job
+    p = _sub(
+        sub, "job", "run one planned job of the workflow by its key",
+        "Run the job KIND KEY of a plan file: the workflow writes every planned job's spec "
+        "once (.snakemake/pdsparse/plan-<hash>.json, named in $PDSPARSE_PLAN for its jobs) "
+        "and each rule runs `pdsparse job KIND KEY` with its input and output files. Keys: "
+        "prepare: the processed file's name; stats, reference: the file's name; run: "
+        "PAPER/EXPERIMENT/PROBLEM/SOLVER/OPTIONS (the trace's path below results/runs); "
+        "output: PAPER/NAME. --show prints the spec.",
+    )
+    p.add_argument("kind", choices=("prepare", "stats", "reference", "run", "output"),
+                   help="the job's kind (its rule)")
+    p.add_argument("key", help="the job's key in the plan")
+    p.add_argument("--plan", help="plan file (default: $PDSPARSE_PLAN)")
+    p.add_argument("--show", action="store_true", help="print the job's spec and exit")
+    p.add_argument("--data", help="processed .npz (stats, reference, run)")
+    p.add_argument("--reference", help="reference .parquet (run)")
+    p.add_argument("--out", nargs="+", help="output file(s): two for a figure or table")
+    p.add_argument("--quiet", action="store_true", help="run: no progress line per evaluation")
+    p.set_defaults(func=cmd_job)
 
     # aggregate
     p = _sub(

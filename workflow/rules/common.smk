@@ -1,8 +1,8 @@
 # Shared helpers: config validation, the papers' plans (which data sets, problems, runs,
 # figures and tables), and the lookups the generic rules make by the file they build. No
-# rules here, and no decisions: the plans are pdsparse.repro.papers', a job's arguments,
-# resources and messages pdsparse.repro.jobs' (both unit-tested); this file binds them to
-# the run's config and globals.
+# rules here, and no decisions: the plans and their lookups are pdsparse.repro.workflow's,
+# a job's spec, resources and messages pdsparse.repro.jobs' (both unit-tested); this file
+# binds them to Snakemake (its config, errors, wildcards and shell) and to globals.
 
 import functools
 import json
@@ -22,9 +22,8 @@ except ImportError:  # package not installed: use the source tree next to this w
 from pdsparse.repro import scorecard as _scorecard
 from pdsparse.errors import ConfigError
 from pdsparse.repro import jobs
-from pdsparse.repro.estimate import estimate, format_estimate, plan_costs, shared_references
 from pdsparse.io import atomic_path
-from pdsparse.repro.plan import reference_path
+from pdsparse.repro.workflow import WorkflowPlan
 from pdsparse.solvers import SOLVERS
 from snakemake.exceptions import WorkflowError
 
@@ -72,60 +71,33 @@ def _warn(text):
 
 
 def setup_plans():
-    """Load the registry, decide data availability and build every paper's plan (globals)."""
-    global DATA, RAW_DIR, PROCESSED_DIR, REGISTRY, MIRROR, PLANS, RAW_NAMES
+    """Build every paper's plan (pdsparse.repro.workflow.WorkflowPlan) and bind the lookups
+    of the generic rules, by the key in a file name, to globals."""
+    global W, DATA, RAW_DIR, PROCESSED_DIR, REGISTRY, PLANS, RAW_NAMES
     global DATASETS, PROBLEMS, STATS, RUNS, OUTPUTS, REFERENCE
-    from pdsparse.data.fetch import resolve_mirror
-    from pdsparse.data.registry import load_registry
-    from pdsparse.repro.papers import plans
-
-    DATA = config["data"]
-    RAW_DIR = os.path.normpath(DATA["raw_dir"])
-    PROCESSED_DIR = os.path.normpath(DATA["processed_dir"])
     try:
-        REGISTRY = load_registry(DATA["registry"])
-        MIRROR = resolve_mirror(DATA["mirror"])
-
-        def available(name):
-            status = pdcfg.data_availability(REGISTRY[name], RAW_DIR, MIRROR, DATA["download"])
-            return status is not None
-
-        PLANS = plans(config, REGISTRY, available)
+        W = WorkflowPlan.load(config)
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
-    # the lookups of the generic rules, by the key in the file name
-    DATASETS, PROBLEMS, STATS, RUNS, OUTPUTS = {}, {}, {}, {}, {}
-    for plan in PLANS.values():
-        DATASETS.update(plan.data)
-        PROBLEMS.update(plan.problems)
-        STATS.update(plan.stats)
-        RUNS.update({run.key: run for run in plan.runs})
-        OUTPUTS.update({(o.paper, o.name): o for o in plan.outputs})
-    # a problem shared by papers gets the strictest reference settings
-    REFERENCE = shared_references(PLANS)
-    _export_data_source()
+    DATA, RAW_DIR, PROCESSED_DIR = config["data"], W.raw_dir, W.processed_dir
+    REGISTRY, PLANS, RAW_NAMES = W.registry, W.plans, W.raw_names
+    DATASETS, PROBLEMS, STATS, RUNS, OUTPUTS = W.datasets, W.problems, W.stats, W.runs, W.outputs
+    REFERENCE = W.references  # a problem shared by papers: the strictest settings
+    # what jobs find in the environment: the data source, the commit, the plan file
+    for name, value in W.data_environment().items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     _export_commit()
-    # raw file name in data/raw -> registry name (the fetch rule's output pattern)
-    RAW_NAMES = {Path(raw_file(name)).name: name for name in REGISTRY}
-    skipped = [s for plan in PLANS.values() for s in plan.skipped]
-    if skipped:
-        _warn(pdcfg.skipped_message(skipped, REGISTRY, RAW_DIR))
+    # in a dry run too: `pdsparse job KIND KEY --show` then says what each job will be told
+    os.environ[jobs.PLAN_ENV] = str(jobs.write_plan(W.jobs).resolve())
+    _warn(W.skipped_warning())
 
 
-def _export_data_source():
-    """Hand the data source (mirror, download) to fetch jobs through the environment.
-
-    Not as params: Snakemake re-runs a job whose params changed and deletes its output
-    first, so a run without the mirror after one with it would delete verified raw files.
-    Where a raw file came from is no part of what it is (the registry's checksums are).
-    """
-    from pdsparse.data.fetch import DOWNLOAD_ENV, MIRROR_ENV
-
-    if MIRROR is not None:
-        os.environ[MIRROR_ENV] = str(MIRROR)
-    else:
-        os.environ.pop(MIRROR_ENV, None)
-    os.environ[DOWNLOAD_ENV] = "1" if DATA["download"] else "0"
+def job_spec(kind, key):
+    """A job's spec as its param (`pdsparse job KIND KEY` reads it from the plan file)."""
+    return W.job_spec(kind, key)
 
 
 def _export_commit():
@@ -148,72 +120,40 @@ def is_dry_run(argv=None):
 def print_estimate():
     """The plan's CPU hours and peak memory (pdsparse.repro.estimate), for `snakemake -n`."""
     cores = workflow.cores if isinstance(workflow.cores, int) and workflow.cores > 0 else 2
-    jobs = plan_costs(PLANS, REGISTRY, PROCESSED_DIR, RAW_DIR)
-    _warn(format_estimate(estimate(jobs, cores)))
+    _warn(W.estimate(cores))
+    plan = os.path.relpath(os.environ[jobs.PLAN_ENV])
+    _warn(f"Every job's spec: {plan} (`pdsparse job KIND KEY --plan {plan} --show`).")
 
 
 def keep_raw_files():
-    """Link raw files fetched by older versions into data/raw/.verified (see fetch.keep)."""
-    from pdsparse.data.fetch import keep, kept_path
-
-    for name, spec in REGISTRY.items():
-        raw = Path(raw_file(name))
-        if raw.is_file() and not kept_path(spec, RAW_DIR).exists():
-            keep(raw, spec, RAW_DIR)
+    W.keep_raw_files()
 
 
 def set_aside_stale_outputs():
-    """Move the outputs of paper items dropped for lack of data to results/stale/.
-
-    A figure or table whose data set is gone must not stay behind looking current; it is
-    kept, never deleted. Items still planned are redrawn by their rules (inputs changed).
-    """
-    moved = []
-    for path in [p for plan in PLANS.values() for p in plan.existing_stale()]:
-        dest = Path("results/stale") / Path(path).relative_to("results")
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(path, dest)
-        moved.append(f"  {path} -> {dest}")
-    if moved:
-        _warn(stale_message(moved))
-
-
-def _skipped():
-    return [s for plan in PLANS.values() for s in plan.skipped]
-
-
-def stale_message(moved):
-    return jobs.stale_message(moved, _skipped())
+    _warn(W.set_aside_stale())
 
 
 def skipped_summary():
-    """One short line on skipped paper items, repeated at the end of a run."""
-    return jobs.skipped_summary(_skipped())
+    return W.skipped_summary()
 
 
 # ---------------------------------------------------------------------------------- paths
 
 
 def raw_file(name):
-    from pdsparse.data.fetch import raw_path
-
-    return str(raw_path(REGISTRY[name], RAW_DIR))
+    return W.raw_file(name)
 
 
 def processed_file(data):
-    """The prepared file of a DataSpec (or of its key)."""
-    key = data if isinstance(data, str) else data.key
-    return f"{PROCESSED_DIR}/{key}.npz"
+    return W.processed_file(data)
 
 
 def reference_file(tag):
-    return reference_path(tag)
+    return W.reference_file(tag)
 
 
 def all_targets():
-    """Everything `snakemake` builds by default: every paper's figures, tables, aggregates
-    and statistics."""
-    return [t for plan in PLANS.values() for t in plan.targets()]
+    return W.targets()
 
 
 PLANNED = ".snakemake/pdsparse-planned.json"
@@ -229,25 +169,6 @@ def record_planned():
 
 def report_mismatch_message(argv=None):
     return jobs.report_mismatch_message(sys.argv if argv is None else argv, PLANNED, all_targets())
-
-
-# the jobs' arguments (pdsparse.repro.jobs, tested there against the command line's parser)
-
-
-def prepare_args(data):
-    return jobs.prepare_args(data, DATA["registry"], raw_file)
-
-
-def stats_args(spec):
-    return jobs.stats_args(spec)
-
-
-def reference_args(tag):
-    return jobs.reference_args(tag, PROBLEMS[tag], REFERENCE[tag])
-
-
-def run_args(run):
-    return jobs.run_args(run)
 
 
 def caption(wildcards):
@@ -266,8 +187,7 @@ SCORECARD_CSV = "results/scorecard.csv"
 
 
 def table_pages():
-    """The HTML page of every planned table (the report shows these)."""
-    return [f"results/report/{p}/{n}.html" for (p, n), o in OUTPUTS.items() if o.kind == "table"]
+    return W.table_pages()
 
 
 def report_targets():
@@ -276,13 +196,7 @@ def report_targets():
 
 
 def scorecard_inputs(wildcards):
-    """What the scorecard reads: every planned table, aggregate and statistics file."""
-    files = []
-    for plan in PLANS.values():
-        files += [o.files[0] for o in plan.outputs if o.kind == "table"]
-        files += [f"results/{plan.paper}/{e}.parquet" for e in plan.experiments]
-        files += [f"results/stats/{tag}.parquet" for tag in plan.stats]
-    return files
+    return W.scorecard_inputs()
 
 
 @functools.lru_cache(maxsize=4)
@@ -330,26 +244,11 @@ def scorecard_labels(wildcards):
 # ------------------------------------------------------------------------------ resources
 
 
-def _data_of(wildcards):
-    """The DataSpec a job works on, whatever its wildcards name (data, stats, problem, run)."""
-    if "data" in wildcards.keys():
-        return DATASETS[wildcards.data]
-    if "stats" in wildcards.keys():
-        return STATS[wildcards.stats].data
-    if "problem" in wildcards.keys():
-        return PROBLEMS[wildcards.problem].data
-    if "rawfile" in wildcards.keys():
-        return DATASETS.get(RAW_NAMES[wildcards.rawfile])
-    return None
-
-
 def mem_mb(bytes_per_nnz, base=1000):
     """Resource function: base MB plus ``bytes_per_nnz`` per stored nonzero of the data set."""
 
     def mem(wildcards, attempt=1):
-        data = _data_of(wildcards)
-        nnz = jobs.dataset_nnz(data, REGISTRY) if data is not None else None
-        return jobs.memory_mb(nnz, bytes_per_nnz, base, attempt)
+        return W.memory_mb(dict(wildcards.items()), bytes_per_nnz, base, attempt)
 
     return mem
 
@@ -365,8 +264,9 @@ def minutes(base):
     return runtime
 
 
-def run_of(wildcards):
-    return RUNS[
+def run_key(wildcards):
+    """A run job's key: PAPER/EXPERIMENT/PROBLEM/SOLVER/OPTIONS (pdsparse.repro.jobs.run_key)."""
+    return "/".join(
         (
             wildcards.paper,
             wildcards.experiment,
@@ -374,7 +274,11 @@ def run_of(wildcards):
             wildcards.solver,
             wildcards.options,
         )
-    ]
+    )
+
+
+def run_of(wildcards):
+    return RUNS[tuple(run_key(wildcards).split("/"))]
 
 
 # Names never contain "/"; every wildcard is restricted to what the plans know, so that a

@@ -27,8 +27,8 @@ rule figure:
         mem_mb=mem_mb(0, base=2000),
         runtime=minutes(10),
     params:
-        command=lambda wc: " ".join(OUTPUTS[(wc.paper, wc.name)].command),
+        spec=lambda wc: job_spec("output", f"{wc.paper}/{wc.name}"),
         caption=report_caption,  # read by the report only (workflow/rules/report.smk)
     shell:
-        "pdsparse output {wildcards.paper} {params.command} --out {output.png} {output.pdf}"
-        " 2> {log}"
+        "pdsparse job output {wildcards.paper}/{wildcards.name} --out {output.png:q} {output.pdf:q}"
+        " 2> {log:q}"

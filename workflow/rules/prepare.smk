@@ -21,6 +21,6 @@ rule prepare:
         mem_mb=mem_mb(250),
         runtime=minutes(30),
     params:
-        args=lambda wc: prepare_args(DATASETS[wc.data]),
+        spec=lambda wc: job_spec("prepare", wc.data),
     shell:
-        "pdsparse prepare {params.args} --out {output} 2> {log}"
+        "pdsparse job prepare {wildcards.data:q} --out {output:q} 2> {log:q}"

@@ -19,6 +19,6 @@ rule reference:
         mem_mb=mem_mb(150),
         runtime=minutes(lambda wc: int(REFERENCE[wc.problem]["max_seconds"] / 60) + 15),
     params:
-        args=lambda wc: reference_args(wc.problem),
+        spec=lambda wc: job_spec("reference", wc.problem),
     shell:
-        "pdsparse reference --data {input} {params.args} --out {output} 2> {log}"
+        "pdsparse job reference {wildcards.problem:q} --data {input:q} --out {output:q} 2> {log:q}"

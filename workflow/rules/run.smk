@@ -25,10 +25,11 @@ rule run:
         mem_mb=mem_mb(150),
         runtime=minutes(lambda wc: len(run_of(wc).seeds) * int(run_of(wc).max_seconds / 60) + 15),
     params:
-        args=lambda wc: run_args(run_of(wc)),
+        key=run_key,
+        spec=lambda wc: job_spec("run", run_key(wc)),
     # BLAS gets the job's one thread: times are CPU time of the process, and a BLAS that
     # spins threads on cores it was not given would count (and steal) more than the job's
     shell:
         "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} MKL_NUM_THREADS={threads}"
-        " pdsparse run --data {input.data} --reference {input.reference} {params.args}"
-        " --out {output} 2> {log}"
+        " pdsparse job run {params.key:q} --data {input.data:q} --reference {input.reference:q}"
+        " --out {output:q} 2> {log:q}"

@@ -19,6 +19,6 @@ rule stats:
         mem_mb=mem_mb(100),
         runtime=minutes(15),
     params:
-        args=lambda wc: stats_args(STATS[wc.stats]),
+        spec=lambda wc: job_spec("stats", wc.stats),
     shell:
-        "pdsparse stats --data {input} {params.args} --out {output} > {log} 2>&1"
+        "pdsparse job stats {wildcards.stats:q} --data {input:q} --out {output:q} > {log:q} 2>&1"

@@ -26,8 +26,8 @@ rule table:
         mem_mb=mem_mb(0, base=1000),
         runtime=minutes(10),
     params:
-        command=lambda wc: " ".join(OUTPUTS[(wc.paper, wc.name)].command),
+        spec=lambda wc: job_spec("output", f"{wc.paper}/{wc.name}"),
         caption=report_caption,  # read by the report only (workflow/rules/report.smk)
     shell:
-        "pdsparse output {wildcards.paper} {params.command} --out {output.csv} {output.md}"
-        " 2> {log}"
+        "pdsparse job output {wildcards.paper}/{wildcards.name} --out {output.csv:q} {output.md:q}"
+        " 2> {log:q}"
