@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pdsparse.data.fetch import DOWNLOAD_ENV, MIRROR_ENV
+from pdsparse.repro import jobs
 from pdsparse.repro.config import load_config
 from pdsparse.repro.workflow import WorkflowPlan
 
@@ -74,8 +75,9 @@ def test_a_jobs_data_and_memory_by_its_wildcards(offline):
     assert w.data_of({"stats": stats.tag}) is stats.data
     assert w.data_of({"paper": "faceoff"}) is None
     assert w.memory_mb({"paper": "faceoff"}, 150) == 1150  # no data set: 10^6 nonzeros
-    small = w.memory_mb({"data": data.key}, 150)
-    assert small > 1000 and w.memory_mb({"data": data.key}, 150, attempt=2) == 2 * small
+    mem = w.memory_mb({"data": data.key}, 150)
+    assert mem == jobs.memory_mb(jobs.dataset_nnz(data, w.registry), 150)
+    assert w.memory_mb({"data": data.key}, 150, attempt=2) == 2 * mem
 
 
 def test_offline_the_real_sets_are_skipped_and_said(offline):
