@@ -68,17 +68,13 @@ def _scalar(value: Any) -> int | float | bool | str:
 
 
 def recipe_fields(recipe) -> dict[str, Any]:
-    """A :class:`pdsparse.data.prepare.Recipe` as JSON: the fields that differ from their
-    defaults (so that a field added to the recipe changes no planned job, hence reruns
-    none); :func:`recipe_of` is the inverse."""
-    out = {}
-    for f in dataclasses.fields(recipe):
-        value = getattr(recipe, f.name)
-        if value != f.default:
-            # a single positive class as the label's text (a list of labels is a group)
-            out[f.name] = (list(value) if isinstance(value, tuple)
-                           else str(value) if f.name == "positive_class" else value)
-    return out
+    """A :class:`pdsparse.data.prepare.Recipe` as JSON: its :meth:`~Recipe.to_dict` (the
+    fields that differ from their defaults, so that a field added to the recipe changes no
+    planned job, hence reruns none); :func:`recipe_of` is the inverse."""
+    # lists for tuples; a single positive class as the label's text (a list is a group)
+    return {name: list(value) if isinstance(value, tuple)
+            else str(value) if name == "positive_class" else value
+            for name, value in recipe.to_dict().items()}
 
 
 def recipe_of(fields: Mapping[str, Any]):
