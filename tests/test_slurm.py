@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 import yaml
 from slurm_cluster import SlurmCluster, ensure_installed
-from test_workflow import REPO, smk, snakemake_exe, tiny_config, workdir, write_yaml
+from test_workflow import FAST_EXIT, REPO, smk, snakemake_exe, tiny_config, workdir, write_yaml
 
 from pdsparse.solvers import MEASURED
 
@@ -97,7 +97,7 @@ def slurm_env(cluster: SlurmCluster) -> dict:
 
 def slurm_cmd(wd: Path, *args: str) -> list[str]:
     return [snakemake_exe(), "-s", str(REPO / "Snakefile"), "-d", str(wd),
-            "--profile", str(PROFILE), *CLUSTER_FLAGS, *args]
+            "--profile", str(PROFILE), *CLUSTER_FLAGS, *FAST_EXIT, *args]
 
 
 def smk_slurm(cluster, wd: Path, *args: str, timeout: float = 480):

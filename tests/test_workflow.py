@@ -39,10 +39,15 @@ def workdir(tmp_path: Path) -> Path:
     return wd
 
 
+# Snakemake's default scheduling rhythm: profiles/default's slower one (fewer scheduler rounds
+# in a long run) keeps a finished run's process alive up to 10 s, about a minute a suite
+FAST_EXIT = ("--max-jobs-per-timespan", "100/1s")
+
+
 def smk(wd: Path, *args: str, env: dict | None = None, timeout: float = 300):
     full_env = {k: v for k, v in os.environ.items() if k != "PDSPARSE_DATA_MIRROR"}
     full_env.update(env or {})
-    cmd = [snakemake_exe(), "-s", str(REPO / "Snakefile"), "-d", str(wd), *args]
+    cmd = [snakemake_exe(), "-s", str(REPO / "Snakefile"), "-d", str(wd), *FAST_EXIT, *args]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
     res.output = res.stdout + res.stderr  # type: ignore[attr-defined]
     return res
@@ -479,7 +484,8 @@ def test_plain_rerun_after_ctrl_c_completes(tmp_path):
     # one figure's jobs (fetch, prepare, references, runs, aggregates, the figure), not the
     # whole tiny workflow: a third of the test's time, the same resume
     target = "results/figures/faceoff/figure1.png"
-    cmd = [snakemake_exe(), "-s", str(REPO / "Snakefile"), "-d", str(wd), "--cores", "2", target]
+    cmd = [snakemake_exe(), "-s", str(REPO / "Snakefile"), "-d", str(wd), *FAST_EXIT,
+           "--cores", "2", target]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     incomplete = wd / ".snakemake" / "incomplete"
     deadline = time.monotonic() + 120
