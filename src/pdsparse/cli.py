@@ -162,15 +162,10 @@ def _nonneg_float(text: str) -> float:
 
 
 def _scalar(text: str) -> int | float | bool | str:
-    """Parse a ``--param`` value: int, then float, then true/false, else the string."""
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    return text
+    """Parse a ``--param`` value (:func:`pdsparse.repro.jobs.scalar`)."""
+    from pdsparse.repro.jobs import scalar
+
+    return scalar(text)
 
 
 def _load_dataset(path: str | Path):

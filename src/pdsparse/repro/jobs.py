@@ -54,8 +54,9 @@ def _float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def _scalar(value: Any) -> int | float | bool | str:
-    """A generator parameter as the command line's ``--param`` read it from its text."""
+def scalar(value: Any) -> int | float | bool | str:
+    """A generator parameter as ``--param`` reads it from its text: int, then float, then
+    true/false, else the text."""
     text = str(value)
     for conv in (int, float):
         try:
@@ -94,7 +95,7 @@ def prepare_spec(data, registry: str | Path, raw_file: Callable[[str], str]) -> 
     else:
         gen = data.generator
         source = {"generator": gen.kind, "seed": gen.seed,
-                  "params": {k: _scalar(v) for k, v in gen.params}}
+                  "params": {k: scalar(v) for k, v in gen.params}}
     return {"dataset": data.name, "source": source, "recipe": recipe_fields(data.recipe)}
 
 
