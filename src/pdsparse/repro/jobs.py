@@ -27,9 +27,11 @@ from typing import Any
 from pdsparse.repro.config import format_l2
 
 __all__ = ["KINDS", "PLAN_ENV", "dataset_nnz", "is_dry_run", "load_job", "memory_mb",
-           "output_spec", "penalty_spec", "plan_document", "prepare_spec", "recipe_fields",
-           "recipe_of", "reference_spec", "report_mismatch_message", "run_key", "run_spec",
-           "scalar", "skipped_summary", "stale_message", "stats_spec", "write_plan"]
+           "output_job", "output_spec", "penalty_spec", "plan_document", "prepare_job",
+           "prepare_spec", "raw_spec", "recipe_fields", "recipe_of", "reference_job",
+           "reference_spec", "registry_spec", "report_mismatch_message", "run_job", "run_key",
+           "run_spec", "scalar", "skipped_summary", "stale_message", "stats_job", "stats_spec",
+           "write_plan"]
 
 
 PLAN_ENV = "PDSPARSE_PLAN"
