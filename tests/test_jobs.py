@@ -4,6 +4,7 @@ from the plan file: every job receives the plan object it was made from."""
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -140,6 +141,19 @@ def test_a_stats_job_gets_its_setting(planned):
         assert (got["dataset"], got["beta"], got["normalization"]) == (
             spec.data.name, spec.beta, spec.normalization)
         assert got["l2"] == cli._l2_arg(str(spec.l2))
+
+
+def test_a_figure_or_table_job_gets_its_builders_argv(planned):
+    """The plan's output command is shell text (a flag with its quoted values per element);
+    the job's argv is that text as the shell split it (a spec kept the elements whole, and
+    every builder stopped at its first flag)."""
+    outputs = [o for p in planned.values() for o in p.outputs]
+    for out in outputs:
+        spec = _json(jobs.output_spec(out))
+        assert spec["builder"] == out.command[0]
+        assert spec["args"] == shlex.split(" ".join(out.command[1:])), out.name
+        assert all(not a.startswith("--") or " " not in a for a in spec["args"]), out.name
+    assert any(a == "--spec" for o in outputs for a in jobs.output_spec(o)["args"])
 
 
 def test_the_plan_file_is_named_by_its_content(tmp_path, monkeypatch, planned):

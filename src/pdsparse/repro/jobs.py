@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -155,8 +156,10 @@ def run_spec(run) -> dict:
 def output_spec(output) -> dict:
     """The spec of a figure or table job (:class:`~pdsparse.repro.plan.Output`): its
     paper's builder and the builder's arguments."""
+    # the plan's command is shell text (a flag and its quoted values per element): the
+    # builder's argv is that text split as the shell split it
     return {"paper": output.paper, "builder": output.command[0],
-            "args": list(output.command[1:])}
+            "args": shlex.split(" ".join(output.command[1:]))}
 
 
 def run_key(run) -> str:
