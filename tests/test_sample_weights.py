@@ -206,3 +206,24 @@ def test_bad_weights_are_clear_errors_and_equal_weights_are_none():
     assert Problem(A, b, "logistic", sample_weight=np.full(10, 3.0)).weights is None
     p = Problem(sp.csr_matrix(A), b, "logistic", sample_weight=np.arange(1.0, 11.0))
     assert p.weights.mean() == pytest.approx(1.0) and "weighted" in repr(p)
+
+
+def test_the_statistics_read_the_weights_as_rows_scaled_by_their_root():
+    """With the squared loss, s_i (a_i^T w - b_i)^2 = (sqrt(s_i) a_i^T w - sqrt(s_i) b_i)^2:
+    the weighted problem is the unweighted one on diag(sqrt(s)) A, so every statistic advise
+    and predict read (Face-Off's C_P, C_D and T's, L, L_max, lambda_max) must be its."""
+    from pdsparse.solvers.predict import problem_stats
+
+    A, b = make_data(n=40, d=15, seed=4, loss="squared")
+    s = _weights(40, seed=5)
+    s = s / s.mean()
+    root = np.sqrt(s)
+    scaled = sp.csr_matrix(sp.diags(root) @ A)
+    weighted = Problem(A, b, "squared", l2=0.05, l1=0.01, sample_weight=s)
+    plain = Problem(scaled, root * b, "squared", l2=0.05, l1=0.01)
+    got, want = problem_stats(weighted), problem_stats(plain)
+    for key in ("C_P", "C_D", "T_P_uniform", "T_D_uniform", "T_P_importance",
+                "T_D_importance", "L", "L_max", "lambda_max", "nnz"):
+        assert got[key] == pytest.approx(want[key], rel=1e-12), key
+    assert got["C_P"] != pytest.approx(problem_stats(Problem(A, b, "squared", l2=0.05,
+                                                             l1=0.01))["C_P"], rel=1e-6)

@@ -223,20 +223,24 @@ estimate is a lower bound, and a step above 1/L can make the accelerated method 
 
 def power_norm_sq(problem: Problem, iters: int = POWER_ITERS) -> float:
     """A lower bound of ||A||_2^2: ``iters`` power iterations on A^T A (2 passes each) from
-    the all-ones vector, the Rayleigh quotient ||A v||^2 / ||v||^2 at the last iterate."""
-    A = problem.mat
+    the all-ones vector, the Rayleigh quotient ||A v||^2 / ||v||^2 at the last iterate.
+
+    With example weights s, of ||diag(sqrt(s)) A||_2^2 (power iterations on A^T diag(s) A):
+    the weighted loss's smoothness is beta times it over n."""
+    A, s = problem.mat, problem.weights
     v = np.full(problem.d, 1.0 / math.sqrt(problem.d))
     value = 0.0
     for _ in range(max(1, int(iters))):
         av = np.asarray(A @ v, dtype=np.float64).reshape(-1)
-        value = float(av @ av)
-        w = np.asarray(A.T @ av, dtype=np.float64).reshape(-1)
+        sav = av if s is None else s * av
+        value = float(av @ sav)
+        w = np.asarray(A.T @ sav, dtype=np.float64).reshape(-1)
         norm = float(np.linalg.norm(w))
         if norm == 0.0:
             return value
         v = w / norm
     av = np.asarray(A @ v, dtype=np.float64).reshape(-1)
-    return max(value, float(av @ av))
+    return max(value, float(av @ (av if s is None else s * av)))
 
 
 def acc_pg_lipschitz(problem: Problem, rule: str) -> float:

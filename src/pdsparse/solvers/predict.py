@@ -155,6 +155,18 @@ def lambda_max(problem: Problem) -> float:
     return float(np.abs(grad0).max()) if grad0.size else 0.0
 
 
+def _faceoff_matrix(problem: Problem) -> sp.csr_matrix:
+    """The CSR matrix Face-Off's statistics read: A, or with example weights s,
+    diag(sqrt(s)) A with A's nonzero pattern kept (a zero weight leaves its row's entries
+    stored: the kernels still pass over them, and the statistics count work in them)."""
+    A = problem.mat if sp.issparse(problem.mat) else sp.csr_matrix(problem.mat)
+    if problem.weights is None:
+        return A
+    A = sp.csr_matrix(A, copy=True)
+    A.data *= np.repeat(np.sqrt(problem.weights), np.diff(A.indptr))
+    return A
+
+
 def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = None) -> dict:
     """The data statistics the theory of the applicable solvers uses (plain floats and ints).
 
@@ -167,6 +179,10 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
     smoothness of one example's loss, which SDCA and SVRG read), ``mu`` (the l2 weight),
     ``kappa`` = L / mu and ``kappa_max`` = L_max / mu (inf when mu = 0); and the expected
     sparsity of the solutions, each with where it comes from:
+
+    With example weights s the loss s_i phi_i(a_i^T w) is phi_i's at the row sqrt(s_i) a_i:
+    every constant above (Face-Off's column and row norms, ``L``, ``L_max``) is the unweighted
+    one of diag(sqrt(s)) A, whose nonzero pattern (the work) is A's.
 
     * ``x_nnz`` (of d): l2 alone: d (no l1 term: x* is dense in general). Elastic net: 0
       exactly when l1 >= lambda_max = ||grad f(0)||_inf (the KKT conditions at 0); else the
@@ -189,11 +205,13 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
     if fam in ("l2", "elastic_net") and faceoff and mu > 0:  # Face-Off's T needs lambda > 0
         from pdsparse.stats import data_stats
 
-        A = problem.mat if sp.issparse(problem.mat) else sp.csr_matrix(problem.mat)
-        out.update(data_stats(A, mu, float(problem.smoothness) if beta is None else float(beta)))
+        smooth = float(problem.smoothness) if beta is None else float(beta)
+        out.update(data_stats(_faceoff_matrix(problem), mu, smooth))
     smooth = float(problem.smoothness)
+    row_sq = problem.row_sqnorms if problem.weights is None else (
+        problem.weights * problem.row_sqnorms)
     L = smooth * power_norm_sq(problem) / n + mu
-    L_max = smooth * float(problem.row_sqnorms.max()) + mu
+    L_max = smooth * float(row_sq.max()) + mu
     out.update(L=L, L_max=L_max, kappa=L / mu if mu > 0 else math.inf,
                kappa_max=L_max / mu if mu > 0 else math.inf)
     lam_max = out["lambda_max"] = lambda_max(problem)
@@ -222,8 +240,8 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
 
 def probe_rates(problem: Problem) -> dict:
     """The first :data:`PROBE_PASSES` passes of primal RCD (proximal) and dual RCD
-    (Prox-SDCA; not for pure l1, which it cannot take) from 0, each followed by an
-    evaluation of the relative duality gap: per side
+    (Prox-SDCA; where it takes the problem: not pure l1, nor weights with an l1 part) from 0,
+    each followed by an evaluation of the relative duality gap: per side
     ``rate`` (decades of relative gap per pass, least squares over passes 2 to the last: the
     first pass leaves the start's transient), ``rel_gap`` after the last pass, and for the
     primal side the ``support`` of w (an estimate of x*'s). The draws are seeded: the same
@@ -234,7 +252,9 @@ def probe_rates(problem: Problem) -> dict:
     out = {}
     nnz = max(problem.nnz, 1)
     sides = (("primal_rcd", {}), ("dual_rcd", {"dual_step": "newton"}))
-    for method, options in sides[:1] if problem.l2 == 0 else sides:  # pure l1: no dual side
+    for method, options in sides:
+        if not accepts(problem, method, options):  # pure l1, or weights with an l1 part
+            continue
         kernel = make_kernel(problem, method, options=options)
         touched, epochs, rel = 0, [], []
         for _ in range(PROBE_PASSES):
@@ -386,7 +406,7 @@ def predict(problem: Problem, stats: dict | None = None,
                           takers["primal_rcd"], {})
     if problem.weights is not None or problem.intercept:
         # sample weights or an intercept: only the kernels that read them (the statistics
-        # below ignore both)
+        # below read the weights, not the intercept)
         takers = applicable(problem)
         rcd = [m for m in ("primal_rcd", "dual_rcd") if m in takers]
         if not rcd:
@@ -398,8 +418,8 @@ def predict(problem: Problem, stats: dict | None = None,
     if stats is None or "T_P_importance" not in stats:
         from pdsparse.stats import data_stats
 
-        A = problem.mat if sp.issparse(problem.mat) else sp.csr_matrix(problem.mat)
-        stats = {**(stats or {}), **data_stats(A, float(problem.l2), float(problem.smoothness))}
+        stats = {**(stats or {}), **data_stats(_faceoff_matrix(problem), float(problem.l2),
+                                               float(problem.smoothness))}
     if "probe" not in stats and (fam == "l2" or float(problem.l1) < float(
             stats.get("lambda_max", math.inf))):
         stats = {**stats, "probe": probe_rates(problem)}
