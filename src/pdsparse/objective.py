@@ -210,24 +210,34 @@ def alpha_of_w(problem: Problem, w: np.ndarray) -> np.ndarray:
     domain (pure l1: s = min(1, l1 / ||A^T alpha / n||_inf), 1 at the optimum)."""
     w = _check(problem, w, problem.var_shape, "primal variable")
     z = _margins(problem, w, problem.mat @ _coef(problem, w))
-    return _alpha_at(problem, z, problem.mat_t.__matmul__)
+    return _alpha_at(problem, z, problem.mat_t.__matmul__)[0]
 
 
-def _alpha_at(problem: Problem, z: np.ndarray, rmatvec) -> np.ndarray:
-    """alpha(w) from the margins z = A w (+ the intercept); ``rmatvec``: alpha -> A^T alpha
-    (pure l1's scale). With an intercept alpha is then balanced onto the dual's constraint
-    (:func:`_balance`; one class only: alpha = 0), at the iterate's own intercept: no 1-D
-    solve for the best intercept of its coefficients, which certified no better in a trial
-    (pure l1 on Zipf-BOW, the same gaps pass for pass)."""
+def _alpha_at(problem: Problem, z: np.ndarray, rmatvec) -> tuple[np.ndarray, np.ndarray | None]:
+    """alpha(w) from the margins z = A w (+ the intercept), and for pure l1 u = A^T (s alpha)
+    (else None); ``rmatvec``: alpha -> A^T alpha. With an intercept alpha is then balanced
+    onto the dual's constraint (:func:`_balance`; one class only: alpha = 0), at the iterate's
+    own intercept: no 1-D solve for the best intercept of its coefficients, which certified no
+    better in a trial (pure l1 on Zipf-BOW, the same gaps pass for pass).
+
+    Pure l1 scales alpha and the u it was scaled by alike: u recomputed from the scaled alpha
+    differs from the scaled u by its rounding, which under cancellation (sum |A_ij alpha_i|
+    335 times |u_j| on cod-rna) exceeded the domain's slack
+    (:data:`pdsparse.penalties.PURE_L1_RTOL`) every few iterates and made the gap infinite
+    there (and it saves a pass)."""
     if z.ndim == 1:
         alpha = -losses.derivs(problem.loss_id, z, problem.b)
     else:
         alpha = -losses.derivs(problem.loss_id, _flat(z), _flat(problem.b)).reshape(z.shape)
     if problem.intercept:
         _balance(problem, alpha)
+    u = None
     if problem.l2 == 0.0 and not problem.penalty.bounded:
-        alpha *= problem.penalty.dual_scale(rmatvec(_weighted(problem, alpha)) / problem.n)
-    return alpha
+        u = rmatvec(_weighted(problem, alpha))
+        scale = problem.penalty.dual_scale(u / problem.n)
+        alpha *= scale
+        u *= scale
+    return alpha, u
 
 
 def duality_gap(problem: Problem, w: np.ndarray, alpha: np.ndarray) -> float:
@@ -263,8 +273,9 @@ def evaluate(problem: Problem, w: np.ndarray,
                 return _products.csc_rmatvec(M.data, M.indices, M.indptr, a)
         else:
             z, rmatvec = problem.mat @ coef, problem.mat_t.__matmul__
-        alpha = _alpha_at(problem, _margins(problem, w, z), rmatvec)
-        u = rmatvec(_weighted(problem, alpha))
+        alpha, u = _alpha_at(problem, _margins(problem, w, z), rmatvec)
+        if u is None:
+            u = rmatvec(_weighted(problem, alpha))
     else:
         alpha = _check(problem, alpha, problem.dual_shape, "dual variable")
         products = _products.csc_products if wide else _products.csr_products
