@@ -19,20 +19,28 @@ from pdsparse.problem import Problem
 from pdsparse.solvers import _prox_newton, make_kernel, solve
 
 
-def py_inner(A, ws, curv, grad, w, l2, l1, passes):
+def py_inner(A, ws, curv, grad, w, l2, l1, passes, viol_tol=-1.0):
     """Cyclic coordinate minimization of q(delta) = g^T delta + 1/2 delta^T (A^T D A + l2 I)
-    delta + l1 ||w + delta||_1 over the features ``ws`` (dense numpy)."""
+    delta + l1 ||w + delta||_1 over the features ``ws`` (dense numpy), stopping after a pass
+    whose largest violation (each coordinate's as it is visited: the distance of -p_j from
+    l1 times the subdifferential of |.| at w_j + delta_j) is at most ``viol_tol``."""
     delta, r = np.zeros(A.shape[1]), np.zeros(A.shape[0])
     H = A.T @ (curv[:, None] * A) + l2 * np.eye(A.shape[1])
+    done = 0
     for _ in range(passes):
+        worst = 0.0
         for j in ws:
             p = grad[j] + (H[j] @ delta)  # the model's partial derivative
             v = w[j] + delta[j]
+            worst = max(worst, abs(p + l1 * np.sign(v)) if v else abs(p) - l1)
             u = v - p / H[j, j]
             new = np.sign(u) * max(abs(u) - l1 / H[j, j], 0.0)
             delta[j] += new - v
             r += (new - v) * A[:, j]
-    return delta, r
+        done += 1
+        if worst <= viol_tol:
+            break
+    return delta, r, done
 
 
 @pytest.mark.parametrize("l2,l1", [(0.01, 0.0), (0.01, 0.02), (0.0, 0.02)])
@@ -45,15 +53,28 @@ def test_the_inner_descent_is_the_models_coordinate_minimization(l2, l1):
     curv = losses.curvatures(p.loss_id, z, b) / p.n
     grad = A.T @ losses.derivs(p.loss_id, z, b) / p.n + l2 * w
     ws = np.array([0, 2, 3, 7, 11], dtype=np.int32)
+    C = p.csc
     for passes in (1, 3):
         delta, r = np.zeros(12), np.zeros(30)
-        C = p.csc
         _prox_newton.pn_inner(C.data, C.indices, C.indptr, ws, curv, grad, w, delta, r, l2,
                               l1, passes, 0.0)
-        want_delta, want_r = py_inner(A.toarray(), ws, curv, grad, w, l2, l1, passes)
+        want_delta, want_r, _ = py_inner(A.toarray(), ws, curv, grad, w, l2, l1, passes)
         np.testing.assert_allclose(delta, want_delta, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(r, want_r, rtol=1e-12, atol=1e-15)
         assert not delta[np.setdiff1d(np.arange(12), ws)].any()
+    # the violation stop: a loose and a tight threshold end after as many passes as the
+    # transcription's (the tight one after more), at its iterate
+    counts = []
+    for viol_tol in (1e-3, 1e-9):
+        delta, r = np.zeros(12), np.zeros(30)
+        _, done = _prox_newton.pn_inner(C.data, C.indices, C.indptr, ws, curv, grad, w, delta,
+                                        r, l2, l1, 50, 0.0, False, viol_tol)
+        want_delta, want_r, want_done = py_inner(A.toarray(), ws, curv, grad, w, l2, l1, 50,
+                                                 viol_tol)
+        assert done == want_done < 50
+        np.testing.assert_allclose(delta, want_delta, rtol=1e-10, atol=1e-14)
+        counts.append(done)
+    assert counts[0] < counts[1]
 
 
 @pytest.mark.parametrize("loss", ["logistic", "squared"])

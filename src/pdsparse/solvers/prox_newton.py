@@ -12,7 +12,9 @@ working set. One outer iteration, at w with z = A w:
 3. up to :data:`NEWTON_STEPS` proximal Newton steps on the working set, until its largest
    violation is :data:`WS_TOL` times the whole problem's (skglm's inner loop): each takes
    the working set's gradient (its columns only), minimizes the quadratic model over it by
-   coordinate descent (``_prox_newton.pn_inner``: D = s phi''(z) / n fixed, no exp) and
+   coordinate descent (``_prox_newton.pn_inner``: D = s phi''(z) / n fixed, no exp; until
+   the model's violation is :data:`WS_TOL` times the working set's target, skglm's
+   ``EPS_TOL * tol_in``, or :data:`INNER_PASSES` passes) and
    line-searches P along the step (Armijo, t = 1, 1/2, ..., sigma = 1e-4: Lee et al.
    eq. 2.9, within P's own rounding), w += t delta, z += t A delta.
 
@@ -155,7 +157,8 @@ class ProxNewtonKernel(_Kernel):
                 delta, r = np.zeros(self.w.shape[0]), np.zeros(p.n)
                 read, _ = _prox_newton.pn_inner(C.data, C.indices, C.indptr, ws, curv, grad,
                                                 self.w, delta, r, self.l2, self.l1,
-                                                INNER_PASSES, INNER_TOL, self.c)
+                                                INNER_PASSES, INNER_TOL, self.c,
+                                                WS_TOL * target)
                 touched += read + self._line_search(grad, ws, delta, r)
             iters += 1
         return iters, touched
