@@ -405,6 +405,8 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         if status:
             break
         target = schedule.next(touched, gap / abs(p_val) if p_val else math.inf)
+        if schedule.adaptive and math.isfinite(kernel.max_chunk_epochs):
+            target = min(target, touched + max(1, int(kernel.max_chunk_epochs * nnz)))
     rows[-1] = rows[-1][:-1] + (status,)
     w, alpha = kernel.iterates()
     if best_dual:

@@ -10,6 +10,7 @@ without an import cycle (an options class learns its registry name through
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -71,6 +72,11 @@ class _Kernel:
     ``iterates()`` is the pair (w, alpha) the duality gap is evaluated at, which for
     primal RCD costs a product with A to form alpha(w) = -phi'(A w).
     """
+
+    max_chunk_epochs: float = math.inf
+    """At most this many passes between two evaluations of :func:`pdsparse.solvers.solve`'s
+    adaptive schedule (its prediction of where the gap reaches tol assumes a geometric
+    decrease; a kernel whose gap falls faster sets a cap)."""
 
     def __init__(self, problem: Problem, sampling: str, seed: int):
         self.problem = problem
