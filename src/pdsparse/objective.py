@@ -38,6 +38,8 @@ of the former); both certify P(W) - P*.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.optimize as so
 
@@ -145,10 +147,10 @@ def _shrunk(problem: Problem, alpha: np.ndarray, u: np.ndarray) -> tuple:
     can still miss the domain by its rounding under cancellation (sum |A_ij alpha_i| 335
     times |u_j| on cod-rna: an infinite gap every few iterates before). Other penalties: as
     given."""
-    if problem.l2 == 0.0 and not problem.penalty.bounded:
+    if problem.l2 == 0.0 and not problem.penalty.bounded and math.isinf(
+            problem.penalty.conjugate(u / problem.n)):  # outside, beyond the rounding slack
         scale = problem.penalty.dual_scale(u / problem.n)
-        if scale < 1.0:
-            return alpha * scale, u * scale
+        return alpha * scale, u * scale
     return alpha, u
 
 

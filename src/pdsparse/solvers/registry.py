@@ -348,6 +348,7 @@ class _OneVsRest:
         self.kernels = [spec.factory(problem.column(c), options, seed,
                                      None if start is None else start[:, c])
                         for c in range(problem.k)]
+        self.max_chunk_epochs = self.kernels[0].max_chunk_epochs  # one solver, k columns
 
     def run(self, budget: int) -> tuple[int, int]:
         share = max(1, -(-budget // len(self.kernels)))
