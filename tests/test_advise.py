@@ -476,5 +476,5 @@ def test_pure_l1_file_is_advised_without_face_off(tmp_path, capsys):
                     "--race", "0.2"], capsys)
     assert out["faceoff"] is None and "C_P" not in out["stats"]
     assert set(out["stats"]["probe"]) == {"primal_rcd"}
-    assert out["prediction"]["method"] == "primal_rcd"
+    assert out["prediction"]["method"] == "prox_newton"
     assert "dual_rcd" not in out["applicable"]

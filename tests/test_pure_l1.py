@@ -196,7 +196,11 @@ def test_solvers_that_need_l2_refuse_in_one_line_naming_the_taker():
         text = str(err.value)
         assert "\n" not in text and "needs l2 > 0" in text
         assert text.endswith("primal_rcd, prox_newton")
-    assert predict(p).method == "primal_rcd"
+    assert predict(p).method == "prox_newton"  # sparse A, the logistic loss
+    assert predict(Problem(p.mat.toarray(), p.b, "logistic", l2=0.0, l1=p.l1)).method \
+        == "primal_rcd"  # prox_newton takes sparse A only
+    assert predict(Problem(p.mat, p.b, "smooth_hinge", l2=0.0, l1=p.l1)).method \
+        == "primal_rcd"  # nor a loss without a second derivative
     assert solve(p, "auto").status == "converged"
     with pytest.raises(ConfigError, match="or 0 with l1 > 0"):
         ElasticNet(0.0, 0.0)
