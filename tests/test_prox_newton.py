@@ -170,3 +170,22 @@ def test_a_solve_evaluates_every_20_passes_at_least():
     iters = res.trace.iteration.astype(int).tolist()
     for i0, i1 in zip(iters[:-1], iters[1:], strict=True):
         assert ends[i1 - 1] - ends[i0] < 20, (i0, i1, ends[i0], ends[i1 - 1])
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared", "smooth_hinge"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_fused_derivatives_are_the_losses_to_the_bit(loss, weighted):
+    """pn_derivs (one sigmoid for both) gives losses.derivs and losses.curvatures, times the
+    weights, over n, bit for bit."""
+    rng = np.random.default_rng(3)
+    z = np.concatenate([rng.standard_normal(200) * 5, [0.0, 800.0, -800.0, 1.0, -1.0]])
+    b = np.where(rng.uniform(size=z.size) < 0.5, 1.0, -1.0)
+    lid = losses.get_loss(loss).cid
+    s = rng.uniform(0.2, 3.0, z.size) if weighted else np.empty(0)
+    deriv, curv = np.empty(z.size), np.empty(z.size)
+    _prox_newton.pn_derivs(lid, z, b, s, 37.0, deriv, curv)
+    want_d, want_c = losses.derivs(lid, z, b), losses.curvatures(lid, z, b)
+    if weighted:
+        want_d, want_c = want_d * s, want_c * s
+    assert deriv.tobytes() == (want_d / 37.0).tobytes()
+    assert curv.tobytes() == (want_c / 37.0).tobytes()

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdsparse import losses, objective
+from pdsparse import objective
 from pdsparse.errors import ConfigError
 from pdsparse.problem import Problem
 from pdsparse.solvers import _prox_newton
@@ -55,6 +55,7 @@ problem's at its choice (skglm's ``EPS_TOL``)."""
 ARMIJO = 1e-4
 EPS = float(np.finfo(np.float64).eps)
 LINE_SEARCH_STEPS = 30
+_NO_WEIGHTS = np.empty(0)
 
 
 @dataclass(frozen=True)
@@ -130,12 +131,12 @@ class ProxNewtonKernel(_Kernel):
         return np.append(grad, deriv.sum()) if self.c else grad
 
     def _derivs(self):
+        """s phi'(z) / n and s phi''(z) / n at the iterate, in one pass."""
         p = self.problem
-        deriv = losses.derivs(p.loss_id, self.z, p.b)
-        curv = losses.curvatures(p.loss_id, self.z, p.b)
-        if self.s is not None:
-            deriv, curv = deriv * self.s, curv * self.s
-        return deriv / p.n, curv / p.n
+        deriv, curv = np.empty(p.n), np.empty(p.n)
+        _prox_newton.pn_derivs(p.loss_id, self.z, p.b, _NO_WEIGHTS if self.s is None else self.s,
+                               float(p.n), deriv, curv)
+        return deriv, curv
 
     def run(self, budget: int) -> tuple[int, int]:
         """Whole outer iterations until ``budget`` entries are read (never a part of one, so
