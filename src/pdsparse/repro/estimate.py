@@ -62,11 +62,11 @@ __all__ = ["CLUSTER_HOURS", "Estimate", "JobCost", "Shape", "data_shape", "estim
 JOB_START_S = 1.2
 """CPU seconds of starting a job's ``pdsparse`` process: importing ``pdsparse.repro.run`` and the
 kernels (measured: benchmarks/README.md, "Measurements cited by the code")."""
-SCHEDULER_S = 3.8
+SCHEDULER_S = 0.5
 """Snakemake's own CPU seconds per job (the shell, the output checks, the bookkeeping, the
-scheduling rounds, whose cost grows with the jobs still to run), from the clean default run
-with the mirror plus the studies (measured: benchmarks/README.md, "Measurements cited by
-the code")."""
+scheduling rounds), from the clean default run with the mirror plus the studies, with the
+default profile's rate window (measured: benchmarks/README.md, "Measurements cited by the
+code")."""
 FIXED_S = {"fetch": 0.5, "stats": 0.3, "aggregate": 0.5, "figure": 2.5, "table": 1.0,
            "table_page": -1.0, "scorecard": 4.0, "effective_config": -JOB_START_S}
 """Extra CPU seconds of a job kind beyond the start (a table page imports almost nothing;
