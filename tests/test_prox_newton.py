@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from conftest import make_data
 from test_intercept import _labels
 from test_intercept import _lbfgs_optimum as _lbfgs_with_intercept
+from test_pure_l1 import heavy_tailed_problem
 from test_sample_weights import _lbfgs_optimum, _weights
 
 from pdsparse import losses, objective
@@ -143,7 +144,6 @@ def test_what_prox_newton_refuses():
 def test_an_all_zero_matrix_ends_a_call():
     """No stored entry: each outer iteration still counts one unit of work, so a call ends
     (it counted nnz = 0 and looped for ever before) and the optimum w = 0 is certified."""
-    import scipy.sparse as sp
 
     p = Problem(sp.csr_matrix((6, 3)), np.array([1.0, -1, 1, 1, -1, 1]), "logistic", l2=0.1)
     assert make_kernel(p, "prox_newton").run(5)[0] == 5
@@ -156,12 +156,7 @@ def test_a_solve_evaluates_every_20_passes_at_least():
     chunk between two evaluations spans at most 20 passes, or one outer iteration when that
     alone costs more (the schedule let 8 to 33 iterations of 43-170 passes each pass on
     cod-rna)."""
-    rng = np.random.default_rng(0)
-    n = 3000
-    A = sp.csr_matrix(np.column_stack([rng.lognormal(0, 2.5, n) * rng.choice([-1, 1], n),
-                                       rng.lognormal(0, 2.5, n), rng.standard_normal(n)]))
-    b = np.where(A @ np.array([1.0, -0.001, 1.0]) + rng.standard_normal(n) > 0, 1.0, -1.0)
-    p = Problem(A, b, "logistic", l2=0.0, l1=1e-4)
+    p = heavy_tailed_problem()
     res = solve(p, "prox_newton", tol=1e-13)
     assert res.status == "converged" and len(res.trace) >= 3
     kernel, ends = make_kernel(p, "prox_newton"), [0.0]  # each iteration's end, in passes

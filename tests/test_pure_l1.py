@@ -126,18 +126,23 @@ def test_the_rescaled_dual_point_is_a_lower_bound_everywhere():
     assert d_val <= reference_solution(p, rtol=1e-12).p_star + 1e-12
 
 
+def heavy_tailed_problem(n: int = 3000) -> Problem:
+    """Pure l1 on two heavy-tailed columns (one of both signs) and a normal one: the sums in
+    A^T alpha cancel hundreds-fold, as on cod-rna."""
+    rng = np.random.default_rng(0)
+    A = sp.csr_matrix(np.column_stack([rng.lognormal(0, 2.5, n) * rng.choice([-1, 1], n),
+                                       rng.lognormal(0, 2.5, n), rng.standard_normal(n)]))
+    b = np.where(A @ np.array([1.0, -0.001, 1.0]) + rng.standard_normal(n) > 0, 1.0, -1.0)
+    return Problem(A, b, "logistic", l2=0.0, l1=1e-4)
+
+
 def test_the_gap_stays_finite_where_the_domain_test_meets_cancellation():
     """Heavy-tailed columns of both signs: sum_i |A_ij alpha_i| is hundreds of times
     |sum_i A_ij alpha_i|, so A^T alpha recomputed after the rescale missed the domain
     ||.||_inf <= l1 (1 + 1e-12) by its rounding, and the gap was infinite at 4 of these 40
     iterates (cod-rna's too); u is now shrunk with alpha, and so is the u an evaluation
     with the kernel's alpha recomputes."""
-    rng = np.random.default_rng(0)
-    n = 3000
-    A = sp.csr_matrix(np.column_stack([rng.lognormal(0, 2.5, n) * rng.choice([-1, 1], n),
-                                       rng.lognormal(0, 2.5, n), rng.standard_normal(n)]))
-    b = np.where(A @ np.array([1.0, -0.001, 1.0]) + rng.standard_normal(n) > 0, 1.0, -1.0)
-    p = Problem(A, b, "logistic", l2=0.0, l1=1e-4)
+    p = heavy_tailed_problem()
     kernel = make_kernel(p, "prox_newton")
     gaps = []
     for _ in range(40):
