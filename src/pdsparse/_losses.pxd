@@ -109,6 +109,20 @@ cdef inline double loss_curv(int loss, double z, double b) noexcept nogil:
     return 1.0 if 0.0 < m < 1.0 else 0.0
 
 
+cdef inline void loss_deriv_curv(int loss, double z, double b, double *d,
+                                 double *c) noexcept nogil:
+    """phi_j'(z) and phi_j''(z) together: the logistic loss's from one sigmoid (the values of
+    :func:`loss_deriv` and :func:`loss_curv` to the bit)."""
+    cdef double s
+    if loss == LOGISTIC:
+        s = sigmoid(-b * z)
+        d[0] = -b * s
+        c[0] = s * (1.0 - s)
+    else:
+        d[0] = loss_deriv(loss, z, b)
+        c[0] = loss_curv(loss, z, b)
+
+
 cdef inline double loss_conj_neg(int loss, double alpha, double b) noexcept nogil:
     """phi_j^*(-alpha), the dual term of Face-Off eq. (3); +inf outside the domain."""
     cdef double t

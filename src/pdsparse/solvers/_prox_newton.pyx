@@ -17,7 +17,7 @@ reads one column of A and no exp (the curvature D is fixed), keeping r = A delta
 
 from libc.math cimport fabs
 
-from pdsparse._losses cimport LOGISTIC, loss_curv, loss_deriv, sigmoid
+from pdsparse._losses cimport loss_deriv_curv
 
 
 def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indptr,
@@ -141,20 +141,14 @@ def ws_gradient(const double[::1] data, const int[::1] indices, const int[::1] i
 def pn_derivs(int loss, const double[::1] z, const double[::1] b, const double[::1] s,
               double n, double[::1] deriv, double[::1] curv):
     """deriv_i = s_i phi'(z_i) / n and curv_i = s_i phi''(z_i) / n (``s`` empty: no weights),
-    in one pass: the logistic loss's both from one sigmoid, sigma(-b z), where
-    ``losses.derivs`` and ``losses.curvatures`` each took one (the same values to the bit)."""
+    in one pass (``_losses.loss_deriv_curv``: the logistic loss's both from one sigmoid,
+    where ``losses.derivs`` and ``losses.curvatures`` each take one; the same values)."""
     cdef Py_ssize_t i, m = z.shape[0]
     cdef bint weighted = s.shape[0] > 0
-    cdef double d, c, g
+    cdef double d, c
     with nogil:
         for i in range(m):
-            if loss == LOGISTIC:
-                g = sigmoid(-b[i] * z[i])
-                d = -b[i] * g
-                c = g * (1.0 - g)
-            else:
-                d = loss_deriv(loss, z[i], b[i])
-                c = loss_curv(loss, z[i], b[i])
+            loss_deriv_curv(loss, z[i], b[i], &d, &c)
             if weighted:
                 d = d * s[i]
                 c = c * s[i]
