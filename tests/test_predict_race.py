@@ -198,15 +198,58 @@ def test_ball_rule_picks_svrg_where_d_is_tiny_and_kappa_large():
 @pytest.mark.parametrize("penalty", [ElasticNet(0.01), ElasticNet(0.01, 0.002),
                                      L1Ball(1.0, 0.01)])
 def test_solve_auto_runs_the_prediction_to_a_certified_gap(penalty):
+    """"auto" runs the predicted solver, from the probe's iterate of that side when the
+    prediction probed (l2 and the elastic net), from 0 otherwise."""
     p = problem(penalty)
-    pred = predict(p, tol=1e-8)
+    starts = {}
+    pred = predict(p, tol=1e-8, starts=starts)
     auto = solve(p, "auto", tol=1e-8)
-    same = solve(p, pred.method, options=pred.options, tol=1e-8)
+    w0, alpha0 = starts.get(pred.method, (None, None))
+    start = {} if w0 is None else {"w0": w0} if SOLVERS[pred.method].start == "w0" else {
+        "alpha0": alpha0}
+    assert bool(start) == (not isinstance(penalty, L1Ball))
+    same = solve(p, pred.method, options=pred.options, tol=1e-8, **start)
     assert auto.status == "converged"
-    assert auto.params["method"] == pred.method and auto.params["auto"] == pred.reason
+    assert auto.params["method"] == pred.method and auto.params["auto"].startswith(pred.reason)
+    assert ("goes on from its probe's iterate" in auto.params["auto"]) == bool(start)
     np.testing.assert_array_equal(auto.w, same.w)  # the same call, bit for bit
     last = auto.trace.iloc[-1]
     assert last["gap"] <= 1e-8 * abs(last["primal"])
+    if start:  # a warm start is evaluated before any pass
+        assert auto.trace.epoch.iloc[0] == 0.0
+
+
+def test_a_probe_that_solves_a_side_is_the_answer():
+    """With a loose tol dual RCD's probe reaches it: the probe ends there (primal RCD is not
+    probed), the prediction is dual RCD, and solve("auto") certifies its iterate at once."""
+    p = problem(ElasticNet(0.05, 0.001))
+    full = probe_rates(p)  # tol = 0: both sides, 4 passes each (advise's probe)
+    assert list(full) == ["dual_rcd", "primal_rcd"]
+    assert full["dual_rcd"]["passes"] == PROBE_PASSES
+    tol = 2.0 * full["dual_rcd"]["rel_gap"]
+    starts = {}
+    early = probe_rates(p, starts, tol=tol)
+    assert list(early) == ["dual_rcd"] == list(starts)
+    assert early["dual_rcd"]["rel_gap"] <= tol and early["dual_rcd"]["passes"] <= PROBE_PASSES
+    pred = predict(p, tol=tol)
+    assert pred.method == "dual_rcd" and "its probe reached the relative gap" in pred.reason
+    res = solve(p, "auto", tol=tol)
+    assert res.status == "converged" and len(res.trace) == 1 and res.epochs == 0.0
+    assert res.trace.gap.iloc[0] <= tol * abs(res.trace.primal.iloc[0])
+
+
+def test_the_probe_stops_where_going_on_costs_less_than_probing_the_other_side():
+    """Dual RCD's probe ends a little above tol: fewer passes to go than the 4 passes and 3
+    evaluations a probe of primal RCD costs, so primal RCD is not probed; far above tol
+    (tol tiny) both sides are."""
+    p = problem(ElasticNet(0.05, 0.001))
+    full = probe_rates(p)
+    near = probe_rates(p, tol=0.5 * full["dual_rcd"]["rel_gap"])
+    assert list(near) == ["dual_rcd"] and near["dual_rcd"]["rel_gap"] > 0
+    pred = predict(p, {**data_stats(p.mat, p.l2, p.smoothness), "probe": near},
+                   tol=0.5 * full["dual_rcd"]["rel_gap"])
+    assert pred.method == "dual_rcd" and "fewer passes to go" in pred.reason
+    assert list(probe_rates(p, tol=1e-300)) == ["dual_rcd", "primal_rcd"]
 
 
 def test_solve_auto_refuses_options():

@@ -6,6 +6,8 @@ long call, and the refusals its registry entry declares."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -170,17 +172,20 @@ def test_a_solve_evaluates_every_20_passes_at_least():
 @pytest.mark.parametrize("loss", ["logistic", "squared", "smooth_hinge"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_the_fused_derivatives_are_the_losses_to_the_bit(loss, weighted):
-    """pn_derivs (one sigmoid for both) gives losses.derivs and losses.curvatures, times the
-    weights, over n, bit for bit."""
+    """pn_value_derivs (one exp for all three) gives losses.derivs and losses.curvatures,
+    times the weights, over n, bit for bit, and the sum of losses.values to about an ulp."""
     rng = np.random.default_rng(3)
-    z = np.concatenate([rng.standard_normal(200) * 5, [0.0, 800.0, -800.0, 1.0, -1.0]])
+    z = np.concatenate([rng.standard_normal(200) * 5, [0.0, -0.0, 800.0, -800.0, 1.0, -1.0,
+                                                       40.0, -40.0]])
     b = np.where(rng.uniform(size=z.size) < 0.5, 1.0, -1.0)
     lid = losses.get_loss(loss).cid
     s = rng.uniform(0.2, 3.0, z.size) if weighted else np.empty(0)
     deriv, curv = np.empty(z.size), np.empty(z.size)
-    _prox_newton.pn_derivs(lid, z, b, s, 37.0, deriv, curv)
+    value = _prox_newton.pn_value_derivs(lid, z, b, s, 37.0, deriv, curv)
+    want_v = losses.values(lid, z, b)
     want_d, want_c = losses.derivs(lid, z, b), losses.curvatures(lid, z, b)
     if weighted:
-        want_d, want_c = want_d * s, want_c * s
+        want_v, want_d, want_c = want_v * s, want_d * s, want_c * s
+    assert value == pytest.approx(math.fsum(want_v) / 37.0, rel=4e-16, abs=0.0)  # compensated
     assert deriv.tobytes() == (want_d / 37.0).tobytes()
     assert curv.tobytes() == (want_c / 37.0).tobytes()

@@ -14,6 +14,7 @@ from conftest import make_data
 
 from pdsparse import objective
 from pdsparse.errors import ConfigError
+from pdsparse.penalties import ElasticNet, L1Ball
 from pdsparse.problem import Problem
 from pdsparse.solvers import (
     DUAL_STEPS,
@@ -359,3 +360,21 @@ def test_one_pass_evaluation_is_primal_and_dual_to_the_bit():
                 a = objective.alpha_of_w(q, w)
                 want = (objective.primal(q, w), objective.dual(q, a))
                 assert got[:2] == want and got[2] == want[0] - want[1]
+
+
+@pytest.mark.parametrize("method, penalty", [
+    ("primal_rcd", ElasticNet(0.01, 0.002)), ("primal_rcd", ElasticNet(0.0, 0.02)),
+    ("prox_newton", ElasticNet(0.0, 0.02)), ("acc_pg", L1Ball(2.0, 0.01)),
+    ("dual_rcd", ElasticNet(0.01))])
+def test_a_kernels_evaluation_is_the_objectives_at_its_iterates(method, penalty):
+    """``kernel.evaluated()`` (a primal method forms alpha(w) inside the gap's passes) gives
+    what evaluating ``kernel.iterates()`` gives, and that alpha, bit for bit."""
+    A, b = make_data(n=60, d=30, seed=2)
+    p = Problem(A, b, "logistic", penalty=penalty)
+    kernel = make_kernel(p, method)
+    kernel.run(2 * p.nnz)
+    w, alpha, p_val, d_val, gap = kernel.evaluated()
+    w2, alpha2 = kernel.iterates()
+    assert w is kernel.solution() or np.array_equal(w, w2)
+    assert alpha.tobytes() == alpha2.tobytes()
+    assert (p_val, d_val, gap) == objective.evaluate(p, w2, alpha2)

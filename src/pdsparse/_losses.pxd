@@ -109,18 +109,23 @@ cdef inline double loss_curv(int loss, double z, double b) noexcept nogil:
     return 1.0 if 0.0 < m < 1.0 else 0.0
 
 
-cdef inline void loss_deriv_curv(int loss, double z, double b, double *d,
-                                 double *c) noexcept nogil:
-    """phi_j'(z) and phi_j''(z) together: the logistic loss's from one sigmoid (the values of
-    :func:`loss_deriv` and :func:`loss_curv` to the bit)."""
-    cdef double s
+cdef inline double loss_value_deriv_curv(int loss, double z, double b, double *d,
+                                         double *c) noexcept nogil:
+    """phi_j(z), returned, with phi_j'(z) and phi_j''(z) in ``d`` and ``c``: the logistic
+    loss's three from one exp, e = exp(-|m|) with m = -b z, which both branches of
+    :func:`loss_value` and of :func:`sigmoid` take (the values of :func:`loss_value`,
+    :func:`loss_deriv` and :func:`loss_curv` to the bit, for a third of their exps)."""
+    cdef double m, e, s
     if loss == LOGISTIC:
-        s = sigmoid(-b * z)
+        m = -b * z
+        e = exp(-fabs(m))
+        s = 1.0 / (1.0 + e) if m >= 0.0 else e / (1.0 + e)  # sigmoid(m)
         d[0] = -b * s
         c[0] = s * (1.0 - s)
-    else:
-        d[0] = loss_deriv(loss, z, b)
-        c[0] = loss_curv(loss, z, b)
+        return m + log1p(e) if m > 0.0 else log1p(e)
+    d[0] = loss_deriv(loss, z, b)
+    c[0] = loss_curv(loss, z, b)
+    return loss_value(loss, z, b)
 
 
 cdef inline double loss_conj_neg(int loss, double alpha, double b) noexcept nogil:

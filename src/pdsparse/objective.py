@@ -263,7 +263,15 @@ def duality_gap(problem: Problem, w: np.ndarray, alpha: np.ndarray) -> float:
 
 def evaluate(problem: Problem, w: np.ndarray,
              alpha: np.ndarray | None = None) -> tuple[float, float, float]:
-    """(P(w), D(alpha), gap), with alpha = alpha(w) when not given: the values of
+    """(P(w), D(alpha), gap), with alpha = alpha(w) when not given (:func:`certificate`
+    without its dual point)."""
+    return certificate(problem, w, alpha)[:3]
+
+
+def certificate(problem: Problem, w: np.ndarray,
+                alpha: np.ndarray | None = None) -> tuple[float, float, float, np.ndarray]:
+    """(P(w), D(alpha), gap, alpha), with alpha = alpha(w) when not given (returned: what a
+    primal method's solve keeps, formed in the passes of the gap): the values of
     :func:`primal` and :func:`dual` to the bit. With sparse data and a vector variable the
     products come from ``_products``' kernels with scipy's operations in scipy's order: A w
     and A^T alpha from one pass over A when alpha is given (an evaluation of
@@ -276,7 +284,7 @@ def evaluate(problem: Problem, w: np.ndarray,
         if alpha is None:
             alpha = alpha_of_w(problem, w)
         p_val, d_val = primal(problem, w), dual(problem, alpha)
-        return p_val, d_val, p_val - d_val
+        return p_val, d_val, p_val - d_val, alpha
     w = _check(problem, w, problem.var_shape, "primal variable")
     coef = _coef(problem, w)
     M = problem.csc if problem.d > problem.n else problem.csr
@@ -301,7 +309,7 @@ def evaluate(problem: Problem, w: np.ndarray,
     conj = _conj_neg(problem, alpha)
     d_val = _dual_at(problem, alpha, conj, u) \
         if np.all(np.isfinite(conj)) and _balanced(problem, alpha) else -np.inf
-    return p_val, d_val, p_val - d_val
+    return p_val, d_val, p_val - d_val, alpha
 
 
 def loss_gradient(problem: Problem, w: np.ndarray) -> np.ndarray:

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdsparse import objective
 from pdsparse.errors import ConfigError
 from pdsparse.names import DEFAULT_TOL, DUAL_STEPS, METHODS, SAMPLINGS
 from pdsparse.problem import Problem
@@ -159,7 +158,9 @@ class Result:
 # where the fit crosses tol, plus MARGIN_EPOCHS (an early check costs one more evaluation, a
 # late one only the overshoot). The run is taken to start at relative gap 1 (exact for dual RCD
 # from alpha = 0, where D(0) = 0 < P(0); a prior otherwise), so the first evaluation, after
-# FIRST_EPOCHS_PER_DECADE * log10(1/tol) epochs, already yields a rate. Without a usable rate
+# FIRST_EPOCHS_PER_DECADE * log10(1/tol) epochs, already yields a rate; a warm start is
+# evaluated before any pass instead (it may be solved: "auto" goes on from its probe's
+# iterate, a path from the previous strength's solution). Without a usable rate
 # (no decrease, or tol = 0) the run length doubles between evaluations; a prediction is capped
 # at MAX_GROWTH times the run length so far, and evaluations are at least MIN_STEP_EPOCHS
 # apart. Constants in epochs, not measured times: the evaluation points, hence the trace and
@@ -222,6 +223,8 @@ class _AdaptiveSchedule:
         self.points = [(0.0, 0.0)] if from_zero else []  # (epoch, log10 relative gap)
 
     def first(self) -> int:
+        if not self.points:  # a warm start: evaluated before any pass (it may be solved)
+            return 0
         decades = -self.log_tol if self.log_tol is not None else 2.0
         return self._at(max(MIN_STEP_EPOCHS / 2, FIRST_EPOCHS_PER_DECADE * decades))
 
@@ -286,11 +289,12 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         ``"dual_rcd"``: Algorithm 2, ...) or ``"auto"``: the solver, with the options it
         needs, that :func:`pdsparse.solvers.predict.predict` predicts fastest on ``problem`` (the
         prediction of ``pdsparse advise``; ``params["auto"]`` holds its reason). Its cost
-        is not in the trace, and on small problems it exceeds the solve's: for l2 and the
-        elastic net Face-Off's statistics (about one pass over A) and the probe (4 passes
-        of primal and of dual RCD with an evaluation after each; 1.5-13x a dual RCD solve
-        to 1e-6 on the benchmark's l2 problems); on the l1 ball L and kappa_max (10 power
-        iterations: about 20 passes). Name the solver to skip it.
+        is not in the trace: for l2 and the elastic net Face-Off's statistics (about one
+        pass over A) and the probe (4 passes of primal and of dual RCD with an evaluation
+        after passes 2 to 4), after which the chosen side goes on from its probe iterate
+        (a warm start: its 4 passes are not lost, but they are not in the trace either:
+        ``params["auto"]`` says so); on the l1 ball L and kappa_max (10 power iterations:
+        about 20 passes). Name the solver to skip it.
     sampling, dual_step : the solver's options (None: its default), see
         :class:`PrimalRCDOptions` / :class:`DualRCDOptions`: sampling ``"importance"``
         (eq. 14; primal RCD's default), ``"uniform"`` or ``"permutation"`` (dual RCD's
@@ -323,13 +327,19 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     """
     auto = None
     if method == "auto":
-        from pdsparse.solvers.predict import predict
+        from pdsparse.solvers.predict import PROBE_PASSES, predict
 
         if options is not None or sampling is not None or dual_step is not None:
             raise ConfigError("method='auto' chooses the options too: give a method name to "
                               "set options, sampling or dual_step")
-        auto = predict(problem, tol=tol if tol > 0 else DEFAULT_TOL)
+        starts = {}
+        auto = predict(problem, tol=tol if tol > 0 else DEFAULT_TOL, starts=starts)
         method, options = auto.method, auto.options
+        if method in starts and w0 is None and alpha0 is None:  # go on from the probe
+            w0, alpha0 = starts[method]
+            w0, alpha0 = (w0, None) if get_solver(method).start == "w0" else (None, alpha0)
+            auto.reason += (f"; the run goes on from its probe's iterate ({PROBE_PASSES} "
+                            "passes, not in the trace)")
     spec = get_solver(method)
     opts = _call_options(spec, options, sampling=sampling, dual_step=dual_step)
     start = _start(spec, w0, alpha0)
@@ -381,8 +391,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
             touched += k_touched
         # evaluate, outside the timer
         t = time.perf_counter()
-        w, alpha = kernel.iterates()
-        p_val, d_val, gap = objective.evaluate(problem, w, alpha)
+        w, alpha, p_val, d_val, gap = kernel.evaluated()
         if best_dual is not False:
             if best_dual is None or d_val > best_dual[0]:
                 best_dual = (d_val, alpha.copy())
@@ -408,7 +417,6 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         if schedule.adaptive and math.isfinite(kernel.max_chunk_epochs):
             target = min(target, touched + max(1, int(kernel.max_chunk_epochs * nnz)))
     rows[-1] = rows[-1][:-1] + (status,)
-    w, alpha = kernel.iterates()
     if best_dual:
         alpha = best_dual[1]
     params = dict(method=spec.name,

@@ -17,7 +17,7 @@ reads one column of A and no exp (the curvature D is fixed), keeping r = A delta
 
 from libc.math cimport fabs
 
-from pdsparse._losses cimport loss_deriv_curv
+from pdsparse._losses cimport loss_value_deriv_curv
 
 
 def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indptr,
@@ -138,19 +138,33 @@ def ws_gradient(const double[::1] data, const int[::1] indices, const int[::1] i
     return touched
 
 
-def pn_derivs(int loss, const double[::1] z, const double[::1] b, const double[::1] s,
-              double n, double[::1] deriv, double[::1] curv):
-    """deriv_i = s_i phi'(z_i) / n and curv_i = s_i phi''(z_i) / n (``s`` empty: no weights),
-    in one pass (``_losses.loss_deriv_curv``: the logistic loss's both from one sigmoid,
-    where ``losses.derivs`` and ``losses.curvatures`` each take one; the same values)."""
+def pn_value_derivs(int loss, const double[::1] z, const double[::1] b, const double[::1] s,
+                    double n, double[::1] deriv, double[::1] curv):
+    """Returns sum_i s_i phi(z_i) / n, and sets deriv_i = s_i phi'(z_i) / n and
+    curv_i = s_i phi''(z_i) / n (``s`` empty: no weights), in one pass: the line search's
+    value at a trial point gives the next Newton model's D and gradient too
+    (``_losses.loss_value_deriv_curv``: the logistic loss's three from one exp, where
+    ``losses.values``, ``losses.derivs`` and ``losses.curvatures`` take one each; the same
+    values). The sum is compensated (Neumaier): the line search compares two such sums
+    within a few ulps of P, which a plain running sum's error (up to n ulps) swamps near the
+    optimum (steps refused, the run stalled at a relative gap of 3e-11 on a heavy-tailed
+    problem)."""
     cdef Py_ssize_t i, m = z.shape[0]
     cdef bint weighted = s.shape[0] > 0
-    cdef double d, c
+    cdef double v, d, c, t, total = 0.0, comp = 0.0
     with nogil:
         for i in range(m):
-            loss_deriv_curv(loss, z[i], b[i], &d, &c)
+            v = loss_value_deriv_curv(loss, z[i], b[i], &d, &c)
             if weighted:
+                v = v * s[i]
                 d = d * s[i]
                 c = c * s[i]
+            t = total + v
+            if fabs(total) >= fabs(v):
+                comp += (total - t) + v
+            else:
+                comp += (v - t) + total
+            total = t
             deriv[i] = d / n
             curv[i] = c / n
+    return (total + comp) / n

@@ -631,6 +631,8 @@ class _BallKernel(_Kernel):
     method of the trace-norm LMO (:func:`pdsparse.lowrank.top_singular`; None on the l1
     ball)."""
 
+    paired = True  # alpha = alpha(x)
+
     name = "ball"
     oracles: type[BallOracles] = L1Oracles
 
@@ -667,10 +669,6 @@ class _BallKernel(_Kernel):
 
     def solution(self) -> np.ndarray:
         return self.x
-
-    def iterates(self) -> tuple[np.ndarray, np.ndarray]:
-        x = self.solution()
-        return x, objective.alpha_of_w(self.problem, x)
 
 
 class AccPGKernel(_BallKernel):

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from pdsparse import objective
 from pdsparse.errors import ConfigError
 from pdsparse.names import SAMPLINGS
 from pdsparse.problem import Problem
@@ -70,8 +71,14 @@ class _Kernel:
 
     ``run(budget)`` advances it; ``solution()`` is the primal iterate w (no extra work);
     ``iterates()`` is the pair (w, alpha) the duality gap is evaluated at, which for
-    primal RCD costs a product with A to form alpha(w) = -phi'(A w).
+    primal RCD costs a product with A to form alpha(w) = -phi'(A w); ``evaluated()`` is the
+    pair with its P, D and gap.
     """
+
+    paired: bool = False
+    """A primal method's: its dual point is alpha(w) (:func:`pdsparse.objective.alpha_of_w`),
+    which :meth:`evaluated` forms in the passes of the gap (2 passes over A, where forming it
+    first and then evaluating the pair took 3, 4 for pure l1)."""
 
     max_chunk_epochs: float = math.inf
     """At most this many passes between two evaluations of :func:`pdsparse.solvers.solve`'s
@@ -82,6 +89,22 @@ class _Kernel:
         self.problem = problem
         self.state = seed_state(seed)
         self.sampling = sampling
+
+    def iterates(self) -> tuple[np.ndarray, np.ndarray]:
+        if not self.paired:
+            raise NotImplementedError(f"{type(self).__name__} defines no iterates()")
+        w = self.solution()
+        return w, objective.alpha_of_w(self.problem, w)
+
+    def evaluated(self) -> tuple[np.ndarray, np.ndarray, float, float, float]:
+        """(w, alpha, P(w), D(alpha), gap) at the current iterates
+        (:func:`pdsparse.objective.certificate`)."""
+        if self.paired:
+            w, alpha = self.solution(), None
+        else:
+            w, alpha = self.iterates()
+        p_val, d_val, gap, alpha = objective.certificate(self.problem, w, alpha)
+        return w, alpha, p_val, d_val, gap
 
     def _sampler(self, probs: np.ndarray) -> tuple:
         """Kernel arguments (mode, prob, alias, perm, perm_pos) for this sampling."""

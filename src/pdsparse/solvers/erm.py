@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdsparse import objective
 from pdsparse.errors import ConfigError
 from pdsparse.names import STEP_MULTIPLIERS, step_multiplier
 from pdsparse.problem import Problem
@@ -61,6 +60,8 @@ class PrimalRCDKernel(_Kernel):
     columns of the one C-order copy.
     """
 
+    paired = True  # alpha = alpha(w)
+
     def __init__(self, problem: Problem, sampling: str = "uniform", seed: int = 0,
                  w0: np.ndarray | None = None, **_):
         super().__init__(problem, sampling, seed)
@@ -82,9 +83,6 @@ class PrimalRCDKernel(_Kernel):
         p = self.problem
         return _erm.primal_rcd(*self.lines, p.b, self.w, self.z, self.lipschitz, p.l2, p.l1,
                                p.loss_id, *self.sampler, self.state, budget)
-
-    def iterates(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.w, objective.alpha_of_w(self.problem, self.w)
 
     def solution(self) -> np.ndarray:
         return self.w

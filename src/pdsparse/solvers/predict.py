@@ -59,8 +59,8 @@ from pdsparse.names import DEFAULT_TOL, PENALTY_FAMILIES
 from pdsparse.problem import Problem
 
 __all__ = ["FAMILIES", "PASS_COST", "Prediction", "accepts", "applicable", "best_sampling",
-           "family_of", "lambda_max", "predict", "predict_ball", "predict_rcd", "probe_passes",
-           "probe_rates", "problem_stats"]
+           "family_of", "lambda_max", "options_for", "predict", "predict_ball", "predict_rcd",
+           "probe_passes", "probe_rates", "problem_stats"]
 
 FAMILIES = PENALTY_FAMILIES
 """The penalty families :func:`predict` covers (``pdsparse advise --penalty``)."""
@@ -115,23 +115,29 @@ def accepts(problem: Problem, method: str, options: dict | None = None) -> bool:
         return False
 
 
+def options_for(problem: Problem, method: str) -> dict[str, str] | None:
+    """The options solver ``method`` needs to solve ``problem``: ``{}`` when its defaults do,
+    else the first single option changed from its default that does (Frank-Wolfe's exact
+    line search needs a quadratic loss: with the logistic loss FW takes
+    ``step=open_loop``), as :func:`accepts` says; None when none does."""
+    from pdsparse.solvers.registry import get_solver
+
+    spec = get_solver(method)
+    if accepts(problem, method, {}):
+        return {}
+    defaults = spec.parse_options()
+    tries = ({key: value} for key, values in spec.choices().items() for value in values
+             if value != getattr(defaults, key))
+    return next((o for o in tries if accepts(problem, method, o)), None)
+
+
 def applicable(problem: Problem) -> dict[str, dict[str, str]]:
-    """The registered solvers that solve ``problem`` (registry order), each with the options
-    it needs: ``{}`` when its defaults do, else the first single option changed from its
-    default that does (Frank-Wolfe's exact line search needs a quadratic loss: with the
-    logistic loss FW takes ``step=open_loop``), as
-    :func:`accepts` says."""
+    """The registered solvers that solve ``problem`` (registry order), each with
+    :func:`options_for`."""
     from pdsparse.solvers.registry import SOLVERS
 
-    found: dict[str, dict[str, str]] = {}
-    for name, spec in SOLVERS.items():
-        defaults = spec.parse_options()
-        tries = [{}] + [{key: value} for key, values in spec.choices().items()
-                        for value in values if value != getattr(defaults, key)]
-        options = next((o for o in tries if accepts(problem, name, o)), None)
-        if options is not None:
-            found[name] = options
-    return found
+    found = {name: options_for(problem, name) for name in SOLVERS}
+    return {name: options for name, options in found.items() if options is not None}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,36 +251,58 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
     return out
 
 
-def probe_rates(problem: Problem) -> dict:
-    """The first :data:`PROBE_PASSES` passes of primal RCD (proximal) and dual RCD
-    (Prox-SDCA; where it takes the problem: not pure l1, nor weights with an l1 part) from 0,
-    each followed by an evaluation of the relative duality gap: per side
-    ``rate`` (decades of relative gap per pass, least squares over passes 2 to the last: the
-    first pass leaves the start's transient), ``rel_gap`` after the last pass, and for the
-    primal side the ``support`` of w (an estimate of x*'s). The draws are seeded: the same
-    problem gives the same numbers on every machine."""
-    from pdsparse import objective
+def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) -> dict:
+    """The first :data:`PROBE_PASSES` passes of dual RCD (Prox-SDCA with l1 > 0; where it
+    takes the problem: not pure l1, nor weights with an l1 part) and then of primal RCD
+    (proximal) from 0, each pass but the first followed by an evaluation of the relative
+    duality gap: per side ``rate`` (decades of relative gap per pass, least squares over
+    passes 2 to the last: the first pass leaves the start's transient), ``rel_gap`` after
+    the last pass, ``passes``, and for the primal side the ``support`` of w (an estimate of
+    x*'s). A side whose gap reaches ``tol`` (> 0) ends the probe there: it is solved, and
+    primal RCD is not probed after a solved dual (dual RCD reached 1e-6 within 4 passes on
+    the benchmark's elastic nets, l2 = 1/n). The draws are seeded: the same problem gives
+    the same numbers on every machine.
+
+    ``starts``: a dict that receives each probed side's iterate, ``{method: (w, alpha)}``,
+    from which a solve can go on (:func:`pdsparse.solvers.solve` with ``"auto"``)."""
     from pdsparse.solvers.registry import make_kernel
 
     out = {}
     nnz = max(problem.nnz, 1)
-    sides = (("primal_rcd", {}), ("dual_rcd", {"dual_step": "newton"}))
-    for method, options in sides:
-        if not accepts(problem, method, options):  # pure l1, or weights with an l1 part
-            continue
+    sides = [(m, o) for m, o in (("dual_rcd", {"dual_step": "newton"}), ("primal_rcd", {}))
+             if accepts(problem, m, o)]  # not dual: pure l1, or weights with an l1 part
+    cost = rcd_pass_costs(problem.loss, family_of(problem), problem.n, problem.d, nnz)
+    for k, (method, options) in enumerate(sides):
+        if k and tol > 0:
+            # go on with the side probed when that is predicted cheaper than probing this
+            # one (its passes plus its evaluations, each about a dual pass: the schedule's
+            # comment in pdsparse.solvers)
+            last = sides[k - 1][0]
+            to_go = probe_passes(out[last], tol) - out[last]["passes"]
+            if to_go * cost[last] < PROBE_PASSES * cost[method] + (
+                    PROBE_PASSES - 1) * cost["dual_rcd"]:
+                break
         kernel = make_kernel(problem, method, options=options)
-        touched, epochs, rel = 0, [], []
-        for _ in range(PROBE_PASSES):
+        touched, epochs, rel = kernel.run(nnz)[1], [], []
+        for _ in range(PROBE_PASSES - 1):
             touched += kernel.run(nnz)[1]
-            p_val, _, gap = objective.evaluate(problem, *kernel.iterates())
+            w, alpha, p_val, _, gap = kernel.evaluated()
             gap = gap / abs(p_val) if p_val else np.nan
             epochs.append(touched / nnz)
             rel.append(gap if np.isfinite(gap) and gap > 0 else np.nan)
-        x, y = np.array(epochs[1:]), np.log10(np.array(rel[1:]))
+            solved = bool(gap <= tol)
+            if solved:
+                break
+        x, y = np.array(epochs), np.log10(np.array(rel))
         ok = np.isfinite(y)
         rate = -float(np.polyfit(x[ok], y[ok], 1)[0]) if ok.sum() >= 2 else 0.0
-        out[method] = {"rate": rate, "rel_gap": float(rel[-1]), "passes": float(epochs[-1]),
-                       "support": int(np.count_nonzero(kernel.iterates()[0]))}
+        out[method] = {"rate": rate, "rel_gap": max(float(gap), 0.0) if solved else
+                       float(rel[-1]), "passes": float(epochs[-1]),
+                       "support": int(np.count_nonzero(w))}
+        if starts is not None:
+            starts[method] = (w.copy(), alpha.copy())
+        if solved:
+            break
     return out
 
 
@@ -322,6 +350,14 @@ def pass_cost(kernel: str, loss: str, nnz: int, coords: int) -> float:
     return per_nnz * nnz + per_coord * coords
 
 
+def rcd_pass_costs(loss: str, family: str, n: int, d: int, nnz: int) -> dict[str, float]:
+    """Predicted CPU ns of one pass of each RCD side (:func:`pass_cost`; the elastic net's
+    dual side is Prox-SDCA's kernel)."""
+    dual_kernel = "prox_sdca" if family == "elastic_net" else "dual_rcd"
+    return {"primal_rcd": pass_cost("primal_rcd", loss, nnz, d),
+            "dual_rcd": pass_cost(dual_kernel, loss, nnz, n)}
+
+
 def predict_rcd(stats: dict, loss: str, family: str = "l2",
                 tol: float = DEFAULT_TOL) -> Prediction:
     """Primal or dual RCD (module docstring) from the statistics: :func:`problem_stats` (or
@@ -332,15 +368,22 @@ def predict_rcd(stats: dict, loss: str, family: str = "l2",
     passes, sampling = {}, {}
     nnz = max(stats["nnz"], 1)
     for method, side in (("primal_rcd", "P"), ("dual_rcd", "D")):
-        uni, imp = stats[f"T_{side}_uniform"], stats[f"T_{side}_importance"]
-        sampling[method] = best_sampling(uni, imp)
-        passes[method] = min(uni, imp) / nnz
+        if f"T_{side}_uniform" in stats:
+            uni, imp = stats[f"T_{side}_uniform"], stats[f"T_{side}_importance"]
+            sampling[method] = best_sampling(uni, imp)
+            passes[method] = min(uni, imp) / nnz
     probe = "probe" in stats
+    if probe and len(stats["probe"]) == 1:  # the probe ended after one side (probe_rates)
+        method, run = next(iter(stats["probe"].items()))
+        side = "primal" if method == "primal_rcd" else "dual"
+        what = ("reached" if run["rel_gap"] <= tol else "is close to, fewer passes to go "
+                "than probing the other side would cost,")
+        return Prediction(method, f"{side} RCD: its probe {what} the relative gap {tol:g} "
+                          f"in {run['passes']:.3g} passes (certified: {run['rel_gap']:.3g})",
+                          family, {}, {}, sampling)
     if probe:  # T describes the paper's steps and ignores l1: the measured rates instead
-        passes = {m: probe_passes(stats["probe"][m], tol) for m in passes}
-    dual_kernel = "prox_sdca" if family == "elastic_net" else "dual_rcd"
-    per_pass = {"primal_rcd": pass_cost("primal_rcd", loss, nnz, stats["d"]),
-                "dual_rcd": pass_cost(dual_kernel, loss, nnz, stats["n"])}
+        passes = {m: probe_passes(stats["probe"][m], tol) for m in ("primal_rcd", "dual_rcd")}
+    per_pass = rcd_pass_costs(loss, family, stats["n"], stats["d"], nnz)
     costs = {m: passes[m] * per_pass[m] for m in passes}
     method = min(costs, key=lambda m: (costs[m], m != "dual_rcd"))
     other = "primal_rcd" if method == "dual_rcd" else "dual_rcd"
@@ -381,13 +424,14 @@ def predict_ball(stats: dict) -> Prediction:
 
 
 def predict(problem: Problem, stats: dict | None = None,
-            tol: float = DEFAULT_TOL) -> Prediction:
+            tol: float = DEFAULT_TOL, starts: dict | None = None) -> Prediction:
     """The solver :func:`pdsparse.solvers.solve` should run on ``problem`` (module docstring).
 
     ``stats``: the output of :func:`problem_stats` when already computed; otherwise only
     what the rule reads is computed (for l2 and the elastic net Face-Off's T, one pass over
     A, and :func:`probe_rates`, 4 passes of each RCD side; nothing for the l1 ball).
-    ``tol``: the relative gap the run is for (the probes extrapolate to it).
+    ``tol``: the relative gap the run is for (the probes extrapolate to it). ``starts``: a
+    dict that receives the probed sides' iterates (:func:`probe_rates`), when the probe ran.
     """
     fam = family_of(problem)
     if fam == "trace_ball":
@@ -397,45 +441,48 @@ def predict(problem: Problem, stats: dict | None = None,
         stats = stats if stats is not None and "kappa_max" in stats else problem_stats(
             problem, faceoff=False)
         pred = predict_ball(stats)
-        pred.options = applicable(problem)[pred.method]
+        pred.options = options_for(problem, pred.method)
         return pred
-    if problem.intercept and "prox_newton" in applicable(problem):
+    # only the solvers a branch names are asked (applicable() asks all: ~1 ms a fit)
+    newton = options_for(problem, "prox_newton")
+    if problem.intercept and newton is not None:
         return Prediction("prox_newton", "prox_newton: an unpenalized intercept with second-"
                           "order steps (coordinate descent zigzags between the intercept and a "
-                          "near-constant feature: docs/library.md)", fam,
-                          applicable(problem)["prox_newton"], {})
+                          "near-constant feature: docs/library.md)", fam, newton, {})
     if problem.l2 == 0.0:  # pure l1: Face-Off's T needs l2 > 0, and so do the dual methods
-        takers = applicable(problem)
-        if "prox_newton" in takers:
+        if newton is not None:
             return Prediction("prox_newton", "prox_newton: pure l1 (l2 = 0) with second-"
                               "order steps on a working set (2-600x less CPU time than "
                               "primal RCD on the mirror's six binary sets: benchmarks/"
-                              "README.md)", fam, takers["prox_newton"], {})
-        if "primal_rcd" not in takers:
+                              "README.md)", fam, newton, {})
+        rcd = options_for(problem, "primal_rcd")
+        if rcd is None:
             raise ConfigError(f"no registered solver takes {problem!r}")
         return Prediction("primal_rcd", "primal RCD: the registered solver for pure l1 "
                           f"with the {problem.loss} loss{' and dense A' if problem.dense else ''}"
                           " (l2 = 0; the dual and primal-dual methods need l2 > 0)", fam,
-                          takers["primal_rcd"], {})
+                          rcd, {})
     if problem.weights is not None or problem.intercept:
         # sample weights or an intercept: only the kernels that read them (the statistics
         # below read the weights, not the intercept)
-        takers = applicable(problem)
-        rcd = [m for m in ("primal_rcd", "dual_rcd") if m in takers]
+        takers = {m: options_for(problem, m) for m in ("primal_rcd", "dual_rcd")}
+        rcd = [m for m, options in takers.items() if options is not None]
         if not rcd:
             raise ConfigError(f"no registered solver takes {problem!r}")
         if len(rcd) == 1:
             what = "fits an intercept" if problem.intercept else "reads sample weights"
             return Prediction(rcd[0], f"{rcd[0]}: the registered solver that {what} with "
                               f"{fam}", fam, takers[rcd[0]], {})
-    if stats is None or "T_P_importance" not in stats:
-        from pdsparse.stats import data_stats
-
-        stats = {**(stats or {}), **data_stats(_faceoff_matrix(problem), float(problem.l2),
-                                               float(problem.smoothness))}
+    stats = {"n": problem.n, "d": problem.d, "nnz": problem.nnz, **(stats or {})}
     if "probe" not in stats and (fam == "l2" or float(problem.l1) < float(
             stats.get("lambda_max", math.inf))):
-        stats = {**stats, "probe": probe_rates(problem)}
+        stats["probe"] = probe_rates(problem, starts, tol)
+    if "T_P_importance" not in stats and not stats.get("probe"):
+        # Face-Off's T: the passes when nothing was probed (a probe decides without it)
+        from pdsparse.stats import data_stats
+
+        stats.update(data_stats(_faceoff_matrix(problem), float(problem.l2),
+                                float(problem.smoothness)))
     pred = predict_rcd(stats, problem.loss, fam, tol)
-    pred.options = applicable(problem)[pred.method]
+    pred.options = options_for(problem, pred.method)
     return pred

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdsparse import objective
 from pdsparse.errors import ConfigError
 from pdsparse.problem import Problem
 from pdsparse.solvers import _prox_newton
@@ -72,6 +71,7 @@ class ProxNewtonKernel(_Kernel):
     """State of proximal Newton with working sets (module docstring): w, z = A w, and the
     CSC arrays of A."""
 
+    paired = True  # alpha = alpha(w)
     max_chunk_epochs = 20.0
     """The gap falls superlinearly, which the solve's geometric schedule does not predict: it
     let 8 outer iterations pass between two evaluations, 33 once the dual lagged (cod-rna,
@@ -92,12 +92,13 @@ class ProxNewtonKernel(_Kernel):
         self.s = p.weights
         self.c = p.intercept  # w's last entry is the unpenalized intercept
         self.w, self.z = primal_start(p, w0)
+        self._at_z = None  # (loss term, derivatives, curvatures) at z, once computed
 
-    def _value(self, w: np.ndarray, z: np.ndarray) -> float:
-        """P(w) from the margins z (the line search's test): the objective module's smooth
-        part plus the l1 term (no second copy of the loss sum)."""
+    def _penalized(self, w: np.ndarray, loss_mean: float) -> float:
+        """P(w) from its loss term 1/n sum_i s_i phi(z_i) (the line search's test)."""
         coef = w[:-1] if self.c else w
-        return objective.smooth_value(self.problem, w, z) + self.l1 * float(np.abs(coef).sum())
+        return loss_mean + 0.5 * self.l2 * float(coef @ coef) + self.l1 * float(
+            np.abs(coef).sum())
 
     def working_set(self, grad: np.ndarray) -> np.ndarray:
         """The features of the next inner solve, sorted (int32; the intercept, when there
@@ -131,12 +132,20 @@ class ProxNewtonKernel(_Kernel):
         return np.append(grad, deriv.sum()) if self.c else grad
 
     def _derivs(self):
-        """s phi'(z) / n and s phi''(z) / n at the iterate, in one pass."""
+        """s phi'(z) / n and s phi''(z) / n at the iterate: those the last accepted line
+        search step left (:meth:`_line_search`), else one pass."""
+        if self._at_z is None:
+            self._at_z = self._value_derivs(self.z)
+        return self._at_z[1], self._at_z[2]
+
+    def _value_derivs(self, z: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """(1/n sum_i s_i phi(z_i), s phi'(z) / n, s phi''(z) / n): one pass."""
         p = self.problem
         deriv, curv = np.empty(p.n), np.empty(p.n)
-        _prox_newton.pn_derivs(p.loss_id, self.z, p.b, _NO_WEIGHTS if self.s is None else self.s,
-                               float(p.n), deriv, curv)
-        return deriv, curv
+        value = _prox_newton.pn_value_derivs(p.loss_id, z, p.b,
+                                             _NO_WEIGHTS if self.s is None else self.s,
+                                             float(p.n), deriv, curv)
+        return value, deriv, curv
 
     def run(self, budget: int) -> tuple[int, int]:
         """Whole outer iterations until ``budget`` entries are read (never a part of one, so
@@ -172,9 +181,11 @@ class ProxNewtonKernel(_Kernel):
 
     def _line_search(self, grad, ws, delta, r) -> int:
         """w += t delta, z += t r for the first t = 1, 1/2, ... with sufficient decrease
-        (none: the iterate stays). Returns the work (n per trial)."""
+        (none: the iterate stays). Each trial's pass gives the loss term and, when accepted,
+        the next model's derivatives (:meth:`_derivs`). Returns the work (n per trial)."""
         w, z, l1 = self.w, self.z, self.l1
-        p0 = self._value(w, z)
+        self._derivs()
+        p0 = self._penalized(w, self._at_z[0])
         if self.c:
             ws = np.append(ws, w.shape[0] - 1)
         dw = delta[ws]
@@ -191,17 +202,17 @@ class ProxNewtonKernel(_Kernel):
             trial[ws] += t * dw
             zt = z + t * r
             work += self.problem.n
+            at = self._value_derivs(zt)
             # P's own rounding (a few ulps) allowed: near the optimum the model's decrease
             # is below what P can resolve, while the step still cuts the violations
-            if self._value(trial, zt) <= p0 + ARMIJO * t * min(slope, 0.0) + 4 * EPS * abs(p0):
+            if self._penalized(trial, at[0]) <= p0 + ARMIJO * t * min(slope, 0.0) \
+                    + 4 * EPS * abs(p0):
                 self.w[:] = trial
                 self.z[:] = zt
+                self._at_z = at
                 break
             t *= 0.5
         return work
-
-    def iterates(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.w, objective.alpha_of_w(self.problem, self.w)
 
     def solution(self) -> np.ndarray:
         return self.w

@@ -58,6 +58,8 @@ class DualRCDOptions(_Options):
 
 
 class _PrimalKernel(_Kernel):
+    paired = True  # alpha = alpha(w)
+
     def __init__(self, problem, sampling, seed, w0=None, **_):
         super().__init__(problem, sampling, seed)
         p = problem
@@ -77,9 +79,6 @@ class _PrimalKernel(_Kernel):
                                self.lipschitz, self.problem.l2, self.problem.l1,
                                self.problem.loss_id, *self.sampler, self.state, budget,
                                self.problem.weights, self.intercept_lipschitz, self.since)
-
-    def iterates(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.w, objective.alpha_of_w(self.problem, self.w)
 
     def solution(self) -> np.ndarray:
         return self.w

@@ -333,15 +333,16 @@ def _listed(names: Iterable[str]) -> str:
     return ", ".join(sorted(names, key=lambda x: (order.index(x) if x in order else 99, x)))
 
 
-class _OneVsRest:
+class _OneVsRest(_Kernel):
     """A vector kernel per label column of a label-matrix problem (one-vs-rest), advanced in
     lockstep: each call gives every column an equal share of the budget, so the trace's
     time is the sum over the columns and P, D are the summed objectives (DGPD Sec. 5; the
-    penalty is separable, so the k problems decouple)."""
+    penalty is separable, so the k problems decouple). Its alpha is each column's own (pure
+    l1: scaled per column), so it is not ``paired`` even when the columns' kernels are."""
 
     def __init__(self, spec: SolverSpec, problem: Problem, options: Any, seed: int,
                  start: np.ndarray | None = None):
-        self.problem = problem
+        super().__init__(problem, "uniform", seed)  # the columns' kernels sample
         if start is not None and np.shape(start)[1:] != (problem.k,):
             raise ConfigError(f"{spec.name}: a warm start of a {problem.k}-column problem "
                               f"must have {problem.k} columns, got shape {np.shape(start)}")
