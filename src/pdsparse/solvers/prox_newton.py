@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pdsparse import _products
 from pdsparse.errors import ConfigError
 from pdsparse.problem import Problem
 from pdsparse.solvers import _prox_newton
@@ -128,7 +129,8 @@ class ProxNewtonKernel(_Kernel):
     def _full_gradient(self, deriv: np.ndarray) -> np.ndarray:
         """The smooth part's gradient (and the intercept's, last, when there is one)."""
         coef = self.w[:-1] if self.c else self.w
-        grad = self.C.T @ deriv + self.l2 * coef
+        C = self.C
+        grad = _products.csc_rmatvec(C.data, C.indices, C.indptr, deriv) + self.l2 * coef
         return np.append(grad, deriv.sum()) if self.c else grad
 
     def _derivs(self):
