@@ -19,6 +19,7 @@ from pdsparse.estimators import (
     LinearClassifierCV,
     LinearRegressor,
     LinearRegressorCV,
+    _classes,
     alpha_max,
     regularization_path,
 )
@@ -191,3 +192,21 @@ def test_the_intercept_is_unpenalized_as_scikit_learns():
     other = LinearRegressor(penalty="l2", alpha=1.0, solver="dual_rcd", tol=1e-12,
                             max_iter=100000).fit(Xr, yr)
     assert abs(other.intercept_ - 7.0) > 1.0
+
+
+@pytest.mark.parametrize("y", [
+    np.array([1.0, -1.0, -1.0, 1.0]), np.array([0, 1, 1, 0, 1]), np.array([3, 7, 7]),
+    np.array([True, False, True]), np.array([2.0, 5.0, 2.0], dtype=np.float32),
+    np.array([0, 1, 2, 1]), np.array(["b", "a", "b"])])
+def test_the_fast_class_lookup_is_np_unique(y):
+    classes, index = _classes(y)
+    want_classes, want_index = np.unique(y, return_inverse=True)
+    assert classes.dtype == want_classes.dtype
+    np.testing.assert_array_equal(classes, want_classes)
+    np.testing.assert_array_equal(index, want_index)
+
+
+@pytest.mark.parametrize("y", [np.array([0.5, 1.5, 0.5]), np.array([0.1, 0.2, 0.3])])
+def test_continuous_labels_are_refused_as_scikit_learn_does(y):
+    with pytest.raises(ValueError, match="Unknown label type"):
+        _classes(y)

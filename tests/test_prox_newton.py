@@ -81,6 +81,52 @@ def test_the_inner_descent_is_the_models_coordinate_minimization(l2, l1):
     assert counts[0] < counts[1]
 
 
+@pytest.mark.parametrize("l2,l1", [(0.01, 0.0), (0.01, 0.02), (0.0, 0.02)])
+@pytest.mark.parametrize("intercept", [False, True])
+def test_the_gram_inner_descent_takes_the_same_steps(l2, l1, intercept):
+    """pn_inner_gram (the model's Hessian on the working set formed once) gives pn_inner's
+    iterates, r and pass counts, and without an intercept the transcription's; from a
+    nonzero start too."""
+    A, b = make_data(n=30, d=12, seed=7)
+    p = Problem(A, b, "logistic", l2=l2, l1=l1)
+    rng = np.random.default_rng(1)
+    d = 13 if intercept else 12  # the intercept: w's last entry
+    w = rng.standard_normal(d) * (rng.uniform(size=d) < 0.5)
+    z = A @ w[:12] + (w[12] if intercept else 0.0)
+    curv = losses.curvatures(p.loss_id, z, b) / p.n
+    g = A.T @ losses.derivs(p.loss_id, z, b) / p.n + l2 * w[:12]
+    grad = np.append(g, losses.derivs(p.loss_id, z, b).sum() / p.n) if intercept else g
+    ws = np.array([0, 2, 3, 7, 11], dtype=np.int32)
+    C = p.csc
+    for passes, viol_tol, start in ((1, 0.0, 0.0), (3, 0.0, 0.3), (60, 1e-9, 0.0),
+                                    (60, 1e-3, 0.2)):
+        out = []
+        for inner in (_prox_newton.pn_inner, _prox_newton.pn_inner_gram):
+            if out:  # the same start as pn_inner's
+                delta = out[0][2].copy()
+            else:
+                delta = np.zeros(d)
+                delta[ws] = start * rng.standard_normal(ws.size)
+                if intercept:
+                    delta[-1] = start
+            d0 = delta.copy()
+            r = A @ delta[:12] + (delta[-1] if intercept else 0.0)
+            _, done = inner(C.data, C.indices, C.indptr, ws, curv, grad, w, delta, r, l2, l1,
+                            passes, 0.0, intercept, viol_tol)
+            out.append((delta, r, d0, done))
+        (d1, r1, _, n1), (d2, r2, _, n2) = out
+        assert n1 == n2 and (viol_tol == 0.0 or n1 < passes)
+        np.testing.assert_allclose(d2, d1, rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(r2, r1, rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(r2, A @ d2[:12] + (d2[-1] if intercept else 0.0),
+                                   rtol=1e-10, atol=1e-13)
+        if not intercept and start == 0.0:
+            want, _, want_done = py_inner(A.toarray(), ws, curv, grad, w, l2, l1, passes,
+                                          viol_tol if viol_tol else -1.0)
+            np.testing.assert_allclose(d2, want, rtol=1e-10, atol=1e-13)
+            assert n2 == want_done
+
+
 @pytest.mark.parametrize("loss", ["logistic", "squared"])
 @pytest.mark.parametrize("l2,l1", [(0.01, 0.0), (0.01, 0.01), (0.0, 0.01)])
 @pytest.mark.parametrize("weighted", [False, True])

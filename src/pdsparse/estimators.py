@@ -117,7 +117,8 @@ class _LinearModel(BaseEstimator):
             A = sp.csr_matrix(A)
         if sp.issparse(A):
             A = sp.csr_matrix(A)
-            A.indices, A.indptr = A.indices.astype(np.int32), A.indptr.astype(np.int32)
+            A.indices = A.indices.astype(np.int32, copy=False)
+            A.indptr = A.indptr.astype(np.int32, copy=False)
         return Problem(A, targets, loss, penalty=self._penalty(), sample_weight=sample_weight,
                        intercept=intercept)
 
@@ -163,6 +164,22 @@ class _LinearModel(BaseEstimator):
         self.n_iter_ = max(1, math.ceil(res.epochs)) if math.isfinite(res.epochs) else 1
         self.objective_, self.gap_, self.status_ = res.objective, res.rel_gap, res.status
         return np.ascontiguousarray(coef), intercept
+
+
+def _classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted classes of y and each label's index into them, as ``np.unique(y,
+    return_inverse=True)``, after scikit-learn's check that y holds classes. Two integral
+    numeric values (the usual binary labels) are found by a min, a max and one comparison,
+    where ``np.unique`` sorts y twice (once more in ``type_of_target``): 4 ms of a 60 ms fit
+    on ijcnn1's 50,000 labels."""
+    if y.dtype.kind in "biuf" and y.size:
+        lo, hi = y.min(), y.max()
+        top = y == hi
+        if (float(lo).is_integer() and float(hi).is_integer() and lo != hi
+                and np.all(top | (y == lo))):
+            return np.array([lo, hi], dtype=y.dtype), top.astype(np.intp)
+    check_classification_targets(y)
+    return np.unique(y, return_inverse=True)
 
 
 _PARAMS_DOC = """
@@ -234,8 +251,7 @@ class LinearClassifier(LinearClassifierMixin, ClassifierMixin, _LinearModel):
             raise ValueError(f"loss must be logistic, smooth_hinge or squared, got "
                              f"{self.loss!r}")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, index = np.unique(y, return_inverse=True)
+        self.classes_, index = _classes(y)
         if self.classes_.size < 2:
             raise ValueError(f"this solver needs samples of at least 2 classes in the data, "
                              f"but the data contains only one class: {self.classes_[0]!r}")

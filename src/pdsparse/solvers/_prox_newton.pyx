@@ -114,6 +114,130 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
     return touched, passes
 
 
+def pn_inner_gram(const double[::1] data, const int[::1] indices, const int[::1] indptr,
+                  const int[::1] ws, const double[::1] curv, const double[::1] grad,
+                  const double[::1] w, double[::1] delta, double[::1] r,
+                  double l2, double l1, int max_passes, double tol, bint intercept=False,
+                  double viol_tol=0.0):
+    """:func:`pn_inner`'s coordinate descent, the same steps in the same order, with the
+    model's Hessian on the working set formed first: Q = A_ws^T D A_ws (and the intercept's
+    column of ones), so that a step updates h = Q delta in O(|ws|) instead of reading its
+    column twice (glmnet's covariance updates: Friedman, Hastie & Tibshirani, J. Stat.
+    Softw. 33(1), 2010, Sec. 2.2). Q costs about |ws| nnz_ws / 2 reads (each column scattered
+    once into an n-vector, then dotted with itself and the columns after it), and r = A
+    delta one pass at the end: cheaper than :func:`pn_inner` once its passes outnumber
+    |ws| / 4, as on a few long columns (n >> d: cod-rna's 8 features took 20 passes of
+    960,000 reads each per Newton step), and every pass after that is nearly free. ``delta``
+    is zero off the working set (and the intercept) on entry, ``r`` = A delta.
+    Returns (work: entries read plus |ws|^2 per pass, passes)."""
+    cdef Py_ssize_t m = ws.shape[0], n = r.shape[0], t, s, k, j, c = w.shape[0] - 1
+    cdef Py_ssize_t q = m + 1 if intercept else m  # the intercept is Q's last row
+    cdef long long touched = 0
+    cdef int passes = 0
+    cdef double h, p, u, v, new, diff, biggest, moved, worst, viol, acc
+    cdef double[:, ::1] Q = _zeros(q * q).reshape(q, q)
+    cdef double[::1] hq = _zeros(q), hjj = _zeros(q), start = _zeros(q), scat = _zeros(n)
+    with nogil:
+        for t in range(m):
+            j = ws[t]
+            acc = 0.0
+            for k in range(indptr[j], indptr[j + 1]):
+                scat[indices[k]] = data[k] * curv[indices[k]]
+                acc += scat[indices[k]]
+            if intercept:
+                Q[t, m] = acc
+                Q[m, t] = acc
+            for s in range(t, m):
+                acc = 0.0
+                for k in range(indptr[ws[s]], indptr[ws[s] + 1]):
+                    acc += data[k] * scat[indices[k]]
+                Q[t, s] = acc
+                Q[s, t] = acc
+                touched += indptr[ws[s] + 1] - indptr[ws[s]]
+            for k in range(indptr[j], indptr[j + 1]):
+                scat[indices[k]] = 0.0
+            touched += 2 * (indptr[j + 1] - indptr[j])
+        if intercept:
+            acc = 0.0
+            for k in range(n):
+                acc += curv[k]
+            Q[m, m] = acc
+            touched += n
+        for t in range(q):
+            start[t] = delta[ws[t]] if t < m else delta[c]
+        for t in range(q):
+            acc = 0.0
+            for s in range(q):
+                acc += Q[t, s] * start[s]
+            hq[t] = acc
+            h = Q[t, t] + (l2 if t < m else 0.0)
+            hjj[t] = h if h > 1e-300 else 1e-300
+        while passes < max_passes:
+            passes += 1
+            biggest = 0.0
+            moved = 0.0
+            worst = 0.0
+            for t in range(m):
+                j = ws[t]
+                p = grad[j] + l2 * delta[j] + hq[t]
+                v = w[j] + delta[j]
+                if v > 0.0:
+                    viol = fabs(p + l1)
+                elif v < 0.0:
+                    viol = fabs(p - l1)
+                else:
+                    viol = fabs(p) - l1
+                if viol > worst:
+                    worst = viol
+                u = v - p / hjj[t]
+                h = l1 / hjj[t]
+                if u > h:
+                    new = u - h
+                elif u < -h:
+                    new = u + h
+                else:
+                    new = 0.0
+                diff = new - v
+                if diff != 0.0:
+                    delta[j] += diff
+                    for s in range(q):
+                        hq[s] += diff * Q[s, t]
+                if fabs(diff) > moved:
+                    moved = fabs(diff)
+                if fabs(new) > biggest:
+                    biggest = fabs(new)
+            if intercept and Q[m, m] > 1e-300:
+                p = grad[c] + hq[m]
+                if fabs(p) > worst:
+                    worst = fabs(p)
+                diff = -p / Q[m, m]
+                if diff != 0.0:
+                    delta[c] += diff
+                    for s in range(q):
+                        hq[s] += diff * Q[s, m]
+                if fabs(diff) > moved:
+                    moved = fabs(diff)
+                if fabs(w[c] + delta[c]) > biggest:
+                    biggest = fabs(w[c] + delta[c])
+            touched += q * q
+            if moved <= tol * biggest or worst <= viol_tol:
+                break
+        # r += A (delta - its start), one pass over the working set's columns
+        for t in range(m):
+            j = ws[t]
+            diff = delta[j] - start[t]
+            if diff != 0.0:
+                for k in range(indptr[j], indptr[j + 1]):
+                    r[indices[k]] += diff * data[k]
+            touched += indptr[j + 1] - indptr[j]
+        if intercept and delta[c] != start[m]:
+            diff = delta[c] - start[m]
+            for k in range(n):
+                r[k] += diff
+            touched += n
+    return touched, passes
+
+
 cdef _zeros(Py_ssize_t m):
     import numpy as np
     return np.zeros(m)

@@ -14,7 +14,9 @@ working set. One outer iteration, at w with z = A w:
    the working set's gradient (its columns only), minimizes the quadratic model over it by
    coordinate descent (``_prox_newton.pn_inner``: D = s phi''(z) / n fixed, no exp; until
    the model's violation is :data:`WS_TOL` times the working set's target, skglm's
-   ``EPS_TOL * tol_in``, or :data:`INNER_PASSES` passes) and
+   ``EPS_TOL * tol_in``, or :data:`INNER_PASSES` passes; the same steps on the working
+   set's Hessian formed once, ``pn_inner_gram``, glmnet's covariance updates, where that
+   costs less than the passes the previous descent took: a few long columns, n >> d) and
    line-searches P along the step (Armijo, t = 1, 1/2, ..., sigma = 1e-4: Lee et al.
    eq. 2.9, within P's own rounding), w += t delta, z += t A delta.
 
@@ -46,6 +48,9 @@ INNER_PASSES = 20
 INNER_TOL = 1e-12
 """The inner passes stop once no step moves a coordinate by more than this fraction of the
 largest one."""
+GRAM_PASSES = 200
+"""Most passes of the inner descent on a formed Hessian (``_prox_newton.pn_inner_gram``:
+each |ws|^2 operations, no read of A)."""
 NEWTON_STEPS = 20
 """Most proximal Newton steps on one working set (each: the working set's gradient, the
 inner passes, the line search)."""
@@ -94,6 +99,7 @@ class ProxNewtonKernel(_Kernel):
         self.c = p.intercept  # w's last entry is the unpenalized intercept
         self.w, self.z = primal_start(p, w0)
         self._at_z = None  # (loss term, derivatives, curvatures) at z, once computed
+        self._passes = 4  # the last inner descent's passes (a guess before the first)
 
     def _penalized(self, w: np.ndarray, loss_mean: float) -> float:
         """P(w) from its loss term 1/n sum_i s_i phi(z_i) (the line search's test)."""
@@ -173,10 +179,15 @@ class ProxNewtonKernel(_Kernel):
                 if self._violations(grad, ws) <= target:
                     break
                 delta, r = np.zeros(self.w.shape[0]), np.zeros(p.n)
-                read, _ = _prox_newton.pn_inner(C.data, C.indices, C.indptr, ws, curv, grad,
-                                                self.w, delta, r, self.l2, self.l1,
-                                                INNER_PASSES, INNER_TOL, self.c,
-                                                WS_TOL * target)
+                # the Hessian formed (|ws| / 2 + 2 passes over the working set's columns)
+                # where it costs less than the passes the last descent took (2 each, + 1)
+                gram = ws.size < 4 * self._passes - 2
+                inner = _prox_newton.pn_inner_gram if gram else _prox_newton.pn_inner
+                read, passes = inner(C.data, C.indices, C.indptr, ws, curv, grad, self.w,
+                                     delta, r, self.l2, self.l1,
+                                     GRAM_PASSES if gram else INNER_PASSES, INNER_TOL, self.c,
+                                     WS_TOL * target)
+                self._passes = min(passes, INNER_PASSES)  # the same steps either way
                 touched += read + self._line_search(grad, ws, delta, r)
             iters += 1
         return iters, touched
