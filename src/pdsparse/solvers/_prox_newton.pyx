@@ -114,29 +114,21 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
     return touched, passes
 
 
-def pn_inner_gram(const double[::1] data, const int[::1] indices, const int[::1] indptr,
-                  const int[::1] ws, const double[::1] curv, const double[::1] grad,
-                  const double[::1] w, double[::1] delta, double[::1] r,
-                  double l2, double l1, int max_passes, double tol, bint intercept=False,
-                  double viol_tol=0.0):
-    """:func:`pn_inner`'s coordinate descent, the same steps in the same order, with the
-    model's Hessian on the working set formed first: Q = A_ws^T D A_ws (and the intercept's
-    column of ones), so that a step updates h = Q delta in O(|ws|) instead of reading its
-    column twice (glmnet's covariance updates: Friedman, Hastie & Tibshirani, J. Stat.
-    Softw. 33(1), 2010, Sec. 2.2). Q costs about |ws| nnz_ws / 2 reads (each column scattered
-    once into an n-vector, then dotted with itself and the columns after it), and r = A
-    delta one pass at the end: cheaper than :func:`pn_inner` once its passes outnumber
-    |ws| / 4, as on a few long columns (n >> d: cod-rna's 8 features took 20 passes of
-    960,000 reads each per Newton step), and every pass after that is nearly free. ``delta``
-    is zero off the working set (and the intercept) on entry, ``r`` = A delta.
-    Returns (work: entries read plus |ws|^2 per pass, passes)."""
-    cdef Py_ssize_t m = ws.shape[0], n = r.shape[0], t, s, k, j, c = w.shape[0] - 1
-    cdef Py_ssize_t q = m + 1 if intercept else m  # the intercept is Q's last row
+def ws_hessian(const double[::1] data, const int[::1] indices, const int[::1] indptr,
+               const int[::1] ws, const double[::1] curv, bint intercept=False):
+    """Q = A_ws^T D A_ws (``curv``: D's diagonal), with the intercept's column of ones as
+    its last row and column when ``intercept``: the Hessian of the smooth part's loss term on
+    the working set, without l2 (glmnet's covariance updates: Friedman, Hastie & Tibshirani,
+    J. Stat. Softw. 33(1), 2010, Sec. 2.2). Each column is scattered once into an n-vector
+    and dotted with itself and the columns after it: about |ws| nnz_ws / 2 reads. Returns
+    (Q, entries read)."""
+    cdef Py_ssize_t m = ws.shape[0], n = curv.shape[0], t, s, k, j
+    cdef Py_ssize_t q = m + 1 if intercept else m
     cdef long long touched = 0
-    cdef int passes = 0
-    cdef double h, p, u, v, new, diff, biggest, moved, worst, viol, acc
-    cdef double[:, ::1] Q = _zeros(q * q).reshape(q, q)
-    cdef double[::1] hq = _zeros(q), hjj = _zeros(q), start = _zeros(q), scat = _zeros(n)
+    cdef double acc
+    out = _zeros(q * q).reshape(q, q)
+    cdef double[:, ::1] Q = out
+    cdef double[::1] scat = _zeros(n)
     with nogil:
         for t in range(m):
             j = ws[t]
@@ -163,12 +155,28 @@ def pn_inner_gram(const double[::1] data, const int[::1] indices, const int[::1]
                 acc += curv[k]
             Q[m, m] = acc
             touched += n
-        for t in range(q):
-            start[t] = delta[ws[t]] if t < m else delta[c]
+    return out, touched
+
+
+def gram_cd(const double[:, ::1] Q, const int[::1] ws, const double[::1] grad,
+            const double[::1] w, double[::1] delta, double l2, double l1, int max_passes,
+            double tol, bint intercept=False, double viol_tol=0.0):
+    """:func:`pn_inner`'s coordinate descent, the same steps in the same order, on the
+    model's Hessian formed (``Q`` of :func:`ws_hessian`): a step updates h = Q delta in
+    O(|ws|) instead of reading its column twice, and r = A delta is left to the caller (one
+    pass at the end, :func:`ws_margins`). ``delta`` is zero off the working set (and the
+    intercept). Returns (operations: |ws|^2 a pass, passes)."""
+    cdef Py_ssize_t m = ws.shape[0], t, s, j, c = w.shape[0] - 1
+    cdef Py_ssize_t q = m + 1 if intercept else m
+    cdef long long touched = 0
+    cdef int passes = 0
+    cdef double h, p, u, v, new, diff, biggest, moved, worst, viol, acc
+    cdef double[::1] hq = _zeros(q), hjj = _zeros(q)
+    with nogil:
         for t in range(q):
             acc = 0.0
             for s in range(q):
-                acc += Q[t, s] * start[s]
+                acc += Q[t, s] * (delta[ws[s]] if s < m else delta[c])
             hq[t] = acc
             h = Q[t, t] + (l2 if t < m else 0.0)
             hjj[t] = h if h > 1e-300 else 1e-300
@@ -222,20 +230,31 @@ def pn_inner_gram(const double[::1] data, const int[::1] indices, const int[::1]
             touched += q * q
             if moved <= tol * biggest or worst <= viol_tol:
                 break
-        # r += A (delta - its start), one pass over the working set's columns
+    return touched, passes
+
+
+def ws_margins(const double[::1] data, const int[::1] indices, const int[::1] indptr,
+               const int[::1] ws, const double[::1] step, bint intercept, double[::1] r):
+    """r += A_ws step (``step``: one entry per working-set feature, then the intercept's
+    when ``intercept``), one pass over the working set's columns. Returns the entries
+    read."""
+    cdef Py_ssize_t m = ws.shape[0], n = r.shape[0], t, k, j
+    cdef long long touched = 0
+    cdef double diff
+    with nogil:
         for t in range(m):
             j = ws[t]
-            diff = delta[j] - start[t]
+            diff = step[t]
             if diff != 0.0:
                 for k in range(indptr[j], indptr[j + 1]):
                     r[indices[k]] += diff * data[k]
             touched += indptr[j + 1] - indptr[j]
-        if intercept and delta[c] != start[m]:
-            diff = delta[c] - start[m]
+        if intercept and step[m] != 0.0:
+            diff = step[m]
             for k in range(n):
                 r[k] += diff
             touched += n
-    return touched, passes
+    return touched
 
 
 cdef _zeros(Py_ssize_t m):
