@@ -20,6 +20,29 @@ from libc.math cimport fabs
 from pdsparse._losses cimport loss_value_deriv_curv
 
 
+cdef inline double cd_step(double p, double v, double h, double l1,
+                           double *worst) noexcept nogil:
+    """One coordinate of the model's descent: the minimizer soft(v - p / h, l1 / h) of
+    p (x - v) + h (x - v)^2 / 2 + l1 |x| (p the model's partial derivative at v = w_j +
+    delta_j, h its curvature), and ``worst`` raised to the coordinate's optimality violation
+    at v: |p + l1 sign(v)| (v != 0) or |p| - l1."""
+    cdef double viol, u, t = l1 / h
+    if v > 0.0:
+        viol = fabs(p + l1)
+    elif v < 0.0:
+        viol = fabs(p - l1)
+    else:
+        viol = fabs(p) - l1
+    if viol > worst[0]:
+        worst[0] = viol
+    u = v - p / h
+    if u > t:
+        return u - t
+    if u < -t:
+        return u + t
+    return 0.0
+
+
 def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indptr,
              const int[::1] ws, const double[::1] curv, const double[::1] grad,
              const double[::1] w, double[::1] delta, double[::1] r,
@@ -43,7 +66,7 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
     cdef double hc = 0.0
     cdef long long touched = 0
     cdef int passes = 0
-    cdef double h, p, u, v, new, diff, biggest, moved, worst, viol
+    cdef double h, p, v, new, diff, biggest, moved, worst
     cdef double[::1] hjj = _zeros(m)
     with nogil:
         for t in range(m):
@@ -67,22 +90,7 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
                 for k in range(indptr[j], indptr[j + 1]):
                     p += data[k] * curv[indices[k]] * r[indices[k]]
                 v = w[j] + delta[j]
-                if v > 0.0:
-                    viol = fabs(p + l1)
-                elif v < 0.0:
-                    viol = fabs(p - l1)
-                else:
-                    viol = fabs(p) - l1
-                if viol > worst:
-                    worst = viol
-                u = v - p / hjj[t]
-                h = l1 / hjj[t]
-                if u > h:
-                    new = u - h
-                elif u < -h:
-                    new = u + h
-                else:
-                    new = 0.0
+                new = cd_step(p, v, hjj[t], l1, &worst)
                 diff = new - v
                 if diff != 0.0:
                     delta[j] += diff
@@ -170,7 +178,7 @@ def gram_cd(const double[:, ::1] Q, const int[::1] ws, const double[::1] grad,
     cdef Py_ssize_t q = m + 1 if intercept else m
     cdef long long touched = 0
     cdef int passes = 0
-    cdef double h, p, u, v, new, diff, biggest, moved, worst, viol, acc
+    cdef double h, p, v, new, diff, biggest, moved, worst, acc
     cdef double[::1] hq = _zeros(q), hjj = _zeros(q)
     with nogil:
         for t in range(q):
@@ -189,22 +197,7 @@ def gram_cd(const double[:, ::1] Q, const int[::1] ws, const double[::1] grad,
                 j = ws[t]
                 p = grad[j] + l2 * delta[j] + hq[t]
                 v = w[j] + delta[j]
-                if v > 0.0:
-                    viol = fabs(p + l1)
-                elif v < 0.0:
-                    viol = fabs(p - l1)
-                else:
-                    viol = fabs(p) - l1
-                if viol > worst:
-                    worst = viol
-                u = v - p / hjj[t]
-                h = l1 / hjj[t]
-                if u > h:
-                    new = u - h
-                elif u < -h:
-                    new = u + h
-                else:
-                    new = 0.0
+                new = cd_step(p, v, hjj[t], l1, &worst)
                 diff = new - v
                 if diff != 0.0:
                     delta[j] += diff
