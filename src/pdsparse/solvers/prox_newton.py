@@ -213,16 +213,18 @@ class ProxNewtonKernel(_Kernel):
         ops, passes = _prox_newton.gram_cd(Q, ws, grad, self.w, delta, self.l2, self.l1,
                                            GRAM_PASSES, INNER_TOL, self.c, viol_tol)
         idx = np.append(ws, delta.shape[0] - 1) if self.c else ws
-        ops += self._support_newton(Q, grad, ws, delta)
+        if passes == GRAM_PASSES:  # the sweeps crawl: an ill-conditioned model
+            ops += self._support_newton(Q, grad, ws, delta)
         read += _prox_newton.ws_margins(C.data, C.indices, C.indptr, ws, delta[idx], self.c, r)
         return read + ops, passes
 
     def _support_newton(self, Q, grad, ws, delta) -> int:
-        """Active-set rounds on the model after the descent (glmnet's and the reference's
-        support Newton step, made safe): the model's minimizer on the current support with
-        its signs fixed (a linear solve), reached if it keeps them; else the point where the
-        first sign changes along the way, that coordinate dropped, and the descent's sweeps
-        again; until the minimizer on a support satisfies the model's optimality off it.
+        """Active-set rounds on the model after a descent that ran out of passes (glmnet's
+        and the reference's support Newton step, made safe): the model's minimizer on the
+        current support with its signs fixed (a linear solve), reached if it keeps them;
+        else the point where the first sign changes along the way, that coordinate dropped,
+        and the descent's sweeps again; until the minimizer on a support satisfies the
+        model's optimality off it.
         Coordinate sweeps crawl on an ill-conditioned model (n < d with a small l2: 100,000
         passes left a relative gap of 0.1), the solves do not. Returns the work."""
         m, c = ws.size, self.c
