@@ -15,8 +15,11 @@ working set. One outer iteration, at w with z = A w:
    coordinate descent (``_prox_newton.pn_inner``: D = s phi''(z) / n fixed, no exp; until
    the model's violation is :data:`WS_TOL` times the working set's target, skglm's
    ``EPS_TOL * tol_in``, or :data:`INNER_PASSES` passes; the same steps on the working
-   set's Hessian formed once, ``pn_inner_gram``, glmnet's covariance updates, where that
-   costs less than the passes the previous descent took: a few long columns, n >> d) and
+   set's Hessian formed once, ``ws_hessian`` and ``gram_cd``, glmnet's covariance updates,
+   where that costs less than the passes the previous descent took, as on a few long
+   columns, n >> d, followed by active-set solves where the sweeps run out of passes; and
+   without an l1 term the model's exact minimizer, a linear solve, on working sets of at
+   most :data:`EXACT_WS` features) and
    line-searches P along the step (Armijo, t = 1, 1/2, ..., sigma = 1e-4: Lee et al.
    eq. 2.9, within P's own rounding), w += t delta, z += t A delta.
 
