@@ -57,7 +57,7 @@ paths). No ``pdsparse`` import: the script must judge the package before and aft
 - Markdown tables (``tables/<paper>/<name>.md``) and their HTML pages
   (``report/<paper>/<name>.html``): line by line. A differing line is time-dependent only if
   it is a table row whose differing cells all sit under a header that names a
-  time-dependent quantity (``TIME_HEADER``: "time to", "speedup at", "#nz-primal",
+  time-dependent quantity (``TIME_HEADER``: "time to", "speedup at", "setup", "#nz-primal",
   "#nz-dual", "test accuracy") *and* the table's CSV was found time-dependent (so that a
   change the CSV does not excuse is never excused in its rendering); any other differing
   line, caption and notes included, is a difference.
@@ -130,7 +130,9 @@ TIME_COLUMN = re.compile(r"^(time|xmax|reached|speedup|bound|why|kernel|passes)_
 # status says the run was time-capped.
 FINAL_ITERATE = {"nz_primal", "nz_dual", "test_accuracy", "status"}
 # Markdown / HTML headers of the same quantities.
-TIME_HEADER = re.compile(r"(^time to |speedup at |^#nz-primal$|^#nz-dual$|^test accuracy$)")
+TIME_HEADER = re.compile(
+    r"(^time to |speedup at |^setup$|^#nz-primal$|^#nz-dual$|^test accuracy$)"
+)
 # Papers whose every curve figure has time panels (papers/dgpd.py: a time row and an
 # iteration row; papers/pdbfw.py: x = time_s); Face-Off's figures are against epochs.
 TIME_AXIS_PAPERS = {"dgpd", "pdbfw"}
@@ -397,7 +399,7 @@ def time_dependent_cells(df: pd.DataFrame, other: pd.DataFrame) -> np.ndarray:
             CAPPED
         ).to_numpy(bool)
     for j, col in enumerate(df.columns):
-        if TIME_COLUMN.match(col):
+        if TIME_COLUMN.match(col) or is_timing(col):  # is_timing: a run's setup_s
             mask[:, j] = True
         elif col in FINAL_ITERATE and "status" in df.columns:
             mask[:, j] = capped

@@ -264,6 +264,32 @@ def test_time_dependent_table_cells_are_shown_not_failed(trees):
     assert "4 time-dependent" in text
 
 
+def test_a_tables_setup_time_is_a_measured_time(trees):
+    """The speedup and sensitivity tables carry each run's setup CPU time (``setup_s``, the
+    Markdown's "setup" column): it differs between two clean runs and is shown, not failed
+    (it was reported DIFFERENT between session 11's and 12's clean runs)."""
+    old, new = trees
+    for root, setup in ((old, ["0.012", "0.020"]), (new, ["0.013", "0.019"])):
+        csv = pd.read_csv(root / "tables/pdbfw/speedup.csv")
+        csv.insert(2, "setup_s", [float(x) for x in setup])
+        csv.to_csv(root / "tables/pdbfw/speedup.csv", index=False)
+        md = root / "tables/pdbfw/speedup.md"
+        md.write_text(
+            "| data | method | setup | time to 0.01 | pdbfw speedup at 0.01 |\n"
+            "|---|---|---|---|---|\n"
+            f"| duke | pdbfw | {setup[0]} s | 0.5 s | (base) |\n"
+            f"| duke | fw | {setup[1]} s | 2 s | 4× |\n"
+        )
+        write_page(root / "report/pdbfw/speedup.html", md)
+    status, text = run(old, new)
+    assert status == 0, text
+    assert "time-dependent cells differ: setup_s of row 0" in line_of(
+        text, "tables/pdbfw/speedup.csv"
+    )
+    assert "setup: 0.012 s -> 0.013 s" in line_of(text, "tables/pdbfw/speedup.md")
+    assert "setup: 0.012 s -> 0.013 s" in line_of(text, "report/pdbfw/speedup.html")
+
+
 def test_changed_table_cell_fails(trees):
     old, new = trees
     md = new / "tables/faceoff/table1.md"
