@@ -20,13 +20,14 @@ from libc.math cimport fabs
 from pdsparse._losses cimport loss_value_deriv_curv
 
 
-cdef inline double cd_step(double p, double v, double h, double l1,
-                           double *worst) noexcept nogil:
+cdef inline double cd_step(double p, double v, double h, double l1, double *worst,
+                           double *moved, double *biggest) noexcept nogil:
     """One coordinate of the model's descent: the minimizer soft(v - p / h, l1 / h) of
     p (x - v) + h (x - v)^2 / 2 + l1 |x| (p the model's partial derivative at v = w_j +
-    delta_j, h its curvature), and ``worst`` raised to the coordinate's optimality violation
-    at v: |p + l1 sign(v)| (v != 0) or |p| - l1."""
-    cdef double viol, u, t = l1 / h
+    delta_j, h its curvature); ``worst`` raised to the coordinate's optimality violation
+    at v, |p + l1 sign(v)| (v != 0) or |p| - l1, ``moved`` to |x - v| and ``biggest`` to
+    |x| (the pass's stopping tests)."""
+    cdef double viol, u, x, t = l1 / h
     if v > 0.0:
         viol = fabs(p + l1)
     elif v < 0.0:
@@ -36,11 +37,26 @@ cdef inline double cd_step(double p, double v, double h, double l1,
     if viol > worst[0]:
         worst[0] = viol
     u = v - p / h
-    if u > t:
-        return u - t
-    if u < -t:
-        return u + t
-    return 0.0
+    x = u - t if u > t else (u + t if u < -t else 0.0)
+    if fabs(x - v) > moved[0]:
+        moved[0] = fabs(x - v)
+    if fabs(x) > biggest[0]:
+        biggest[0] = fabs(x)
+    return x
+
+
+cdef inline double intercept_step(double p, double h, double c, double *worst,
+                                  double *moved, double *biggest) noexcept nogil:
+    """The unpenalized intercept's exact step -p / h (p its partial derivative, h its
+    curvature, c = w_c + delta_c before it), with the pass's stopping tests updated."""
+    cdef double diff = -p / h
+    if fabs(p) > worst[0]:
+        worst[0] = fabs(p)
+    if fabs(diff) > moved[0]:
+        moved[0] = fabs(diff)
+    if fabs(c + diff) > biggest[0]:
+        biggest[0] = fabs(c + diff)
+    return diff
 
 
 def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indptr,
@@ -66,7 +82,7 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
     cdef double hc = 0.0
     cdef long long touched = 0
     cdef int passes = 0
-    cdef double h, p, v, new, diff, biggest, moved, worst
+    cdef double h, p, v, diff, biggest, moved, worst
     cdef double[::1] hjj = _zeros(m)
     with nogil:
         for t in range(m):
@@ -90,32 +106,21 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
                 for k in range(indptr[j], indptr[j + 1]):
                     p += data[k] * curv[indices[k]] * r[indices[k]]
                 v = w[j] + delta[j]
-                new = cd_step(p, v, hjj[t], l1, &worst)
-                diff = new - v
+                diff = cd_step(p, v, hjj[t], l1, &worst, &moved, &biggest) - v
                 if diff != 0.0:
                     delta[j] += diff
                     for k in range(indptr[j], indptr[j + 1]):
                         r[indices[k]] += diff * data[k]
-                if fabs(diff) > moved:
-                    moved = fabs(diff)
-                if fabs(new) > biggest:
-                    biggest = fabs(new)
                 touched += 2 * (indptr[j + 1] - indptr[j])
             if intercept and hc > 1e-300:
                 p = grad[c]
                 for k in range(n):
                     p += curv[k] * r[k]
-                if fabs(p) > worst:
-                    worst = fabs(p)
-                diff = -p / hc
+                diff = intercept_step(p, hc, w[c] + delta[c], &worst, &moved, &biggest)
                 if diff != 0.0:
                     delta[c] += diff
                     for k in range(n):
                         r[k] += diff
-                if fabs(diff) > moved:
-                    moved = fabs(diff)
-                if fabs(w[c] + delta[c]) > biggest:
-                    biggest = fabs(w[c] + delta[c])
                 touched += 2 * n
             if moved <= tol * biggest or worst <= viol_tol:
                 break
@@ -178,7 +183,7 @@ def gram_cd(const double[:, ::1] Q, const int[::1] ws, const double[::1] grad,
     cdef Py_ssize_t q = m + 1 if intercept else m
     cdef long long touched = 0
     cdef int passes = 0
-    cdef double h, p, v, new, diff, biggest, moved, worst, acc
+    cdef double h, p, v, diff, biggest, moved, worst, acc
     cdef double[::1] hq = _zeros(q), hjj = _zeros(q)
     with nogil:
         for t in range(q):
@@ -197,29 +202,18 @@ def gram_cd(const double[:, ::1] Q, const int[::1] ws, const double[::1] grad,
                 j = ws[t]
                 p = grad[j] + l2 * delta[j] + hq[t]
                 v = w[j] + delta[j]
-                new = cd_step(p, v, hjj[t], l1, &worst)
-                diff = new - v
+                diff = cd_step(p, v, hjj[t], l1, &worst, &moved, &biggest) - v
                 if diff != 0.0:
                     delta[j] += diff
                     for s in range(q):
                         hq[s] += diff * Q[s, t]
-                if fabs(diff) > moved:
-                    moved = fabs(diff)
-                if fabs(new) > biggest:
-                    biggest = fabs(new)
             if intercept and Q[m, m] > 1e-300:
-                p = grad[c] + hq[m]
-                if fabs(p) > worst:
-                    worst = fabs(p)
-                diff = -p / Q[m, m]
+                diff = intercept_step(grad[c] + hq[m], Q[m, m], w[c] + delta[c], &worst,
+                                      &moved, &biggest)
                 if diff != 0.0:
                     delta[c] += diff
                     for s in range(q):
                         hq[s] += diff * Q[s, m]
-                if fabs(diff) > moved:
-                    moved = fabs(diff)
-                if fabs(w[c] + delta[c]) > biggest:
-                    biggest = fabs(w[c] + delta[c])
             touched += q * q
             if moved <= tol * biggest or worst <= viol_tol:
                 break
