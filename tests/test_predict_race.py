@@ -198,25 +198,43 @@ def test_ball_rule_picks_svrg_where_d_is_tiny_and_kappa_large():
 @pytest.mark.parametrize("penalty", [ElasticNet(0.01), ElasticNet(0.01, 0.002),
                                      L1Ball(1.0, 0.01)])
 def test_solve_auto_runs_the_prediction_to_a_certified_gap(penalty):
-    """"auto" runs the predicted solver, from the probe's iterate of that side when the
-    prediction probed (l2 and the elastic net), from 0 otherwise."""
+    """"auto" runs the predicted solver to a certified gap, from the probe's iterate of that
+    side when the prediction probed (l2 and the elastic net: then its schedule starts from
+    the probe's evaluations, and the trace's first row is past the start), and from 0, the
+    same call bit for bit, otherwise."""
     p = problem(penalty)
     starts = {}
     pred = predict(p, tol=1e-8, starts=starts)
     auto = solve(p, "auto", tol=1e-8)
-    w0, alpha0 = starts.get(pred.method, (None, None))
-    start = {} if w0 is None else {"w0": w0} if SOLVERS[pred.method].start == "w0" else {
-        "alpha0": alpha0}
-    assert bool(start) == (not isinstance(penalty, L1Ball))
-    same = solve(p, pred.method, options=pred.options, tol=1e-8, **start)
     assert auto.status == "converged"
     assert auto.params["method"] == pred.method and auto.params["auto"].startswith(pred.reason)
-    assert ("goes on from its probe's iterate" in auto.params["auto"]) == bool(start)
-    np.testing.assert_array_equal(auto.w, same.w)  # the same call, bit for bit
+    probed = pred.method in starts
+    assert probed == (not isinstance(penalty, L1Ball))
+    assert ("goes on from its probe's iterate" in auto.params["auto"]) == probed
     last = auto.trace.iloc[-1]
     assert last["gap"] <= 1e-8 * abs(last["primal"])
-    if start:  # a warm start is evaluated before any pass
-        assert auto.trace.epoch.iloc[0] == 0.0
+    if probed:
+        w0, alpha0, evaluations = starts[pred.method]
+        passes = [e for e, _ in evaluations]
+        assert passes == sorted(passes) and passes[-1] < PROBE_PASSES + 1  # whole steps
+        assert auto.trace.epoch.iloc[0] > 0  # the probe's fit placed the first evaluation
+    else:
+        same = solve(p, pred.method, options=pred.options, tol=1e-8)
+        np.testing.assert_array_equal(auto.w, same.w)
+
+
+def test_the_schedule_goes_on_from_the_probes_evaluations():
+    """A prior of evaluations (auto's probe) is the fit's start: the next evaluation where
+    its rate crosses tol, in the solve's own passes; a prior already at tol: at once."""
+    from pdsparse.solvers import MARGIN_EPOCHS, _AdaptiveSchedule
+
+    nnz = 1000
+    s = _AdaptiveSchedule(1e-6, nnz, from_zero=False, prior=[(2, 1e-2), (3, 1e-3), (4, 1e-4)])
+    assert s.first() == math.ceil((2 + MARGIN_EPOCHS) * nnz)  # 1 decade a pass, 2 to go
+    nxt = s.next(s.first(), 2e-6)  # 6.25 passes in all: the fit over the last three
+    assert s.points[-1][0] == pytest.approx(4 + 2 + MARGIN_EPOCHS)
+    assert nxt > s.first()
+    assert _AdaptiveSchedule(1e-6, nnz, False, prior=[(2, 1e-4), (3, 1e-7)]).first() == 0
 
 
 def test_a_probe_that_solves_a_side_is_the_answer():

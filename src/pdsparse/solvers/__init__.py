@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
@@ -213,27 +213,42 @@ class _GeometricSchedule:
 
 
 class _AdaptiveSchedule:
-    """Evaluations where the fitted geometric decrease of the gap predicts tol (see above)."""
+    """Evaluations where the fitted geometric decrease of the gap predicts tol (see above).
+    ``prior``: the (epoch, relative gap) evaluations of the passes run before this solve
+    (the probe of "auto"), which the fit reads as the run's own: the run counts its epochs
+    on from the last of them."""
 
     adaptive = True
 
-    def __init__(self, tol: float, nnz: int, from_zero: bool):
+    def __init__(self, tol: float, nnz: int, from_zero: bool, prior: Sequence = ()):
         self.log_tol = math.log10(tol) if tol > 0 else None
         self.nnz = nnz
-        self.points = [(0.0, 0.0)] if from_zero else []  # (epoch, log10 relative gap)
+        self.offset = float(prior[-1][0]) if prior else 0.0
+        self.prior = bool(prior)
+        # (epoch, log10 relative gap)
+        self.points = [(float(e), _log_gap(g)) for e, g in prior] or (
+            [(0.0, 0.0)] if from_zero else [])
 
     def first(self) -> int:
+        if self.prior:  # the probe's rate predicts the crossing already
+            last = self.points[-1][1]
+            if not math.isfinite(last) or (self.log_tol is not None and last <= self.log_tol):
+                return 0  # solved by the probe (or a gap it could not take the log of)
+            return self._target(self.offset)
         if not self.points:  # a warm start: evaluated before any pass (it may be solved)
             return 0
         decades = -self.log_tol if self.log_tol is not None else 2.0
         return self._at(max(MIN_STEP_EPOCHS / 2, FIRST_EPOCHS_PER_DECADE * decades))
 
     def next(self, touched: int, rel_gap: float) -> int:
-        epoch = touched / self.nnz
-        self.points.append((epoch, math.log10(rel_gap) if 0 < rel_gap < math.inf else math.nan))
+        epoch = self.offset + touched / self.nnz
+        self.points.append((epoch, _log_gap(rel_gap)))
+        return self._target(epoch)
+
+    def _target(self, epoch: float) -> int:
         step = epoch * (FALLBACK_GROWTH - 1)
         rate = self._rate()  # decades per epoch
-        if rate > 0 and self.log_tol is not None:
+        if rate > 0 and self.log_tol is not None and math.isfinite(self.points[-1][1]):
             predicted = (self.points[-1][1] - self.log_tol) / rate + MARGIN_EPOCHS
             step = min(predicted, epoch * (MAX_GROWTH - 1))
         return self._at(epoch + max(step, MIN_STEP_EPOCHS))
@@ -249,7 +264,11 @@ class _AdaptiveSchedule:
         return -sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx > 0 else 0.0
 
     def _at(self, epochs: float) -> int:
-        return max(1, int(math.ceil(epochs * self.nnz)))
+        return max(1, int(math.ceil((epochs - self.offset) * self.nnz)))
+
+
+def _log_gap(rel_gap: float) -> float:
+    return math.log10(rel_gap) if 0 < rel_gap < math.inf else math.nan
 
 
 def _time_capped(budget: int, last: tuple[int, float], elapsed: float, max_seconds: float,
@@ -293,7 +312,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         pass over A) and the probe (4 passes of primal and of dual RCD with an evaluation
         after passes 2 to 4), after which the chosen side goes on from its probe iterate
         (a warm start: its 4 passes are not lost, but they are not in the trace either:
-        ``params["auto"]`` says so); on the l1 ball L and kappa_max (10 power iterations:
+        ``params["auto"]`` says so; the schedule fits the probe's evaluations); on the l1 ball L and kappa_max (10 power iterations:
         about 20 passes). Name the solver to skip it.
     sampling, dual_step : the solver's options (None: its default), see
         :class:`PrimalRCDOptions` / :class:`DualRCDOptions`: sampling ``"importance"``
@@ -325,7 +344,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     and the status on the last row: ``converged``, ``max_epochs``, ``max_time`` or
     ``diverged``.
     """
-    auto = None
+    auto, prior = None, ()
     if method == "auto":
         from pdsparse.solvers.predict import PROBE_PASSES, predict
 
@@ -336,7 +355,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         auto = predict(problem, tol=tol if tol > 0 else DEFAULT_TOL, starts=starts)
         method, options = auto.method, auto.options
         if method in starts and w0 is None and alpha0 is None:  # go on from the probe
-            w0, alpha0 = starts[method]
+            w0, alpha0, prior = starts[method]
             w0, alpha0 = (w0, None) if get_solver(method).start == "w0" else (None, alpha0)
             auto.reason += (f"; the run goes on from its probe's iterate ({PROBE_PASSES} "
                             "passes, not in the trace)")
@@ -360,7 +379,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     if eval_per_decade and eval_every is None:
         raise ConfigError("eval_per_decade needs eval_every (the first evaluation, in epochs)")
     if eval_every is None:
-        schedule = _AdaptiveSchedule(tol, nnz, from_zero=start is None)
+        schedule = _AdaptiveSchedule(tol, nnz, from_zero=start is None, prior=prior)
     elif eval_per_decade:
         schedule = _GeometricSchedule(eval_every, int(eval_per_decade), nnz)
     else:

@@ -263,8 +263,10 @@ def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) 
     the benchmark's elastic nets, l2 = 1/n). The draws are seeded: the same problem gives
     the same numbers on every machine.
 
-    ``starts``: a dict that receives each probed side's iterate, ``{method: (w, alpha)}``,
-    from which a solve can go on (:func:`pdsparse.solvers.solve` with ``"auto"``)."""
+    ``starts``: a dict that receives each probed side's iterate and evaluations,
+    ``{method: (w, alpha, [(passes, relative gap), ...])}``, from which a solve can go on
+    (:func:`pdsparse.solvers.solve` with ``"auto"``: the iterate its warm start, the
+    evaluations the start of its schedule's fit)."""
     from pdsparse.solvers.registry import make_kernel
 
     out = {}
@@ -300,7 +302,7 @@ def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) 
                        float(rel[-1]), "passes": float(epochs[-1]),
                        "support": int(np.count_nonzero(w))}
         if starts is not None:
-            starts[method] = (w.copy(), alpha.copy())
+            starts[method] = (w.copy(), alpha.copy(), list(zip(epochs, rel, strict=True)))
         if solved:
             break
     return out
