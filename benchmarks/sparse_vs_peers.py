@@ -152,6 +152,12 @@ def markdown(frame: pd.DataFrame, meta: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def output_paths(out: Path) -> tuple[Path, Path]:
+    """The CSV and Markdown files of ``--out`` (its name with .csv and .md appended: a name
+    such as ``gisette_scale.t`` keeps its dot; ``with_suffix`` wrote gisette_scale.csv)."""
+    return out.parent / (out.name + ".csv"), out.parent / (out.name + ".md")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--datasets", default=",".join(DATASETS))
@@ -189,8 +195,9 @@ def main(argv=None) -> int:
     frame = pd.DataFrame(rows)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    for suffix, text in ((".csv", frame.to_csv(index=False)), (".md", markdown(frame, meta))):
-        with atomic_path(out.with_suffix(suffix)) as tmp:
+    for path, text in zip(output_paths(out), (frame.to_csv(index=False),
+                                               markdown(frame, meta)), strict=True):
+        with atomic_path(path) as tmp:
             tmp.write_text(text)
     print(markdown(frame, meta))
     return 0

@@ -312,8 +312,9 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         pass over A) and the probe (4 passes of primal and of dual RCD with an evaluation
         after passes 2 to 4), after which the chosen side goes on from its probe iterate
         (a warm start: its 4 passes are not lost, but they are not in the trace either:
-        ``params["auto"]`` says so; the schedule fits the probe's evaluations); on the l1 ball L and kappa_max (10 power iterations:
-        about 20 passes). Name the solver to skip it.
+        ``params["auto"]`` says so; the schedule fits the probe's evaluations); on the l1
+        ball L and kappa_max (10 power iterations: about 20 passes). Name the solver to
+        skip it.
     sampling, dual_step : the solver's options (None: its default), see
         :class:`PrimalRCDOptions` / :class:`DualRCDOptions`: sampling ``"importance"``
         (eq. 14; primal RCD's default), ``"uniform"`` or ``"permutation"`` (dual RCD's
