@@ -53,7 +53,11 @@ paths). No ``pdsparse`` import: the script must judge the package before and aft
   with a ``status`` column (DGPD Table 2: the
   final iterate of each data set's runs), the final-iterate columns ``nz_primal``,
   ``nz_dual``, ``test_accuracy`` and ``status`` of rows whose status is ``max_time`` in
-  either tree; rows whose runs stopped on their own must agree there too.
+  either tree; rows whose runs stopped on their own must agree there too. A run's measured
+  setup time (``setup_s``, any timing column) is time-dependent, and so is a sensitivity
+  table's ``final`` (its runs' last relative suboptimality) when the table's aggregate
+  (``<paper>/<name>.parquet``) holds a time-capped run, and its ``role`` (the fastest
+  configuration, chosen by measured time) always.
 - Markdown tables (``tables/<paper>/<name>.md``) and their HTML pages
   (``report/<paper>/<name>.html``): line by line. A differing line is time-dependent only if
   it is a table row whose differing cells all sit under a header that names a
@@ -129,9 +133,16 @@ TIME_COLUMN = re.compile(r"^(time|xmax|reached|speedup|bound|why|kernel|passes)_
 # CSV columns of a run's final iterate (pdsparse.tables_dgpd): time-dependent in rows whose
 # status says the run was time-capped.
 FINAL_ITERATE = {"nz_primal", "nz_dual", "test_accuracy", "status"}
-# Markdown / HTML headers of the same quantities.
+# CSV columns of a table's runs' last values (pdsparse.repro.sensitivity: ``final``, the last
+# relative suboptimality): time-dependent when the table's aggregate holds a time-capped run.
+LAST_VALUE = {"final"}
+# CSV columns chosen by measured times (pdsparse.repro.sensitivity: ``role``, "best" on the
+# configuration with the shortest time to a target): always time-dependent.
+TIME_CHOSEN = {"role"}
+# Markdown / HTML headers of the same quantities ("to 0.01: CPU s (kernel s, passes)": the
+# sensitivity tables' times to a target).
 TIME_HEADER = re.compile(
-    r"(^time to |speedup at |^setup$|^#nz-primal$|^#nz-dual$|^test accuracy$)"
+    r"(^time to |^to \S+: CPU s|speedup at |^setup$|^#nz-primal$|^#nz-dual$|^test accuracy$)"
 )
 # Papers whose every curve figure has time panels (papers/dgpd.py: a time row and an
 # iteration row; papers/pdbfw.py: x = time_s); Face-Off's figures are against epochs.
@@ -390,8 +401,10 @@ def read_csv_text(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False)
 
 
-def time_dependent_cells(df: pd.DataFrame, other: pd.DataFrame) -> np.ndarray:
-    """(rows, columns) mask of the cells of a table that may depend on time."""
+def time_dependent_cells(df: pd.DataFrame, other: pd.DataFrame,
+                         capped_runs: bool = False) -> np.ndarray:
+    """(rows, columns) mask of the cells of a table that may depend on time
+    (``capped_runs``: the table's aggregate holds a time-capped run)."""
     mask = np.zeros(df.shape, dtype=bool)
     capped = np.zeros(len(df), dtype=bool)
     if "status" in df.columns:
@@ -399,10 +412,12 @@ def time_dependent_cells(df: pd.DataFrame, other: pd.DataFrame) -> np.ndarray:
             CAPPED
         ).to_numpy(bool)
     for j, col in enumerate(df.columns):
-        if TIME_COLUMN.match(col) or is_timing(col):  # is_timing: a run's setup_s
+        if TIME_COLUMN.match(col) or is_timing(col) or col in TIME_CHOSEN:
             mask[:, j] = True
         elif col in FINAL_ITERATE and "status" in df.columns:
             mask[:, j] = capped
+        elif col in LAST_VALUE:
+            mask[:, j] = capped_runs
     return mask
 
 
@@ -413,7 +428,7 @@ def compare_csv(old: Path, new: Path, ctx: Context, output: tuple[str, str]) -> 
         return Verdict(DIFFERENT, f"DIFFERENT: {problem}")
     if len(a) != len(b):
         return Verdict(DIFFERENT, f"DIFFERENT: {len(a)} vs {len(b)} rows")
-    timed = time_dependent_cells(a, b)
+    timed = time_dependent_cells(a, b, f"{output[0]}/{output[1]}.parquet" in ctx.capped)
     if timed.any():
         ctx.timed.add(output)
     real, dependent = [], []

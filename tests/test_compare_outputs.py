@@ -319,3 +319,34 @@ def test_final_iterate_cells_depend_on_time_only_for_capped_runs(trees, status):
         assert status_code == 0 and "time-dependent cells differ: nz_primal" in verdict
     else:
         assert status_code == 1 and "DIFFERENT: nz_primal" in verdict
+
+
+@pytest.mark.parametrize("status", ["converged", "max_time"])
+def test_a_sensitivity_tables_final_value_depends_on_time_when_its_runs_were_capped(
+    trees, status
+):
+    """A sensitivity table's ``final`` (the runs' last relative suboptimality) and its
+    Markdown's "to 0.01: CPU s (...)" cells: time-dependent where the table's aggregate holds
+    a time-capped run (they made both sensitivity tables of DGPD and PDBFW DIFFERENT between
+    two clean runs), a difference where its runs all stopped on their own."""
+    old, new = trees
+    for root, final, secs in ((old, "1.2e-05", "0.156 s"), (new, "6.4e-06", "0.12 s")):
+        write_trace(root, "pdbfw/sensitivity.parquet",
+                    trace(5, status, solver="pdbfw").assign(p_star=1.0, subopt=0.5))
+        role = "best" if root is old else ""  # the fastest configuration: chosen by time
+        pd.DataFrame({"method": ["pdbfw"], "setup_s": [0.01], "final": [final],
+                      "time_0.01": [secs[:-2]], "role": [role]}).to_csv(
+            root / "tables/pdbfw/sensitivity.csv", index=False)
+        md = root / "tables/pdbfw/sensitivity.md"
+        md.write_text("| method | setup | to 0.01: CPU s (kernel s, passes) |\n|---|---|---|\n"
+                      f"| pdbfw | 0.01 s | {secs} (0.1 s, 18.2) |\n")
+        write_page(root / "report/pdbfw/sensitivity.html", md)
+    status_code, text = run(old, new)
+    verdict = line_of(text, "tables/pdbfw/sensitivity.csv")
+    if status == "max_time":
+        assert status_code == 0, text
+        assert "time-dependent cells differ: final of row 0" in verdict
+        assert "role of row 0 (pdbfw): 'best' -> ''" in verdict
+        assert "time-dependent" in line_of(text, "tables/pdbfw/sensitivity.md")
+    else:
+        assert status_code == 1 and "DIFFERENT: final of row 0" in verdict
