@@ -114,10 +114,9 @@ class ProxNewtonKernel(_Kernel):
         self._passes = 4  # the last inner descent's passes (a guess before the first)
 
     def _penalized(self, w: np.ndarray, loss_mean: float) -> float:
-        """P(w) from its loss term 1/n sum_i s_i phi(z_i) (the line search's test)."""
-        coef = w[:-1] if self.c else w
-        return loss_mean + 0.5 * self.l2 * float(coef @ coef) + self.l1 * float(
-            np.abs(coef).sum())
+        """P(w) from its loss term 1/n sum_i s_i phi(z_i) (the line search's test): the
+        penalty's own value added (``Penalty.add_value``, as the objective adds it)."""
+        return self.problem.penalty.add_value(loss_mean, w[:-1] if self.c else w)
 
     def working_set(self, grad: np.ndarray) -> np.ndarray:
         """The features of the next inner solve, sorted (int32; the intercept, when there
