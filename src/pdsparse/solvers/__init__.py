@@ -308,11 +308,13 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         ``"dual_rcd"``: Algorithm 2, ...) or ``"auto"``: the solver, with the options it
         needs, that :func:`pdsparse.solvers.predict.predict` predicts fastest on ``problem`` (the
         prediction of ``pdsparse advise``; ``params["auto"]`` holds its reason). Its cost
-        is not in the trace: for l2 and the elastic net Face-Off's statistics (about one
-        pass over A) and the probe (4 passes of primal and of dual RCD with an evaluation
-        after passes 2 to 4), after which the chosen side goes on from its probe iterate
-        (a warm start: its 4 passes are not lost, but they are not in the trace either:
-        ``params["auto"]`` says so; the schedule fits the probe's evaluations); on the l1
+        is not in the trace: for l2 and the elastic net the probe (up to 4 passes of dual
+        RCD, then of primal RCD unless dual RCD reached tol or is predicted to get there for
+        less than that probe; an evaluation after passes 2 to 4; Face-Off's statistics, one
+        pass, only when nothing was probed), after which the chosen side goes on from its
+        probe iterate (a warm start: its passes are not lost, but they are not in the trace
+        either: ``params["auto"]`` says how many; the schedule fits the probe's
+        evaluations); on the l1
         ball L and kappa_max (10 power iterations: about 20 passes). Name the solver to
         skip it.
     sampling, dual_step : the solver's options (None: its default), see
@@ -347,7 +349,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     """
     auto, prior = None, ()
     if method == "auto":
-        from pdsparse.solvers.predict import PROBE_PASSES, predict
+        from pdsparse.solvers.predict import predict
 
         if options is not None or sampling is not None or dual_step is not None:
             raise ConfigError("method='auto' chooses the options too: give a method name to "
@@ -358,7 +360,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         if method in starts and w0 is None and alpha0 is None:  # go on from the probe
             w0, alpha0, prior = starts[method]
             w0, alpha0 = (w0, None) if get_solver(method).start == "w0" else (None, alpha0)
-            auto.reason += (f"; the run goes on from its probe's iterate ({PROBE_PASSES} "
+            auto.reason += (f"; the run goes on from its probe's iterate ({prior[-1][0]:.3g} "
                             "passes, not in the trace)")
     spec = get_solver(method)
     opts = _call_options(spec, options, sampling=sampling, dual_step=dual_step)
