@@ -15,25 +15,30 @@ optimality violation, and q is minimized by cyclic coordinate descent over them:
 reads one column of A and no exp (the curvature D is fixed), keeping r = A delta up to date.
 """
 
-from libc.math cimport fabs
+from libc.math cimport fabs, fmax
 
 from pdsparse._losses cimport loss_value_deriv_curv
+
+
+cdef inline double violation(double p, double v, double l1) noexcept nogil:
+    """A coordinate's optimality violation at v (p the partial derivative of the smooth
+    part): the distance of -p from l1 times the subdifferential of |.| at v, |p + l1
+    sign(v)| (v != 0) or |p| - l1 (at most 0 where 0 is optimal)."""
+    if v > 0.0:
+        return fabs(p + l1)
+    elif v < 0.0:
+        return fabs(p - l1)
+    return fabs(p) - l1
 
 
 cdef inline double cd_step(double p, double v, double h, double l1, double *worst,
                            double *moved, double *biggest) noexcept nogil:
     """One coordinate of the model's descent: the minimizer soft(v - p / h, l1 / h) of
     p (x - v) + h (x - v)^2 / 2 + l1 |x| (p the model's partial derivative at v = w_j +
-    delta_j, h its curvature); ``worst`` raised to the coordinate's optimality violation
-    at v, |p + l1 sign(v)| (v != 0) or |p| - l1, ``moved`` to |x - v| and ``biggest`` to
-    |x| (the pass's stopping tests)."""
-    cdef double viol, u, x, t = l1 / h
-    if v > 0.0:
-        viol = fabs(p + l1)
-    elif v < 0.0:
-        viol = fabs(p - l1)
-    else:
-        viol = fabs(p) - l1
+    delta_j, h its curvature); ``worst`` raised to the coordinate's :func:`violation` at v,
+    ``moved`` to |x - v| and ``biggest`` to |x| (the pass's stopping tests)."""
+    cdef double u, x, t = l1 / h
+    cdef double viol = violation(p, v, l1)
     if viol > worst[0]:
         worst[0] = viol
     u = v - p / h
@@ -70,11 +75,15 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
     derivative p_j = g_j + sum_i A_ij D_i r_i + l2 delta_j and curvature
     H_jj = sum_i A_ij^2 D_i + l2, the step w_j + delta_j <- soft(w_j + delta_j - p_j / H_jj,
     l1 / H_jj). Passes stop after ``max_passes``, once no step moves w_j + delta_j by more
-    than ``tol`` times its largest entry, or once the model's optimality violation in the
-    pass is at most ``viol_tol``: the largest, over the coordinates as each is visited (before
-    its step, v = w_j + delta_j), of |p_j + l1 sign(v)| (v != 0) or max(|p_j| - l1, 0), and
-    of |p_c| for the intercept (skglm's inner criterion, from the same partial derivatives,
-    no extra reads: an early Newton step needs a rough direction only). With ``intercept`` the last entry of ``w``,
+    than ``tol`` times its largest entry, or once the model's optimality violation is at most
+    ``viol_tol`` at the end of a pass: the largest over the working set of
+    :func:`violation` (and |p_c| for the intercept). It is read first from the partial
+    derivatives the pass computes anyway, each before its coordinate's step; only when those
+    are all small is it computed at the pass's end (one more read of the columns): on
+    correlated columns each step can be small while their sum moves every p_j, so that the
+    pass-time test alone stopped after one pass with the model's violation unchanged (20
+    Newton steps of one pass each on gisette, a relative gap stalled near 1e-4 on
+    Mnist-RB). With ``intercept`` the last entry of ``w``,
     ``grad`` and ``delta`` is an unpenalized intercept c, a column of ones: each pass ends
     with its exact step, delta_c -= (g_c + sum_i D_i r_i) / sum_i D_i, r += that (n reads).
     Returns (entries read, passes)."""
@@ -122,8 +131,25 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
                     for k in range(n):
                         r[k] += diff
                 touched += 2 * n
-            if moved <= tol * biggest or worst <= viol_tol:
+            if moved <= tol * biggest:
                 break
+            if worst <= viol_tol:
+                worst = 0.0  # the violation at the pass's end: p_j at the final delta
+                for t in range(m):
+                    j = ws[t]
+                    p = grad[j] + l2 * delta[j]
+                    for k in range(indptr[j], indptr[j + 1]):
+                        p += data[k] * curv[indices[k]] * r[indices[k]]
+                    worst = fmax(worst, violation(p, w[j] + delta[j], l1))
+                    touched += indptr[j + 1] - indptr[j]
+                if intercept and hc > 1e-300:
+                    p = grad[c]
+                    for k in range(n):
+                        p += curv[k] * r[k]
+                    worst = fmax(worst, fabs(p))
+                    touched += n
+                if worst <= viol_tol:
+                    break
     return touched, passes
 
 
@@ -215,8 +241,18 @@ def gram_cd(const double[:, ::1] Q, const int[::1] ws, const double[::1] grad,
                     for s in range(q):
                         hq[s] += diff * Q[s, m]
             touched += q * q
-            if moved <= tol * biggest or worst <= viol_tol:
+            if moved <= tol * biggest:
                 break
+            if worst <= viol_tol:  # then the violation at the pass's end (pn_inner's test)
+                worst = 0.0
+                for t in range(m):
+                    j = ws[t]
+                    worst = fmax(worst, violation(grad[j] + l2 * delta[j] + hq[t],
+                                                 w[j] + delta[j], l1))
+                if intercept and Q[m, m] > 1e-300:
+                    worst = fmax(worst, fabs(grad[c] + hq[m]))
+                if worst <= viol_tol:
+                    break
     return touched, passes
 
 

@@ -25,9 +25,13 @@ working set. One outer iteration, at w with z = A w:
 
 Deterministic (no sampling); the work budget counts entries of A read (the gradient's pass,
 the inner passes over the working set's columns) plus n per line-search trial. The losses
-with a second derivative: logistic and squared (smooth hinge's is 0 off 0 < m < 1, where a
-Newton model can be flat: not offered). The gap is certified at (w, alpha(w)) as for every
-primal method (:mod:`pdsparse.objective`); example weights are read (s).
+with a second derivative: logistic and squared; the smooth hinge with l2 > 0 and no
+intercept, on its generalized second derivative (1 on 0 < m < 1, 0 elsewhere: phi' is
+piecewise linear, so this is the semismooth Newton method of Qi & Sun, Math. Program. 58,
+1993, made globally convergent by the line search; without l2 its model can be flat
+along a feature read only by examples outside 0 < m < 1). The gap is certified at
+(w, alpha(w)) as for every primal method (:mod:`pdsparse.objective`); example weights are
+read (s).
 """
 
 from __future__ import annotations
@@ -101,9 +105,11 @@ class ProxNewtonKernel(_Kernel):
         super().__init__(problem, "uniform", seed)
         p = problem
         pen = p.elastic_net("prox_newton")
-        if not p.info.twice_differentiable:
+        if not p.info.twice_differentiable and (not pen.l2 > 0 or p.intercept):
+            # the smooth hinge's phi'' is 0 off 0 < m < 1: a model (and an intercept's
+            # curvature) flat there unless l2 > 0 bends every coordinate
             raise ConfigError(f"prox_newton needs a loss with a second derivative (logistic, "
-                              f"squared), not {p.loss}")
+                              f"squared), or l2 > 0 and no intercept with the {p.loss} loss")
         self.l2, self.l1 = pen.l2, pen.l1
         self.C = p.csc
         self.grow = ws == "grow"

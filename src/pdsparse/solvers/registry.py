@@ -155,6 +155,11 @@ class SolverSpec:
     """What it solves (:data:`PENALTY_KINDS`): the penalties its factory takes."""
     losses: frozenset[str] = ALL_LOSSES
     """The losses it takes (:data:`pdsparse.names.LOSSES`)."""
+    strictly_convex_losses: frozenset[str] = frozenset()
+    """Of ``losses``, those it takes only with l2 > 0 and no intercept: a second-order
+    model built on the loss's generalized second derivative, which vanishes on whole
+    regions (the smooth hinge's off 0 < m < 1), is strictly convex only through l2 (an
+    unpenalized intercept's curvature can be 0)."""
     dense: bool = True
     """It takes a dense A (an array)."""
     sparse: bool = True
@@ -198,6 +203,7 @@ class SolverSpec:
             for value in values:
                 self.parse_options({key: value})
         if not (self.penalties <= kinds and self.losses <= ALL_LOSSES
+                and self.strictly_convex_losses <= self.losses
                 and self.label_matrix <= self.penalties):
             raise ValueError(f"solver {self.name!r}: penalties must be of {PENALTY_KINDS}, "
                              f"losses of {sorted(ALL_LOSSES)}, label_matrix of its penalties")
@@ -229,6 +235,11 @@ class SolverSpec:
                 return f"{self.name}{why} {STRONG_CONVEXITY}"
             if problem.weights is not None and rule is not self and not rule.weights:
                 return f"{self.name}{why} takes no sample weights"
+        if problem.loss in self.strictly_convex_losses and (
+                not problem.l2 > 0 or problem.intercept):
+            return (f"{self.name} takes the {problem.loss} loss only with l2 > 0 and no "
+                    "intercept (its generalized second derivative vanishes on whole regions: "
+                    "only l2 keeps the model strictly convex)")
         if problem.weights is not None and (kind not in self.weights or problem.dense):
             takers = ", ".join(s.name for s in SOLVERS.values() if s.weights) or "none"
             where = "dense A" if problem.dense and kind in self.weights else kind
@@ -461,7 +472,8 @@ SOLVERS: Mapping[str, SolverSpec] = MappingProxyType({s.name: s for s in (
                summary="proximal Newton with working sets (skglm's ProxNewton: Bertrand et al. "
                "2022; Lee, Sun & Saunders 2014), inner coordinate descent, CSC",
                penalties=_ENET, label_matrix=_ENET, weights=_ENET, intercept=_ENET,
-               dense=False, losses=frozenset({"logistic", "squared"})),
+               dense=False, losses=frozenset({"logistic", "squared", "smooth_hinge"}),
+               strictly_convex_losses=frozenset({"smooth_hinge"})),
 )})
 """The solvers by name; ``tuple(SOLVERS) == pdsparse.names.METHODS`` (tested)."""
 
