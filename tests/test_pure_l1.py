@@ -97,6 +97,8 @@ def test_reference_certifies_pure_l1(loss):
     l1 = _lambda_max(A, b, loss) / 20
     p = Problem(A, b, loss, penalty=ElasticNet(0.0, l1))
     ref = reference_solution(p, rtol=1e-11)
+    # proximal Newton's route where it applies, else the first-order route
+    assert (ref.method == "prox_newton") == (loss != "smooth_hinge")
     f_star, _ = lbfgs_optimum(A, b, loss, l1)
     assert ref.gap <= 1e-11 * abs(ref.p_star)
     assert ref.d_star <= f_star + 1e-12 and abs(ref.p_star - f_star) <= 1e-8 * f_star

@@ -101,3 +101,33 @@ def test_reference_command_logs_progress(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 0
     assert "pdsparse reference: " in err and "dual_rcd_newton to relative gap" in err
+
+
+def test_where_prox_newton_does_not_certify_the_next_route_does(monkeypatch):
+    """Proximal Newton comes first for an intercept and for pure l1; where it does not
+    certify, primal RCD (an intercept) and the first-order route (pure l1) still do."""
+    from pdsparse import reference
+    from pdsparse.penalties import ElasticNet
+    from pdsparse.reference import CertificationError
+
+    A, b = make_data(n=60, d=30, loss="logistic", seed=2)
+    by_solver = reference._by_solver
+
+    def no_newton(problem, *args, method="dual_rcd", **kw):
+        if method == "prox_newton":
+            raise CertificationError("stopped short (test)")
+        return by_solver(problem, *args, method=method, **kw)
+
+    problems = {"intercept": Problem(A, b, "logistic", l2=1.0 / 60, intercept=True),
+                "pure l1": Problem(A, b, "logistic", ElasticNet(0.0, 0.01))}
+    first = {k: reference_solution(p) for k, p in problems.items()}
+    assert {r.method for r in first.values()} == {"prox_newton"}
+    monkeypatch.setattr(reference, "_by_solver", no_newton)
+    lines = []
+    then = {k: reference_solution(p, progress=lines.append) for k, p in problems.items()}
+    assert then["intercept"].method == "primal_rcd"
+    assert then["pure l1"].method in ("apg_restart", "newton_support")
+    assert any("stopped short (test)" in line for line in lines)
+    for k, ref in then.items():
+        assert ref.rel_gap <= 1e-10
+        assert abs(ref.p_star - first[k].p_star) <= ref.gap + first[k].gap

@@ -108,11 +108,46 @@ def test_elastic_net_with_l1(loss):
     l1 = 0.3 * np.abs(objective.loss_gradient(Problem(A, b, loss, l2=1.0), np.zeros(15))).max()
     p = Problem(A, b, loss, ElasticNet(1.0 / n, l1))
     ref = reference_solution(p)
-    assert ref.method == "prox_sdca"  # the elastic net's route (first-order: the fallback)
+    # the elastic net's route (first-order: the fallback); Prox-SDCA alone where it
+    # certifies within QUICK_EPOCHS, else from proximal Newton's dual point
+    assert ref.method in ("prox_sdca", "prox_newton_prox_sdca")
     assert 0 < np.count_nonzero(ref.w) < p.d  # the l1 term matters
     W = split_solve(A, b, loss, p.l2, l1)
     check(ref, p, W, l1)
     np.testing.assert_allclose(ref.w, W, atol=1e-4 * np.abs(W).max())
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("matrix", [False, True])
+def test_an_elastic_net_prox_sdca_leaves_is_started_by_prox_newton(loss, matrix,
+                                                                   monkeypatch):
+    """Where Prox-SDCA does not certify within QUICK_EPOCHS (10 here, a small l2), proximal
+    Newton goes on from its primal iterate to a relative gap of 1e-3 and Prox-SDCA finishes
+    from Newton's dual point: certified, the independent optimum, and Prox-SDCA's P* alone
+    within the two gaps; one-vs-rest (a label matrix) as well."""
+    from pdsparse import reference
+
+    monkeypatch.setattr(reference, "QUICK_EPOCHS", 10)
+    if matrix:
+        A, b = make_matrix_data(n=40, d=12, k=3, loss=loss, seed=5)
+    else:
+        A, b = make_data(n=40, d=15, loss=loss, seed=4)
+    grad0 = objective.loss_gradient(Problem(A, b, loss, l2=1.0), np.zeros((A.shape[1],)
+                                                                         + b.shape[1:]))
+    l1 = 0.1 * np.abs(grad0).max()
+    p = Problem(A, b, loss, ElasticNet(1e-3, l1))
+    started = []
+    newton_start = reference._newton_start
+    monkeypatch.setattr(reference, "_newton_start",
+                        lambda *a: started.append(a[1]) or newton_start(*a))
+    ref = reference_solution(p)
+    assert ref.method == "prox_newton_prox_sdca" and len(started) == 1
+    assert started[0].shape == p.var_shape  # Prox-SDCA's primal iterate
+    assert 0 < np.count_nonzero(ref.w) < ref.w.size
+    check(ref, p, split_solve(A, b, loss, p.l2, l1), l1)
+    alone = reference._by_solver(p, 1e-10, 1e6, 600.0, 0, 0.0)
+    assert alone.method == "prox_sdca"
+    assert abs(alone.p_star - ref.p_star) <= alone.gap + ref.gap
 
 
 @pytest.mark.parametrize("loss", LOSSES)
