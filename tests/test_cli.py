@@ -641,10 +641,13 @@ def test_prepare_keeps_classes_and_groups_labels(tmp_path, capsys):
                      "--positive-group", "0", "1", "2", "--normalization", "none",
                      "--out", str(out)]) == 0
     assert int((load_dataset(out).b > 0).sum()) == 178 + 182 + 177
-    code = cli.main(["prepare", "--generator", "digits", "--dataset", "digits",
-                     "--positive-group", "0", "--positive-class", "1", "--out",
-                     str(tmp_path / "never.npz")])
-    assert code == cli.EXIT_ERROR and "either --positive-class" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:  # an argparse usage error
+        cli.main(["prepare", "--generator", "digits", "--dataset", "digits",
+                  "--positive-group", "0", "--positive-class", "1", "--out",
+                  str(tmp_path / "never.npz")])
+    assert usage.value.code == 2 and not (tmp_path / "never.npz").exists()
+    assert "--positive-class: not allowed with argument --positive-group" in \
+        capsys.readouterr().err
 
 
 def test_reference_of_another_problem_tag_says_how_to_match_it(pipeline, capsys, tmp_path):

@@ -349,7 +349,34 @@ def test_digits_is_a_bundled_multiclass_source(tmp_path):
     from pdsparse import cli
 
     assert cli.BUNDLED_KINDS == tuple(BUNDLED)
-    assert cli.FEATURE_KINDS == FEATURES and cli.INPUT_SCALES == INPUT_SCALES
+
+
+def test_the_prepare_flags_are_the_recipes_fields():
+    """``pdsparse prepare`` has one flag per Recipe field (generated from the field's
+    metadata: a field added to the recipe is a flag at once), and the flags given parse back
+    to the recipe they spell; the choices are the steps' own."""
+    from dataclasses import fields
+
+    from pdsparse import cli
+
+    parser = cli.build_parser()
+    base = ["prepare", "--dataset", "x", "--generator", "digits", "--out", "o.npz"]
+    args = parser.parse_args(base + [
+        "--normalization", "none", "--positive-group", "0", "1", "--classes", "0", "1", "2",
+        "--features", "rb", "--n-grids", "10", "--sigma", "3", "--map-seed", "2",
+        "--input-scale", "max_abs_columns", "--test-rows", "5", "--subsample", "50",
+        "--split-seed", "1"])
+    assert {f.name for f in fields(Recipe)} <= set(vars(args))
+    assert cli.recipe_of(args) == Recipe(
+        "none", ("0", "1"), features="rb", n_grids=10, sigma=3.0, map_seed=2,
+        input_scale="max_abs_columns", test_rows=5, subsample=50, split_seed=1,
+        classes=("0", "1", "2"))
+    args = parser.parse_args(base + ["--positive-class", "3", "--test-file", "t"])
+    assert cli.recipe_of(args) == Recipe(positive_class="3", test_file="t")
+    assert cli.recipe_of(parser.parse_args(base)) == Recipe()
+    choices = {a.dest: a.choices for a in parser._subparsers._group_actions[0]
+               .choices["prepare"]._actions if a.choices}
+    assert choices["features"] == FEATURES and choices["input_scale"] == INPUT_SCALES
 
 
 def test_cli_prepare_with_a_recipe(tmp_path, capsys):

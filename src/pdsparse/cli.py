@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from pdsparse import __version__
+from pdsparse.data.recipe import cli_flags
 from pdsparse.errors import ConfigError, PdsparseError
 from pdsparse.repro.output import key_value as _key_value
 from pdsparse.repro.output import positive_float as _positive_float
@@ -221,30 +222,14 @@ def cmd_fetch(args: argparse.Namespace) -> None:
 #: bundled data sources of ``--generator`` beside the synthetic kinds (light copy of
 #: ``pdsparse.data.synthetic.BUNDLED``; tests/test_data_prepare.py checks they agree)
 BUNDLED_KINDS = ("digits",)
-#: feature maps and input scalings of a recipe (pdsparse.data.prepare.FEATURES/INPUT_SCALES)
-FEATURE_KINDS = ("rf", "rb")
-INPUT_SCALES = ("max_abs", "max_abs_columns", "none")
 
 
 def recipe_of(args: argparse.Namespace):
-    """The :class:`pdsparse.data.prepare.Recipe` of the prepare flags."""
-    from pdsparse.data.prepare import Recipe
+    """The :class:`pdsparse.data.recipe.Recipe` of the prepare flags given."""
+    from pdsparse.data.recipe import Recipe
 
-    optional = {
-        "features": args.features, "n_features": args.n_features, "n_grids": args.n_grids,
-        "sigma": args.sigma, "map_seed": args.map_seed, "input_scale": args.input_scale,
-        "subsample": args.subsample, "split_seed": args.split_seed,
-        "test_rows": args.test_rows, "test_file": args.test_file,
-    }
-    if args.positive_group and args.positive_class is not None:
-        raise ConfigError("give either --positive-class LABEL or --positive-group LABEL ...")
-    if args.classes is not None:
-        optional["classes"] = args.classes
-    return Recipe(
-        normalization=args.normalization,
-        positive_class=args.positive_group or args.positive_class,
-        **{k: v for k, v in optional.items() if v is not None},
-    )
+    given = {name: getattr(args, name) for name, _, _ in cli_flags()}
+    return Recipe(**{k: v for k, v in given.items() if v is not None})
 
 
 def cmd_prepare(args: argparse.Namespace) -> None:
@@ -604,46 +589,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="generator parameter (repeatable)",
     )
     p.add_argument("--seed", type=int, default=0, help="generator seed")
-    p.add_argument(
-        "--normalization",
-        choices=choices["normalizations"],
-        default="avg_example_norm",
-        help="avg_example_norm = divide by the mean example norm (Face-Off Sec. 7); with a "
-        "split computed on the training rows; after a feature map (DGPD: none)",
-    )
-    p.add_argument("--positive-class", help="one-vs-rest: this label becomes +1, others -1 "
-                   "(without it multiclass labels are kept)")
-    p.add_argument("--positive-group", nargs="+", metavar="LABEL",
-                   help="these labels become +1, every other -1 (a binary stand-in made of "
-                   "two groups of classes)")
-    p.add_argument("--classes", nargs="+", metavar="LABEL",
-                   help="keep only the rows of these labels, before anything else (two "
-                   "labels: a binary problem, the larger one +1; MNIST 0 vs 9)")
     g = p.add_argument_group(
         "recipe: split and feature map (DGPD)",
         "Order: split (test rows, subsample) -> input scaling -> feature map fitted on the "
         "training rows -> normalization. Each setting is part of the recipe tag.")
-    g.add_argument("--test-rows", type=int, metavar="N",
-                   help="hold out N rows of the file as test rows (stored in the same .npz)")
-    g.add_argument("--subsample", type=int, metavar="N",
-                   help="keep only N training rows (after the test rows are drawn)")
-    g.add_argument("--split-seed", type=int, metavar="S",
-                   help="seed of the split and subsample (default 0)")
-    g.add_argument("--test-file", metavar="NAME",
-                   help="take the test rows from this registry data set (a published split, "
-                   "e.g. sector.t.scale), prepared with the training rows' labels, map and "
-                   "normalization; needs --test-raw")
+    for _, section, flags in cli_flags():  # one flag per Recipe field, from its metadata
+        where = g if section else p
+        if len(flags) > 1:
+            where = where.add_mutually_exclusive_group()
+        for flag, kw in flags:
+            where.add_argument(flag, **kw)
     g.add_argument("--test-raw", metavar="FILE", help="the raw file of --test-file")
-    g.add_argument("--features", choices=FEATURE_KINDS,
-                   help="random Fourier (rf, dense, Gaussian kernel) or random binning (rb, "
-                   "sparse, Laplacian kernel) features, Rahimi & Recht 2007")
-    g.add_argument("--n-features", type=int, metavar="D", help="rf: number of features")
-    g.add_argument("--n-grids", type=int, metavar="P", help="rb: number of grids")
-    g.add_argument("--sigma", type=float, help="kernel bandwidth (in scaled input units)")
-    g.add_argument("--map-seed", type=int, metavar="S", help="seed of the feature map (default 0)")
-    g.add_argument("--input-scale", choices=INPUT_SCALES,
-                   help="before the map: max_abs = divide by the training rows' largest "
-                   "|value| (default; MNIST pixels / 255), none = keep")
     p.add_argument("--out", required=True, help="output .npz")
     p.set_defaults(func=cmd_prepare)
 

@@ -23,6 +23,10 @@ PENALTY_FAMILIES = ("l2", "elastic_net", "l1_ball")
 """What ``pdsparse advise --penalty`` predicts and races for
 (:data:`pdsparse.solvers.predict.FAMILIES`)."""
 NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
+FEATURE_MAPS = ("rf", "rb")
+"""A recipe's feature maps (:class:`pdsparse.data.steps.FeatureMap`)."""
+INPUT_SCALES = ("max_abs", "max_abs_columns", "none")
+"""A recipe's input scalings before a feature map (:class:`pdsparse.data.steps.ScaleInputs`)."""
 DGPD_INNER = ("1", "3", "5", "10")
 STEP_MULTIPLIERS = ("theory", "x0_1", "x0_3", "x2", "x3", "x5", "x10", "x100")
 """Multipliers of a method's step size: ``theory`` (x1: the step of the method's analysis,

@@ -62,7 +62,7 @@ import numpy as np
 from pdsparse.data.libsvm import binarize_labels
 from pdsparse.data.normalize import normalize_rows
 from pdsparse.errors import ConfigError, DataError
-from pdsparse.names import NORMALIZATIONS
+from pdsparse.names import FEATURE_MAPS, INPUT_SCALES, NORMALIZATIONS
 
 __all__ = ["FEATURES", "INPUT_SCALES", "TAG_ORDER", "Binarize", "FeatureMap", "Normalize",
            "Rows", "ScaleInputs", "SelectClasses", "SplitFile", "SplitRows", "compose_tag"]
@@ -71,9 +71,7 @@ _SAFE = re.compile(r"^[A-Za-z0-9.+-]+$")
 #: a registry data-set name (pdsparse.data.registry), for ``test_file``
 _REGISTRY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 #: feature maps of a recipe (:mod:`pdsparse.data.features`)
-FEATURES = ("rf", "rb")
-#: input scalings applied before a feature map
-INPUT_SCALES = ("max_abs", "max_abs_columns", "none")
+FEATURES = FEATURE_MAPS
 #: how :class:`Binarize` treats the labels of a source without ``positive_class``
 LABEL_KINDS = ("binary", "classes", "as_generated")
 #: how :class:`Normalize` sums a sparse row's squares
