@@ -323,3 +323,20 @@ def test_the_fused_derivatives_are_the_losses_to_the_bit(loss, weighted):
     assert value == pytest.approx(math.fsum(want_v) / 37.0, rel=4e-16, abs=0.0)  # compensated
     assert deriv.tobytes() == (want_d / 37.0).tobytes()
     assert curv.tobytes() == (want_c / 37.0).tobytes()
+
+
+@pytest.mark.parametrize("l1", [0.0, 0.3])
+def test_the_violations_are_the_optimality_conditions(l1):
+    """``violations`` and ``ws_violation`` (the working set's choice and the Newton loop's
+    test) against the definition: |g_j + l1 sign(w_j)| on the support, max(|g_j| - l1, 0)
+    off it."""
+    rng = np.random.default_rng(4)
+    grad = rng.standard_normal(40)
+    w = rng.standard_normal(40) * (rng.uniform(size=40) < 0.4)
+    want = np.where(w != 0, np.abs(grad + l1 * np.sign(w)), np.maximum(np.abs(grad) - l1, 0))
+    out = np.empty(40)
+    assert _prox_newton.violations(grad, w, l1, out) == want.max()
+    np.testing.assert_array_equal(out, want)
+    ws = np.array([3, 7, 8, 21, 39], dtype=np.int32)
+    assert _prox_newton.ws_violation(grad, w, ws, l1) == want[ws].max()
+    assert _prox_newton.ws_violation(grad, w, ws[:0], l1) == 0.0

@@ -188,8 +188,8 @@ def reference_solution(problem: Problem, rtol: float = 1e-10, max_epochs: float 
         except CertificationError as exc:
             log.line(f"not certified ({exc}); accelerated proximal gradient")
     elif isinstance(pen, ElasticNet) and newton:
-        # pure l1: proximal Newton's working sets (gisette at lambda_max / 100: 1.3 s
-        # against 38 s for the first-order route)
+        # pure l1: proximal Newton's working sets, far ahead of the first-order route where
+        # the support is a few of many correlated features (benchmarks/README.md)
         ref = _newton_first(problem, rtol, max_epochs, max_seconds, seed, t0, log)
         if ref is not None:
             return ref

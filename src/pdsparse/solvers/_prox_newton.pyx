@@ -64,6 +64,29 @@ cdef inline double intercept_step(double p, double h, double c, double *worst,
     return diff
 
 
+def violations(const double[::1] grad, const double[::1] w, double l1, double[::1] out):
+    """Each feature's :func:`violation` at w_j from the gradient ``grad`` of the smooth part
+    (0 where 0 is optimal) into ``out``; returns the largest (0 for no feature)."""
+    cdef Py_ssize_t j
+    cdef double v, worst = 0.0
+    with nogil:
+        for j in range(grad.shape[0]):
+            v = fmax(violation(grad[j], w[j], l1), 0.0)
+            out[j] = v
+            worst = fmax(worst, v)
+    return worst
+
+
+def ws_violation(const double[::1] grad, const double[::1] w, const int[::1] ws, double l1):
+    """The largest :func:`violation` over the features ``ws`` (0 for none)."""
+    cdef Py_ssize_t t
+    cdef double worst = 0.0
+    with nogil:
+        for t in range(ws.shape[0]):
+            worst = fmax(worst, violation(grad[ws[t]], w[ws[t]], l1))
+    return worst
+
+
 def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indptr,
              const int[::1] ws, const double[::1] curv, const double[::1] grad,
              const double[::1] w, double[::1] delta, double[::1] r,

@@ -36,6 +36,7 @@ read (s).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,8 +52,10 @@ __all__ = ["ProxNewtonKernel", "ProxNewtonOptions", "prox_newton_factory"]
 
 WS_START = 10
 """The first working set's size (skglm's ``p0``)."""
-INNER_PASSES = 20
-"""Most passes of the inner coordinate descent per outer iteration."""
+INNER_PASSES = 50
+"""Most passes of the inner coordinate descent per Newton step: skglm's 20 leave a model on
+a few hundred correlated dense columns (gisette_scale.t) short at every step, so that more
+Newton steps, each a gradient pass, are taken (benchmarks/README.md, sparse_vs_peers)."""
 INNER_TOL = 1e-12
 """The inner passes stop once no step moves a coordinate by more than this fraction of the
 largest one."""
@@ -130,23 +133,23 @@ class ProxNewtonKernel(_Kernel):
         d = self.problem.d
         if not self.grow:
             return np.arange(d, dtype=np.int32)
-        viol = self._violation(grad[:d], slice(0, d))
+        viol = np.empty(d)
+        _prox_newton.violations(grad[:d], self.w[:d], self.l1, viol)
         support = np.flatnonzero(self.w[:d])
         size = min(d, max(WS_START, 2 * support.size))
         viol[support] = np.inf  # the support always stays in
         chosen = np.argpartition(-viol, size - 1)[:size] if size < d else np.arange(d)
         return np.sort(chosen).astype(np.int32)
 
-    def _violation(self, grad: np.ndarray, idx) -> np.ndarray:
-        """Each feature's distance from optimality: |g_j + l1 sign(w_j)| on the support,
-        max(|g_j| - l1, 0) off it (g the smooth part's gradient)."""
-        w = self.w[idx]
-        return np.where(w != 0, np.abs(grad + self.l1 * np.sign(w)),
-                        np.maximum(np.abs(grad) - self.l1, 0.0))
-
-    def _violations(self, grad: np.ndarray, ws) -> float:
-        """The largest violation over ``ws`` (and the intercept's |g_c|)."""
-        worst = float(self._violation(grad[ws], ws).max(initial=0.0))
+    def _violations(self, grad: np.ndarray, ws: np.ndarray | None = None) -> float:
+        """The largest distance from optimality over the features ``ws`` (None: all of
+        them), |g_j + l1 sign(w_j)| on the support, max(|g_j| - l1, 0) off it (g the smooth
+        part's gradient; ``_prox_newton.violation``), and the intercept's |g_c|."""
+        if ws is None:
+            d = self.problem.d
+            worst = _prox_newton.violations(grad[:d], self.w[:d], self.l1, np.empty(d))
+        else:
+            worst = _prox_newton.ws_violation(grad, self.w, ws, self.l1)
         return max(worst, abs(float(grad[-1]))) if self.c else worst
 
     def _full_gradient(self, deriv: np.ndarray) -> np.ndarray:
@@ -184,7 +187,7 @@ class ProxNewtonKernel(_Kernel):
             ws = self.working_set(grad)
             # the working set's subproblem, to a fraction of the whole problem's violation
             # (skglm's EPS_TOL = 0.3)
-            target = WS_TOL * self._violations(grad, slice(0, p.d))
+            target = WS_TOL * self._violations(grad)
             for step in range(NEWTON_STEPS):
                 if step:
                     deriv, curv = self._derivs()
@@ -254,14 +257,10 @@ class ProxNewtonKernel(_Kernel):
                 break
             off = ~on
             rhs = -(g[on] + H[np.ix_(on, off)] @ x[off] + self.l1 * sign[on])
-            try:
-                sol = scipy.linalg.solve(H[np.ix_(on, on)], rhs, assume_a="pos",
-                                         check_finite=False)
-            except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
+            sol = _solve_pos(H[np.ix_(on, on)], rhs)
+            if sol is None:
                 break
             work += int(on.sum()) ** 3 // 3 + Q.size
-            if not np.all(np.isfinite(sol)):
-                break
             target = x.copy()
             target[on] = sol
             step = target - x
@@ -296,11 +295,8 @@ class ProxNewtonKernel(_Kernel):
         Q, read = _prox_newton.ws_hessian(C.data, C.indices, C.indptr, ws, curv, self.c)
         Q[np.arange(m), np.arange(m)] += self.l2
         idx = np.append(ws, delta.shape[0] - 1) if self.c else ws
-        try:
-            step = scipy.linalg.solve(Q, -grad[idx], assume_a="pos", check_finite=False)
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
-            step = np.linalg.lstsq(Q, -grad[idx], rcond=None)[0]  # singular: least norm
-        if not np.all(np.isfinite(step)):
+        step = _solve_pos(Q, -grad[idx])
+        if step is None:  # singular: the least-norm step
             step = np.linalg.lstsq(Q, -grad[idx], rcond=None)[0]
         delta[idx] = step
         read += _prox_newton.ws_margins(C.data, C.indices, C.indptr, ws, step, self.c, r)
@@ -343,6 +339,19 @@ class ProxNewtonKernel(_Kernel):
 
     def solution(self) -> np.ndarray:
         return self.w
+
+
+def _solve_pos(H: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
+    """H^{-1} rhs for a symmetric positive (semi)definite H (Cholesky), None where that
+    fails or gives a non-finite entry. An ill-conditioned H warns nothing: the line search
+    (or the next active-set round) judges the step, not its accuracy."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+        try:
+            sol = scipy.linalg.solve(H, rhs, assume_a="pos", check_finite=False)
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
+            return None
+    return sol if np.all(np.isfinite(sol)) else None
 
 
 def prox_newton_factory(problem: Problem, options: ProxNewtonOptions, seed: int,
