@@ -235,8 +235,9 @@ def _newton_start(problem: Problem, w0: np.ndarray | None, max_epochs: float,
 
 
 def _by_solver(problem, rtol, max_epochs, max_seconds, seed, t0,
-             log: _Progress | None = None, method: str = "dual_rcd",
-             alpha0: np.ndarray | None = None, eval_every: float | None = None) -> Reference:
+               log: _Progress | None = None, method: str = "dual_rcd",
+               alpha0: np.ndarray | None = None,
+               eval_every: float | None = None) -> Reference:
     """P* by the registered solver ``method`` (dual RCD: its Newton steps, Prox-SDCA with
     l1 > 0, from ``alpha0`` if given), certified by its gap; for a smooth loss without l1
     or intercept a trust-region Newton polish where it stopped short."""
