@@ -91,6 +91,10 @@ benchmarks/README.md, "`pass_cost.py`"."""
 
 PROBE_PASSES = 4
 """Passes of each RCD side from 0 whose measured rates predict the elastic net's times."""
+PROBE_EVALUATIONS = (2, 4)
+"""The passes after which the probe evaluates the gap: the rate's two points (the first pass
+leaves the start's transient). An evaluation costs about two passes of dual RCD, so one
+after pass 3 as well cost more than the pass it could save."""
 
 
 def family_of(problem: Problem) -> str:
@@ -254,9 +258,9 @@ def problem_stats(problem: Problem, faceoff: bool = True, beta: float | None = N
 def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) -> dict:
     """The first :data:`PROBE_PASSES` passes of dual RCD (Prox-SDCA with l1 > 0; where it
     takes the problem: not pure l1, nor weights with an l1 part) and then of primal RCD
-    (proximal) from 0, each pass but the first followed by an evaluation of the relative
-    duality gap: per side ``rate`` (decades of relative gap per pass, least squares over
-    passes 2 to the last: the first pass leaves the start's transient), ``rel_gap`` after
+    (proximal) from 0, the passes of :data:`PROBE_EVALUATIONS` followed by an evaluation of
+    the relative duality gap: per side ``rate`` (decades of relative gap per pass, the slope
+    through those points: the first pass leaves the start's transient), ``rel_gap`` after
     the last pass, ``passes``, and for the primal side the ``support`` of w (an estimate of
     x*'s). A side whose gap reaches ``tol`` (> 0) ends the probe there: it is solved, and
     primal RCD is not probed after a solved dual (dual RCD reached 1e-6 within 4 passes on
@@ -281,13 +285,15 @@ def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) 
             # comment in pdsparse.solvers)
             last = sides[k - 1][0]
             to_go = probe_passes(out[last], tol) - out[last]["passes"]
-            if to_go * cost[last] < PROBE_PASSES * cost[method] + (
-                    PROBE_PASSES - 1) * cost["dual_rcd"]:
+            if to_go * cost[last] < PROBE_PASSES * cost[method] + len(
+                    PROBE_EVALUATIONS) * cost["dual_rcd"]:
                 break
         kernel = make_kernel(problem, method, options=options)
-        touched, epochs, rel = kernel.run(nnz)[1], [], []
-        for _ in range(PROBE_PASSES - 1):
+        touched, epochs, rel = 0, [], []
+        for done in range(1, PROBE_PASSES + 1):
             touched += kernel.run(nnz)[1]
+            if done not in PROBE_EVALUATIONS:
+                continue
             w, alpha, p_val, _, gap = kernel.evaluated()
             gap = gap / abs(p_val) if p_val else np.nan
             epochs.append(touched / nnz)
