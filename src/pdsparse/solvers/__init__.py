@@ -310,13 +310,12 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         prediction of ``pdsparse advise``; ``params["auto"]`` holds its reason). Its cost
         is not in the trace: for l2 and the elastic net the probe (up to 4 passes of dual
         RCD, then of primal RCD unless dual RCD reached tol or is predicted to get there for
-        less than that probe; an evaluation after passes 2 to 4; Face-Off's statistics, one
-        pass, only when nothing was probed), after which the chosen side goes on from its
-        probe iterate (a warm start: its passes are not lost, but they are not in the trace
-        either: ``params["auto"]`` says how many; the schedule fits the probe's
-        evaluations); on the l1
-        ball L and kappa_max (10 power iterations: about 20 passes). Name the solver to
-        skip it.
+        less than that probe; an evaluation after passes 2 and 4, ``PROBE_EVALUATIONS``;
+        Face-Off's statistics, one pass, only when nothing was probed), after which the
+        chosen side goes on from its probe iterate (a warm start: its passes are not lost,
+        but they are not in the trace either: ``params["auto"]`` says how many; the schedule
+        fits the probe's evaluations); on the l1 ball L and kappa_max (10 power iterations:
+        about 20 passes). Name the solver to skip it.
     sampling, dual_step : the solver's options (None: its default), see
         :class:`PrimalRCDOptions` / :class:`DualRCDOptions`: sampling ``"importance"``
         (eq. 14; primal RCD's default), ``"uniform"`` or ``"permutation"`` (dual RCD's
