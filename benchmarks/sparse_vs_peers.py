@@ -17,16 +17,18 @@ pure l1 (l2 = 0) and the elastic net (l2 = 1/n), at l1 = lambda_max/10 and lambd
   the objective are there, tested in tests/test_peers.py): scikit-learn's liblinear (pure
   l1), saga and lbfgs, skglm's ProxNewton and AndersonCD, celer (pure l1).
 
-The protocol (a peer at its cheapest setting that reaches the target): each solver's knob is
-its stopping tolerance, tried from 1e-2 down by decades to 1e-14; the first tolerance whose
-fit reaches relative suboptimality (P(w) - P*) / |P*| <= ``--target`` (1e-6) is the solver's
-setting, and its time the median CPU time (``time.process_time``, one thread: OMP, OpenBLAS
-and MKL at 1) of ``--repeats`` fits at it, interleaved with the other solvers'. A solver that
-reaches no target within ``--cap`` CPU seconds a fit is "not reached" (never faster). P* is
+The protocol is the runner's (``benchmarks/bench``): each solver's knob is its stopping
+tolerance, tried from 1e-2 down by decades to 1e-14; the first whose fit reaches relative
+suboptimality (P(w) - P*) / |P*| <= ``--target`` (1e-6) within ``--cap`` CPU seconds is the
+solver's setting, and its time the median CPU time (``time.process_time``, one thread: OMP,
+OpenBLAS and MKL at 1) of ``--repeats`` fits at it, interleaved with the other solvers'. A
+solver that reaches no target, fails, or misses it on a re-run never counts as faster. P* is
 ``pdsparse.reference.reference_solution(problem, rtol=1e-10)`` (certified duality gap).
 
-The table gives each cell's time of ours, of the best peer, and their ratio (< 1: ours
-ahead). Outputs (atomic): ``results/benchmarks/sparse_vs_peers.csv`` and ``.md``.
+The report (``bench.report``) gives each cell's time of ours, of the best peer, their ratio
+(< 1: ours ahead), its range over the repeats and the verdict. Outputs (atomic):
+``results/benchmarks/sparse_vs_peers.parquet`` (long format: one row per timed fit), ``.md``
+and ``.json``.
 
 Usage::
 
@@ -42,39 +44,17 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import statistics  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by file path
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import loadavg, machine, versions  # noqa: E402
-
-from pdsparse.io import atomic_path  # noqa: E402
+from bench.report import markdown, write  # noqa: E402
+from bench.runner import Cell, benchmark  # noqa: E402
+from bench.solver import OursEstimator, library_peers  # noqa: E402
 
 DATASETS = ("colon-cancer", "duke", "leu", "gisette_scale.t", "ijcnn1", "cod-rna")
-TOLS = tuple(10.0 ** -k for k in range(2, 15))
-
-
-OURS = "ours (auto)"
-
-
-def fit_ours(problem, tol: float) -> np.ndarray:
-    """``LinearClassifier(solver="auto")`` on the problem's rows, without intercept."""
-    from pdsparse.estimators import LinearClassifier
-
-    pen = problem.penalty
-    kw = ({"penalty": "l1", "alpha": pen.l1} if pen.l2 == 0 else
-          {"penalty": "elasticnet", "alpha": pen.l1 + pen.l2,
-           "l1_ratio": pen.l1 / (pen.l1 + pen.l2)})
-    model = LinearClassifier(**kw, tol=tol, max_iter=10**6, fit_intercept=False,
-                             solver="auto").fit(problem.mat, problem.b)
-    return np.asarray(model.coef_, dtype=np.float64).ravel()
+KEYS = ["dataset", "n x d", "penalty", "l1"]
 
 
 def load(name: str, mirror: Path):
@@ -82,80 +62,31 @@ def load(name: str, mirror: Path):
     scaled by the mean row norm); each cell takes its penalty with ``with_penalty``."""
     from pdsparse.problem import Problem
 
-    path = next(p for p in (mirror / f"{name}.bz2", mirror / name) if p.exists())
+    path = next((p for p in (mirror / f"{name}.bz2", mirror / name) if p.exists()), None)
+    if path is None:
+        raise SystemExit(f"sparse_vs_peers: {name} is not in the mirror {mirror} "
+                         "(--mirror DIR or $PDSPARSE_DATA_MIRROR)")
     return Problem.from_libsvm(path, "logistic", normalization="avg_example_norm")
 
 
-def fit_time(fit, problem, tol: float) -> tuple[float, np.ndarray]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # peers' convergence warnings at loose tolerances
-        t0 = time.process_time()
-        w = fit(problem, tol)
-        return time.process_time() - t0, w
-
-
-def cell(problem, args) -> list[dict]:
-    from pdsparse.objective import primal
-    from pdsparse.peers import installed
+def cells(args):
+    """Each data set's four cells (pure l1 and l2 = 1/n, at lambda_max / each fraction), with
+    their certified P*; a set is read once, a cell built when its turn comes."""
+    from pdsparse.penalties import ElasticNet
     from pdsparse.reference import reference_solution
+    from pdsparse.solvers.predict import lambda_max
 
-    ref = reference_solution(problem, rtol=1e-10, max_seconds=args.ref_seconds)
-    p_star = float(ref.p_star)
-    fits = {OURS: fit_ours, **{peer.name: peer.fit for peer in installed(problem)}}
-    rows, found = [], {}
-    for name, fit in fits.items():
-        row = {"solver": name, "tol": None, "seconds": float("inf"), "subopt": None,
-               "nnz": None}
-        for tol in TOLS:
-            secs, w = fit_time(fit, problem, tol)
-            sub = (primal(problem, w) - p_star) / abs(p_star)
-            if sub <= args.target and secs <= args.cap:
-                found[name] = tol
-                row.update(tol=tol, subopt=sub, nnz=int(np.count_nonzero(w)))
-                break
-            if secs > args.cap:
-                break
-        rows.append(row)
-    times = {name: [] for name in found}
-    for _ in range(args.repeats):  # interleaved: every solver once per round
-        for name, tol in found.items():
-            times[name].append(fit_time(fits[name], problem, tol)[0])
-    for row in rows:
-        if row["solver"] in times:
-            row["seconds"] = statistics.median(times[row["solver"]])
-            row["spread"] = [min(times[row["solver"]]), max(times[row["solver"]])]
-        row.update(p_star=p_star, ref_gap=float(ref.rel_gap))
-    return rows
-
-
-def markdown(frame: pd.DataFrame, meta: dict) -> str:
-    lines = ["# Sparse logistic regression: ours (auto) against the peers\n",
-             f"Machine: {meta['machine']['nproc']} cores, {meta['machine']['cpu']}, "
-             f"{meta['machine']['mem_gib']:.0f} GiB; load average before "
-             f"{meta['load_before']}, after {meta['load_after']}; target relative "
-             f"suboptimality {meta['target']:g}; median of {meta['repeats']} CPU times.\n",
-             "| set (n x d) | penalty | l1 | ours s | best peer | peer s | ours / best |",
-             "|---|---|---|---|---|---|---|"]
-    for (name, pen, frac), g in frame.groupby(["dataset", "penalty", "l1_frac"], sort=False):
-        ours = g[g.solver == OURS].iloc[0]
-        others = g[g.solver != OURS]
-        best = others.loc[others.seconds.idxmin()] if len(others) else None
-        ratio = (ours.seconds / best.seconds if best is not None
-                 and np.isfinite(best.seconds) else float("nan"))
-        lines.append(f"| {name} ({ours.n} x {ours.d}) | {pen} | lambda_max/{frac:g} | "
-                     f"{ours.seconds:.3g} | {best.solver if best is not None else '-'} | "
-                     f"{best.seconds:.3g} | {ratio:.2f} |")
-    lines += ["", "Every solver's time per cell (inf: not reached within the cap):", "",
-              frame.pivot_table(index=["dataset", "penalty", "l1_frac"], columns="solver",
-                                values="seconds", sort=False).to_markdown(floatfmt=".3g"),
-              "", f"Versions: {meta['versions']}"]
-    return "\n".join(lines) + "\n"
-
-
-def output_paths(out: Path) -> tuple[Path, Path]:
-    """The CSV and Markdown files of ``--out`` (its name with .csv and .md appended: a name
-    such as ``gisette_scale.t`` keeps its dot; ``with_suffix`` wrote gisette_scale.csv)."""
-    return out.parent / (out.name + ".csv"), out.parent / (out.name + ".md")
+    for name in args.datasets.split(","):
+        base = load(name, Path(args.mirror))
+        n, d = base.shape
+        lam = lambda_max(base)
+        for l2, pen in ((0.0, "pure l1"), (1.0 / n, "l2 = 1/n")):
+            for frac in (float(f) for f in args.fractions.split(",")):
+                problem = base.with_penalty(ElasticNet(l2, lam / frac))
+                ref = reference_solution(problem, rtol=1e-10, max_seconds=args.ref_seconds)
+                yield Cell({"dataset": name, "n x d": f"{n:,} x {d:,}", "penalty": pen,
+                            "l1": f"lambda_max/{frac:g}"}, problem, float(ref.p_star),
+                           float(ref.rel_gap))
 
 
 def main(argv=None) -> int:
@@ -168,38 +99,16 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cap", type=float, default=60.0, help="CPU s of one fit, at most")
     ap.add_argument("--ref-seconds", type=float, default=600.0)
-    ap.add_argument("--out", default="results/benchmarks/sparse_vs_peers")
+    ap.add_argument("--out", default="results/benchmarks/sparse_vs_peers",
+                    help="the outputs' path without extension")
     args = ap.parse_args(argv)
 
-    from pdsparse.penalties import ElasticNet
-    from pdsparse.solvers.predict import lambda_max
-
-    meta = {"machine": machine(), "versions": versions("sklearn"), "load_before": loadavg(),
-            "target": args.target, "repeats": args.repeats}
-    rows = []
-    for name in args.datasets.split(","):
-        base = load(name, Path(args.mirror))
-        n, d = base.shape
-        lam = lambda_max(base)
-        for l2, pen in ((0.0, "l1"), (1.0 / n, "elastic net")):
-            for frac in (float(f) for f in args.fractions.split(",")):
-                t0 = time.perf_counter()
-                problem = base.with_penalty(ElasticNet(l2, lam / frac))
-                for row in cell(problem, args):
-                    rows.append({"dataset": name, "n": n, "d": d, "penalty": pen,
-                                 "l1_frac": frac, "l1": lam / frac, "l2": l2, **row,
-                                 "load": loadavg()[0]})
-                print(f"{name} {pen} lambda_max/{frac:g}: {time.perf_counter() - t0:.0f} s",
-                      file=sys.stderr, flush=True)
-    meta["load_after"] = loadavg()
-    frame = pd.DataFrame(rows)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    for path, text in zip(output_paths(out), (frame.to_csv(index=False),
-                                               markdown(frame, meta)), strict=True):
-        with atomic_path(path) as tmp:
-            tmp.write_text(text)
-    print(markdown(frame, meta))
+    solvers = [OursEstimator("auto"), *library_peers()]
+    frame, meta = benchmark(cells(args), solvers, [args.target], repeats=args.repeats,
+                            cap=args.cap, modules=("sklearn",),
+                            log=lambda s: print(s, file=sys.stderr, flush=True))
+    print(write(frame, meta, args.out, lambda f, m: markdown(
+        f, m, keys=KEYS, title="Sparse logistic regression: ours (auto) against the peers")))
     return 0
 
 

@@ -95,7 +95,8 @@ def _logreg(solver: str) -> Callable[[Problem, float], np.ndarray]:
 
         alpha, ratio = _strength(problem)
         return _coef(LogisticRegression(**_mix(ratio), C=1.0 / (problem.n * alpha), solver=solver,
-                                        tol=tol, max_iter=10**5, fit_intercept=False)
+                                        tol=tol, max_iter=10**5, fit_intercept=False,
+                                        random_state=0)
                      .fit(problem.mat, problem.b))
     return fit
 

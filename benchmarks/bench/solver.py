@@ -1,0 +1,146 @@
+"""The solver contract of the benchmarks, and the solvers every benchmark shares.
+
+A :class:`Solver` mirrors benchopt's ``BaseSolver``: ``set_problem`` (benchopt's
+``set_objective``: outside the clock, nothing costly), ``run(budget)`` (one complete solve
+from the problem's rows, its setup included: the only call the runner times) and ``result``
+(``get_result``: the iterate, read outside the clock). ``sampling`` says what ``budget`` is:
+
+* ``"tolerance"``: the solver's own stopping tolerance; the runner tries :data:`TOLS`, loosest
+  first (a user's tuning: the cheapest setting that reaches the target);
+* ``"iteration"``: an iteration cap (the solver's tolerance set so that the cap stops it); the
+  runner doubles it from 1, then bisects to within 3 %;
+* ``"trace"``: a work count the solver records in one traced run (:meth:`Solver.trace`: our
+  kernels evaluated between chunks, copt in its callback); its first point at the target is
+  the budget, and a complete ``run`` with it ends at that very iterate.
+
+A benchmark's own solvers (a kernel with its options, a copt method) subclass :class:`Solver`
+in its script; the ones here are shared: ours as users call it (:class:`OursEstimator`,
+:class:`OursSolve`) and each peer of :mod:`pdsparse.peers` (:class:`LibraryPeer`), whose
+mapping onto the problem's objective lives there, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+TOLS = tuple(10.0 ** -k for k in range(2, 15))
+"""The tolerances a ``"tolerance"`` solver is tried at, loosest first."""
+
+SAMPLINGS = ("tolerance", "iteration", "trace")
+
+
+class Solver:
+    """One solver of a benchmark (see the module's docstring).
+
+    Subclasses set ``name`` (the table's column), ``sampling`` and ``ours`` (a solver of this
+    package: the one the report sets against the best rival), and implement :meth:`run`
+    (which sets ``self.result``); :meth:`supports` refuses a problem it does not fit, with the
+    reason the report prints."""
+
+    name: str = ""
+    sampling: str = "tolerance"
+    ours: bool = False
+
+    def supports(self, problem) -> str:
+        """'' when the solver fits ``problem``, else why not."""
+        return ""
+
+    def set_problem(self, problem) -> None:
+        self.problem = problem
+        self.result = None
+
+    def run(self, budget) -> None:  # pragma: no cover - the contract
+        raise NotImplementedError
+
+    def trace(self, subopt: Callable[[np.ndarray], float], target: float,
+              cap: float) -> tuple[list[tuple[float, float]], str]:
+        """``"trace"`` sampling: one run recorded to ``target`` (``subopt(x)``: relative
+        suboptimality, outside the solver's clock) or ``cap`` CPU seconds: ([(budget, subopt)
+        of each evaluated point], why it stopped)."""
+        raise NotImplementedError(f"{self.name}: no trace (sampling {self.sampling!r})")
+
+
+def _coef(model) -> np.ndarray:
+    return np.asarray(model.coef_, dtype=np.float64).ravel()
+
+
+class OursEstimator(Solver):
+    """``LinearClassifier(solver=...)`` (the scikit-learn estimator) fitted on the problem's
+    rows without intercept, its ``tol`` the certified relative duality gap; the penalty given
+    as a user would (``penalty="l1"`` / ``"l2"`` / ``"elasticnet"`` with ``alpha`` and
+    ``l1_ratio``)."""
+
+    ours = True
+
+    def __init__(self, solver: str = "auto"):
+        self.solver = solver
+        self.name = f"ours ({solver})"
+
+    def supports(self, problem) -> str:
+        from pdsparse.penalties import ElasticNet
+
+        ok = isinstance(problem.penalty, ElasticNet) and not problem.matrix
+        return "" if ok else "the estimator fits the l1 / l2 / elastic-net penalties"
+
+    def run(self, budget: float) -> None:
+        from pdsparse.estimators import LinearClassifier
+
+        pen = self.problem.penalty
+        if pen.l1 == 0:
+            kw = {"penalty": "l2", "alpha": pen.l2}
+        elif pen.l2 == 0:
+            kw = {"penalty": "l1", "alpha": pen.l1}
+        else:
+            kw = {"penalty": "elasticnet", "alpha": pen.l1 + pen.l2,
+                  "l1_ratio": pen.l1 / (pen.l1 + pen.l2)}
+        model = LinearClassifier(**kw, tol=budget, max_iter=10**6, fit_intercept=False,
+                                 solver=self.solver)
+        self.result = _coef(model.fit(self.problem.mat, self.problem.b))
+
+
+class OursSolve(Solver):
+    """``solve(Problem(A, b, loss, penalty), method, tol=budget, **options)``: the library's
+    call, the problem built inside the clock from the rows (its CSC copy and norms are part of
+    a user's solve)."""
+
+    ours = True
+
+    def __init__(self, method: str, name: str | None = None, **options):
+        self.method, self.options = method, options
+        self.name = name or f"ours ({method})"
+
+    def run(self, budget: float) -> None:
+        from pdsparse.problem import Problem
+        from pdsparse.solvers import solve
+
+        p = self.problem
+        fresh = Problem(p.mat, p.b, p.loss, penalty=p.penalty)
+        self.result = np.asarray(solve(fresh, self.method, tol=budget, **self.options).w)
+
+
+class LibraryPeer(Solver):
+    """A peer of :mod:`pdsparse.peers` (scikit-learn, skglm, celer), its stopping tolerance the
+    budget; the peer's mapping onto the problem's objective is the library's."""
+
+    def __init__(self, peer):
+        self.peer = peer
+        self.name = peer.name
+
+    def supports(self, problem) -> str:
+        import importlib.util
+
+        if not importlib.util.find_spec(self.peer.module):
+            return f"{self.peer.module} is not installed (pip install -e '.[bench]')"
+        return "" if self.peer.accepts(problem) else "not this loss or penalty"
+
+    def run(self, budget: float) -> None:
+        self.result = self.peer.fit(self.problem, budget)
+
+
+def library_peers() -> list[LibraryPeer]:
+    """Every peer of :mod:`pdsparse.peers`, installed or not (:meth:`Solver.supports` says)."""
+    from pdsparse.peers import PEERS
+
+    return [LibraryPeer(p) for p in PEERS]
