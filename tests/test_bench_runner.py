@@ -208,3 +208,24 @@ def test_ours_and_the_library_peers_reach_the_certified_optimum(bench):
     assert {"ours (auto)", "ours (prox_newton)", "sklearn liblinear"} <= set(done.solver)
     assert (done.status == "reached").all(), done[["solver", "status", "note"]]
     assert (done.subopt <= 1e-6).all()
+
+
+def test_our_kernel_traced_then_rerun_ends_at_the_traced_iterate(bench):
+    from pdsparse.data.synthetic import zipf_bow
+    from pdsparse.problem import Problem
+    from pdsparse.reference import reference_solution
+
+    A, b = zipf_bow(100, 40, 6, 1.0, 5)
+    problem = Problem(A, b, "logistic", l2=0.01)
+    cell = bench.runner.Cell({"set": "zipf"}, problem, float(reference_solution(problem).p_star))
+    k = bench.solver.OursKernel("dual_rcd", sampling="uniform", dual_step="fixed")
+    assert k.supports(problem) == ""
+    k.set_problem(problem)
+    points, stop = k.trace(cell.subopt, 1e-6, cap=60.0)
+    assert stop == "target" and points[-1][1] <= 1e-6 < points[-2][1]
+    for budget, sub in points[1:]:  # a complete run at a traced budget ends at its iterate
+        k.run(budget)
+        assert cell.subopt(k.result) == pytest.approx(sub, rel=1e-9, abs=1e-15)
+    frame = pd.DataFrame(bench.runner.race(cell, [k], [1e-3, 1e-6], repeats=2, cap=60.0))
+    assert (frame.status == "reached").all() and len(frame) == 4
+    assert (frame.subopt <= frame.target).all()  # (the chunks follow the evaluations' time)

@@ -23,9 +23,10 @@ AHEAD, BEHIND, INCONCLUSIVE = "ahead", "behind", "inconclusive"
 
 
 def times(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """One row per (cell, target, solver that supports the cell): ``seconds`` (median of the rounds; inf when it does
-    not count), ``fastest``, ``slowest``, ``rounds``, ``ours``, ``budget``, ``subopt`` (the
-    worst round's) and ``why`` (the reason it does not count, '' when it does)."""
+    """One row per (cell, target, solver that supports the cell): ``seconds`` (median of the
+    rounds; inf when it does not count), ``fastest``, ``slowest``, ``rounds``, ``ours``,
+    ``budget``, ``subopt`` (the worst round's) and ``why`` (the reason it does not count, ''
+    when it does)."""
     out = []
     frame = frame[frame.status != UNSUPPORTED]  # not this solver's problem: no row at all
     for key, g in frame.groupby([*keys, "target", "solver"], sort=False, dropna=False):

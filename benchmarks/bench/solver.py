@@ -120,6 +120,51 @@ class OursSolve(Solver):
         self.result = np.asarray(solve(fresh, self.method, tol=budget, **self.options).w)
 
 
+class OursKernel(Solver):
+    """A kernel of :mod:`pdsparse.solvers` with its options, its budget the work in nonzeros
+    touched (``kernel.run(budget)``), found on a trace evaluated between chunks
+    (``_harness.trace_kernel``: chunked calls reproduce one call, so the timed ``run`` ends at
+    the traced iterate). ``run`` includes the setup a user pays: ``Problem`` from the rows
+    (CSC copy, norms) and ``make_kernel`` (sampling tables)."""
+
+    sampling = "trace"
+    ours = True
+
+    def __init__(self, method: str, name: str | None = None, seed: int = 0, **options):
+        self.method, self.seed, self.options = method, seed, options
+        self.name = name or ":".join([method, *(f"{k}={v}" for k, v in options.items())])
+
+    def supports(self, problem) -> str:
+        from pdsparse.solvers.registry import get_solver
+
+        return get_solver(self.method).refusal(problem, self.options) or ""
+
+    def build(self):
+        """(problem, kernel): the setup, from the rows."""
+        from pdsparse.problem import Problem
+        from pdsparse.solvers import make_kernel
+
+        p = self.problem
+        fresh = Problem(p.mat, p.b, p.loss, penalty=p.penalty)
+        return fresh, make_kernel(fresh, self.method, seed=self.seed, options=self.options)
+
+    def run(self, budget: float) -> None:
+        kernel = self.build()[1]
+        if budget > 0:
+            kernel.run(int(budget))
+        self.result = kernel.solution().copy()
+
+    def trace(self, subopt, target, cap):
+        from _harness import trace_kernel
+
+        def evaluate(x):
+            s = subopt(x)
+            return s, s  # (a finite value unless diverged, the relative suboptimality)
+
+        tr, _, stop = trace_kernel(self.build, evaluate, target, cap=cap)
+        return list(zip(tr.touched.astype(float), tr.rel_subopt, strict=True)), stop
+
+
 class LibraryPeer(Solver):
     """A peer of :mod:`pdsparse.peers` (scikit-learn, skglm, celer), its stopping tolerance the
     budget; the peer's mapping onto the problem's objective is the library's."""
