@@ -90,7 +90,8 @@ def test_iteration_search_finds_the_smallest_cap_within_three_percent(bench):
 
 def test_trace_search_takes_the_first_point_at_each_target(bench):
     s = fake(bench, "tr", "trace", lambda b, k: 0.0)
-    s.trace = lambda subopt, target, cap: ([(10, 1e-1), (20, 1e-4), (40, 1e-7)], "target")
+    s.trace = lambda subopt, target, cap: ([(10, 1e-1, 0.1), (20, 1e-4, 0.2), (40, 1e-7, 0.4)],
+                                           "target")
     s.set_problem(None)
     found = bench.runner.find_budgets(s, FakeCell(bench), [1e-3, 1e-6], cap=1.0)
     assert (found[1e-3].budget, found[1e-6].budget) == (20, 40)
@@ -125,6 +126,10 @@ def test_race_interleaves_the_rounds_and_writes_one_row_per_timed_run(bench):
     assert timed == [("a", 1e-3), ("b", 1e-4)] * 3
     frame = pd.DataFrame(rows)
     assert set(bench.runner.COLUMNS) <= set(frame.columns) and "set" in frame.columns
+    search = frame[frame.status == "search"]  # the searches' runs, kept as curves
+    assert list(search[search.solver == "b"].budget) == [1e-2, 1e-3, 1e-4]
+    assert (search["round"] == -2).all() and search.target.isna().all()
+    frame = frame[frame.status != "search"]
     by = frame.groupby("solver")
     assert list(by.get_group("a")["round"]) == [0, 1, 2]
     assert set(by.get_group("a").status) == {"reached"}
@@ -141,6 +146,7 @@ def test_a_rerun_that_misses_its_target_is_recorded_and_never_counts(bench):
                              cap=math.inf)
     frame = pd.DataFrame(rows)
     assert "missed" in set(frame[frame.solver == "flaky"].status)
+    assert (frame.status == "search").sum() == 8  # 1e-2 .. 1e-5, each solver
     per = bench.report.times(frame, ["set"])
     assert per.set_index("solver").loc["flaky", "seconds"] == math.inf
     table = bench.report.against_best(per, ["set"])
@@ -204,7 +210,7 @@ def test_ours_and_the_library_peers_reach_the_certified_optimum(bench):
                *[s for s in bench.solver.library_peers()
                  if s.peer.name in ("sklearn liblinear", "skglm ProxNewton", "celer")]]
     frame = pd.DataFrame(bench.runner.race(cell, solvers, [1e-6], repeats=1, cap=60.0))
-    done = frame[frame.status != "unsupported"]
+    done = frame[~frame.status.isin(["unsupported", "search"])]
     assert {"ours (auto)", "ours (prox_newton)", "sklearn liblinear"} <= set(done.solver)
     assert (done.status == "reached").all(), done[["solver", "status", "note"]]
     assert (done.subopt <= 1e-6).all()
@@ -223,9 +229,24 @@ def test_our_kernel_traced_then_rerun_ends_at_the_traced_iterate(bench):
     k.set_problem(problem)
     points, stop = k.trace(cell.subopt, 1e-6, cap=60.0)
     assert stop == "target" and points[-1][1] <= 1e-6 < points[-2][1]
-    for budget, sub in points[1:]:  # a complete run at a traced budget ends at its iterate
+    for budget, sub, _ in points[1:]:  # a complete run at a traced budget ends at its iterate
         k.run(budget)
         assert cell.subopt(k.result) == pytest.approx(sub, rel=1e-9, abs=1e-15)
     frame = pd.DataFrame(bench.runner.race(cell, [k], [1e-3, 1e-6], repeats=2, cap=60.0))
+    frame = frame[frame.status != "search"]
     assert (frame.status == "reached").all() and len(frame) == 4
     assert (frame.subopt <= frame.target).all()  # (the chunks follow the evaluations' time)
+
+
+def test_target_sampling_runs_the_solver_once_at_the_target(bench):
+    calls: list = []
+    own = fake(bench, "own", "target", lambda t, k: t / 2, calls=calls)
+    short = fake(bench, "short", "target", lambda t, k: t * 2)  # its own stop falls short
+    cell = FakeCell(bench)
+    for s in (own, short):
+        s.set_problem(None)
+    found = bench.runner.find_budgets(own, cell, [1e-3, 1e-6], cap=math.inf)
+    assert calls == [("own", 1e-3), ("own", 1e-6)]
+    assert {t: f.budget for t, f in found.items()} == {1e-3: 1e-3, 1e-6: 1e-6}
+    f = bench.runner.find_budgets(short, cell, [1e-6], cap=math.inf)[1e-6]
+    assert f.budget is None and "its own stop" in f.why

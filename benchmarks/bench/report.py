@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.runner import REACHED, UNSUPPORTED
+from bench.runner import REACHED, SEARCH, UNSUPPORTED
 
 AHEAD, BEHIND, INCONCLUSIVE = "ahead", "behind", "inconclusive"
 
@@ -28,7 +28,8 @@ def times(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     ``budget``, ``subopt`` (the worst round's) and ``why`` (the reason it does not count, ''
     when it does)."""
     out = []
-    frame = frame[frame.status != UNSUPPORTED]  # not this solver's problem: no row at all
+    # not this solver's problem, or a point of its search: no row
+    frame = frame[~frame.status.isin([UNSUPPORTED, SEARCH])]
     for key, g in frame.groupby([*keys, "target", "solver"], sort=False, dropna=False):
         timed = g[g["round"] >= 0]
         ok = len(timed) > 0 and bool((timed.status == REACHED).all())

@@ -7,16 +7,19 @@ The protocol (every benchmark on it alike):
    (P(x) - P*) / |P*|, P evaluated by :func:`pdsparse.objective.primal` outside every clock;
 2. :func:`find_budgets`: for each target, loosest first, the solver's cheapest budget that
    reaches it by its ``sampling`` (tolerances by decades; iteration caps doubled from 1, then
-   bisected to within 3 %; or the first point of its own trace) within ``cap`` CPU seconds a
-   run. A solver that raises, returns a non-finite P, or stops improving before the target
-   reaches nothing, with the reason;
+   bisected to within 3 %; the first point of its own trace; or, for ``"target"``, the
+   solver's own stop at the target, untuned) within ``cap`` CPU seconds a run. A solver that
+   raises, returns a non-finite P, or stops improving before the target reaches nothing, with
+   the reason; every run of the search is kept (``round`` -2, status "search": the curve of
+   subopt against budget and seconds);
 3. :func:`race`: ``repeats`` rounds, each timing every (solver, budget) once in the same
    order (``time.process_time`` around ``run`` alone, ``gc.collect()`` before), so that a
    drift of the machine's load hits all alike; every re-run's iterate is judged again, and a
    re-run that misses its target is recorded as such (the report never counts it);
-4. the rows, one per timed run (``round`` 0, 1, ...) or per (solver, target) that reached
-   nothing (``round`` -1, ``cpu_s`` NaN): the long format (:data:`COLUMNS` after the cell's
-   labels), kept in one Parquet file by :func:`bench.report.write`.
+4. the rows, one per timed run (``round`` 0, 1, ...), per (solver, target) that reached
+   nothing (``round`` -1, ``cpu_s`` NaN) and per search point: the long format
+   (:data:`COLUMNS` after the cell's labels), kept in one Parquet file by
+   :func:`bench.report.write`.
 
 Single-threaded BLAS is the caller's (``OMP_NUM_THREADS=1`` before numpy is imported), and
 so is the quiet-machine record (``_harness.Watch`` around the whole run, in the metadata).
@@ -40,8 +43,9 @@ COLUMNS = ("solver", "ours", "sampling", "target", "budget", "status", "round", 
            "subopt", "note", "load1")
 """The runner's columns of the long format, after the cell's labels and P*."""
 
-REACHED, MISSED, NOT_REACHED, FAILED, UNSUPPORTED = (
-    "reached", "missed", "not reached", "failed", "unsupported")
+REACHED, MISSED, NOT_REACHED, FAILED, UNSUPPORTED, SEARCH = (
+    "reached", "missed", "not reached", "failed", "unsupported", "search")
+SEARCH_ROUND, UNTIMED_ROUND = -2, -1
 BISECT_REL = 0.03
 MAX_ITER_CAP = 2**30
 
@@ -90,107 +94,113 @@ class Found:
     why: str = ""
 
 
-def _failed(exc: Exception) -> Found:
-    return Found(None, math.inf, f"{FAILED}: {type(exc).__name__}: {exc}"[:300])
-
-
-def _search_tolerance(solver, cell, targets, cap) -> dict[float, Found]:
+def _search_tolerance(solver, cell, targets, cap, points) -> dict[float, Found]:
     found: dict[float, Found] = {}
-    last = math.inf
+    why = f"{NOT_REACHED}: tightest tol {TOLS[-1]:g}"
     for tol in TOLS:
-        try:
-            secs, x = timed_run(solver, tol)
-        except Exception as exc:  # noqa: BLE001 - any failure of a peer is its row's note
-            return {t: found.get(t, _failed(exc)) for t in targets}
+        secs, x = timed_run(solver, tol)
         sub = cell.subopt(x)
-        last = sub
+        points.append((tol, sub, secs))
+        for t in targets:
+            if t not in found and sub <= t and secs <= cap:
+                found[t] = Found(tol, sub)
+        if len(found) == len(targets):
+            break
         if secs > cap:
             why = f"{NOT_REACHED}: tol {tol:g} took {secs:.3g} s > cap {cap:g} s"
             break
-        for t in targets:
-            if t not in found and sub <= t:
-                found[t] = Found(tol, sub)
-        if len(found) == len(targets):
-            return found
         if not math.isfinite(sub):
             why = f"{FAILED}: P not finite at tol {tol:g} (diverged)"
             break
-    else:
-        why = f"{NOT_REACHED}: tightest tol {TOLS[-1]:g} at subopt {last:.3g}"
-    return {t: found.get(t, Found(None, last, why)) for t in targets}
+    return found | {t: Found(None, points[-1][1], why) for t in targets if t not in found}
 
 
-def _search_iteration(solver, cell, targets, cap) -> dict[float, Found]:
-    runs: dict[int, tuple[float, float]] = {}  # cap -> (subopt, secs)
+def _search_iteration(solver, cell, targets, cap, points) -> dict[float, Found]:
+    runs: dict[int, float] = {}  # max_iter -> subopt
 
-    def probe(k: int) -> float:
+    def probe(k: int) -> np.ndarray | None:
         secs, x = timed_run(solver, k)
-        runs[k] = (cell.subopt(x), secs)
-        probe.x = x
-        return runs[k][0]
+        runs[k] = cell.subopt(x)
+        points.append((k, runs[k], secs))
+        return x
 
     why, k, prev = "", 1, None
-    try:
-        while True:
-            sub = probe(k)
-            if sub <= min(targets):
-                break
-            if runs[k][1] > cap:
-                why = f"{NOT_REACHED}: max_iter {k} took {runs[k][1]:.3g} s > cap {cap:g} s"
-                break
-            if not math.isfinite(sub):
-                why = f"{FAILED}: P not finite at max_iter {k} (diverged)"
-                break
-            if prev is not None and np.array_equal(prev, probe.x):
-                why = f"{NOT_REACHED}: stopped by itself at subopt {sub:.3g} (max_iter {k})"
-                break
-            if k >= MAX_ITER_CAP:
-                why = f"{NOT_REACHED}: max_iter {k} at subopt {sub:.3g}"
-                break
-            prev, k = probe.x, 2 * k
-        found = {}
-        for t in sorted(targets, reverse=True):
-            hi = min((c for c, (s, _) in runs.items() if s <= t), default=None)
-            if hi is None:
-                continue
-            lo = max((c for c in runs if c < hi), default=0)
-            while hi - lo > max(1, int(BISECT_REL * hi)):
-                mid = (lo + hi) // 2
-                if probe(mid) <= t:
-                    hi = mid
-                else:
-                    lo = mid
-            hi = min((c for c, (s, _) in runs.items() if s <= t))
-            found[t] = Found(hi, runs[hi][0])
-    except Exception as exc:  # noqa: BLE001
-        return {t: _failed(exc) for t in targets}
-    last = runs[max(runs)][0] if runs else math.inf
-    return {t: found.get(t, Found(None, last, why)) for t in targets}
+    while True:
+        x = probe(k)
+        sub, secs = runs[k], points[-1][2]
+        if sub <= min(targets):
+            break
+        if secs > cap:
+            why = f"{NOT_REACHED}: max_iter {k} took {secs:.3g} s > cap {cap:g} s"
+            break
+        if not math.isfinite(sub):
+            why = f"{FAILED}: P not finite at max_iter {k} (diverged)"
+            break
+        if prev is not None and x is not None and np.array_equal(prev, x):
+            why = f"{NOT_REACHED}: stopped by itself at max_iter {k // 2}"
+            break
+        if k >= MAX_ITER_CAP:
+            why = f"{NOT_REACHED}: max_iter {k}"
+            break
+        prev, k = x, 2 * k
+    found = {}
+    for t in targets:  # loosest first: its bisection narrows the next one's bracket
+        hi = min((c for c, s in runs.items() if s <= t), default=None)
+        if hi is None:
+            found[t] = Found(None, runs[max(runs)], why)
+            continue
+        lo = max((c for c in runs if c < hi), default=0)
+        while hi - lo > max(1, int(BISECT_REL * hi)):
+            mid = (lo + hi) // 2
+            probe(mid)
+            hi, lo = (mid, lo) if runs[mid] <= t else (hi, mid)
+        hi = min(c for c, s in runs.items() if s <= t)
+        found[t] = Found(hi, runs[hi])
+    return found
 
 
-def _search_trace(solver, cell, targets, cap) -> dict[float, Found]:
-    try:
-        points, stop = solver.trace(cell.subopt, min(targets), cap)
-    except Exception as exc:  # noqa: BLE001
-        return {t: _failed(exc) for t in targets}
+def _search_trace(solver, cell, targets, cap, points) -> dict[float, Found]:
+    traced, stop = solver.trace(cell.subopt, min(targets), cap)
+    points += [(b, s, secs) for b, s, secs in traced]
     out = {}
     for t in targets:
-        hit = next(((b, s) for b, s in points if s <= t), None)
-        last = points[-1][1] if points else math.inf
+        hit = next(((b, s) for b, s, _ in traced if s <= t), None)
+        last = traced[-1][1] if traced else math.inf
         out[t] = (Found(hit[0], hit[1]) if hit else
                   Found(None, last, f"{NOT_REACHED}: trace stopped at subopt {last:.3g}: "
                                     f"{stop}"))
     return out
 
 
+def _search_target(solver, cell, targets, cap, points) -> dict[float, Found]:
+    out = {}
+    for t in targets:
+        secs, x = timed_run(solver, t)
+        sub = cell.subopt(x)
+        points.append((t, sub, secs))
+        out[t] = (Found(t, sub) if sub <= t and secs <= cap else
+                  Found(None, sub, f"{NOT_REACHED}: its own stop at {t:g} left subopt "
+                                   f"{sub:.3g} ({secs:.3g} s)"))
+    return out
+
+
 SEARCHES = {"tolerance": _search_tolerance, "iteration": _search_iteration,
-            "trace": _search_trace}
+            "trace": _search_trace, "target": _search_target}
 
 
-def find_budgets(solver: Solver, cell: Cell, targets, cap: float) -> dict[float, Found]:
+def find_budgets(solver: Solver, cell: Cell, targets, cap: float,
+                 points: list | None = None) -> dict[float, Found]:
     """{target: :class:`Found`}: the solver's cheapest budget reaching each target (see the
-    module's docstring), ``solver`` already set on ``cell.problem``."""
-    return SEARCHES[solver.sampling](solver, cell, sorted(targets, reverse=True), cap)
+    module's docstring), ``solver`` already set on ``cell.problem``; each run of the search
+    (budget, subopt, CPU s; a trace's points) appended to ``points``. A solver that raises
+    reaches none of the targets it had not reached, with the exception as the reason."""
+    points = [] if points is None else points
+    targets = sorted(targets, reverse=True)
+    try:
+        return SEARCHES[solver.sampling](solver, cell, targets, cap, points)
+    except Exception as exc:  # noqa: BLE001 - any failure of a peer is its rows' note
+        why = f"{FAILED}: {type(exc).__name__}: {exc}"[:300]
+        return {t: Found(None, math.inf, why) for t in targets}
 
 
 def race(cell: Cell, solvers: list[Solver], targets, *, repeats: int, cap: float,
@@ -202,12 +212,14 @@ def race(cell: Cell, solvers: list[Solver], targets, *, repeats: int, cap: float
     for i, s in enumerate(solvers):
         why = s.supports(cell.problem)
         if why:
-            rows += [_row(head, s, t, None, UNSUPPORTED, -1, math.nan, math.nan, why)
-                     for t in targets]
+            rows += [_row(head, s, t, None, UNSUPPORTED, UNTIMED_ROUND, math.nan, math.nan,
+                          why) for t in targets]
             continue
         s.set_problem(cell.problem)
-        t0 = time.process_time()
-        found = find_budgets(s, cell, targets, cap)
+        t0, points = time.process_time(), []
+        found = find_budgets(s, cell, targets, cap, points)
+        rows += [_row(head, s, math.nan, b, SEARCH, SEARCH_ROUND, secs, sub, "")
+                 for b, sub, secs in points]
         log(f"  {s.name}: " + ", ".join(
             f"{t:g} -> {f.budget if f.budget is not None else f.why}"
             for t, f in sorted(found.items(), reverse=True))
@@ -215,7 +227,8 @@ def race(cell: Cell, solvers: list[Solver], targets, *, repeats: int, cap: float
         for t, f in found.items():
             if f.budget is None:
                 status = FAILED if f.why.startswith(FAILED) else NOT_REACHED
-                rows.append(_row(head, s, t, None, status, -1, math.nan, f.subopt, f.why))
+                rows.append(_row(head, s, t, None, status, UNTIMED_ROUND, math.nan,
+                                 f.subopt, f.why))
             else:
                 jobs.setdefault((i, f.budget), []).append(t)
     for r in range(repeats):

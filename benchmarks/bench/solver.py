@@ -11,7 +11,9 @@ from the problem's rows, its setup included: the only call the runner times) and
   runner doubles it from 1, then bisects to within 3 %;
 * ``"trace"``: a work count the solver records in one traced run (:meth:`Solver.trace`: our
   kernels evaluated between chunks, copt in its callback); its first point at the target is
-  the budget, and a complete ``run`` with it ends at that very iterate.
+  the budget, and a complete ``run`` with it ends at that very iterate;
+* ``"target"``: the target itself, once: the solver's own certified stop, as a user calls it
+  (``solve(problem, method, tol=1e-6)``), no tuning with hindsight.
 
 A benchmark's own solvers (a kernel with its options, a copt method) subclass :class:`Solver`
 in its script; the ones here are shared: ours as users call it (:class:`OursEstimator`,
@@ -28,7 +30,7 @@ import numpy as np
 TOLS = tuple(10.0 ** -k for k in range(2, 15))
 """The tolerances a ``"tolerance"`` solver is tried at, loosest first."""
 
-SAMPLINGS = ("tolerance", "iteration", "trace")
+SAMPLINGS = ("tolerance", "iteration", "trace", "target")
 
 
 class Solver:
@@ -55,10 +57,11 @@ class Solver:
         raise NotImplementedError
 
     def trace(self, subopt: Callable[[np.ndarray], float], target: float,
-              cap: float) -> tuple[list[tuple[float, float]], str]:
+              cap: float) -> tuple[list[tuple[float, float, float]], str]:
         """``"trace"`` sampling: one run recorded to ``target`` (``subopt(x)``: relative
-        suboptimality, outside the solver's clock) or ``cap`` CPU seconds: ([(budget, subopt)
-        of each evaluated point], why it stopped)."""
+        suboptimality, outside the solver's clock) or ``cap`` seconds: ([(budget, subopt,
+        seconds of the solver's own clock so far) of each evaluated point], why it
+        stopped)."""
         raise NotImplementedError(f"{self.name}: no trace (sampling {self.sampling!r})")
 
 
@@ -161,8 +164,9 @@ class OursKernel(Solver):
             s = subopt(x)
             return s, s  # (a finite value unless diverged, the relative suboptimality)
 
-        tr, _, stop = trace_kernel(self.build, evaluate, target, cap=cap)
-        return list(zip(tr.touched.astype(float), tr.rel_subopt, strict=True)), stop
+        tr, setup, stop = trace_kernel(self.build, evaluate, target, cap=cap)
+        return list(zip(tr.touched.astype(float), tr.rel_subopt, setup + tr.kernel_s,
+                        strict=True)), stop
 
 
 class LibraryPeer(Solver):
