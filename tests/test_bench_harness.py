@@ -310,14 +310,3 @@ def test_scripts_stop_on_a_missing_peer(tmp_path, script, module, package):
     assert proc.stdout == ""
     assert list(out.iterdir()) == []
 
-
-def test_the_sparse_benchmarks_outputs_keep_a_dotted_name():
-    """``--out /tmp/x/gisette_scale.t`` wrote gisette_scale.csv (``with_suffix`` took ".t" for
-    a suffix): the outputs append theirs."""
-    spec = importlib.util.spec_from_file_location(
-        "sparse_vs_peers_script", REPO / "benchmarks" / "sparse_vs_peers.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    out = Path("/tmp/x/gisette_scale.t")
-    assert mod.output_paths(out) == (Path("/tmp/x/gisette_scale.t.csv"),
-                                     Path("/tmp/x/gisette_scale.t.md"))
