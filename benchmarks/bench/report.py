@@ -132,9 +132,12 @@ def markdown(frame: pd.DataFrame, meta: dict, *, title: str, keys: list[str],
         lines.append("| " + " | ".join([*(str(r[k]) for k in keys), f"{r.target:g}",
                                          _fmt(r.ours_s), r.rival or "-", _fmt(r.rival_s),
                                          ratio, rng, r.verdict]) + " |")
-    lines += ["", "Every solver's median CPU s (not reached: see below):", "",
-              per.pivot_table(index=[*keys, "target"], columns="solver", values="seconds",
-                              sort=False, dropna=False).to_markdown(floatfmt=".3g"), ""]
+    label = [" / ".join(str(r[k]) for k in [*keys, "target"]) for _, r in per.iterrows()]
+    grid = per.assign(cell=label).set_index(["cell", "solver"]).seconds.unstack("solver")
+    grid = grid.reindex(index=list(dict.fromkeys(label)),
+                        columns=list(dict.fromkeys(per.solver)))
+    lines += ["", "Every solver's median CPU s (inf: did not count, see below; blank: does "
+              "not fit the cell):", "", grid.to_markdown(floatfmt=".3g"), ""]
     missing = per[per.why != ""]
     if len(missing):
         lines += ["Did not count:", ""]

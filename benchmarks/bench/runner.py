@@ -28,6 +28,7 @@ so is the quiet-machine record (``_harness.Watch`` around the whole run, in the 
 from __future__ import annotations
 
 import gc
+import json
 import math
 import os
 import time
@@ -40,7 +41,7 @@ import numpy as np
 from bench.solver import TOLS, Solver
 
 COLUMNS = ("solver", "ours", "sampling", "target", "budget", "status", "round", "cpu_s",
-           "subopt", "note", "load1")
+           "subopt", "note", "load1", "details")
 """The runner's columns of the long format, after the cell's labels and P*."""
 
 REACHED, MISSED, NOT_REACHED, FAILED, UNSUPPORTED, SEARCH = (
@@ -236,20 +237,21 @@ def race(cell: Cell, solvers: list[Solver], targets, *, repeats: int, cap: float
             s = solvers[i]
             try:
                 secs, x = timed_run(s, budget)
-                sub, note = cell.subopt(x), ""
+                sub, note, details = cell.subopt(x), "", json.dumps(s.details())
             except Exception as exc:  # noqa: BLE001 - a re-run that fails misses its targets
-                secs, sub, note = math.nan, math.inf, f"{type(exc).__name__}: {exc}"[:300]
+                secs, sub, details = math.nan, math.inf, ""
+                note = f"{type(exc).__name__}: {exc}"[:300]
             for t in ts:
                 status = REACHED if sub <= t else MISSED
-                rows.append(_row(head, s, t, budget, status, r, secs, sub, note))
+                rows.append(_row(head, s, t, budget, status, r, secs, sub, note, details))
     return rows
 
 
-def _row(head, s: Solver, target, budget, status, rnd, secs, sub, note) -> dict:
+def _row(head, s: Solver, target, budget, status, rnd, secs, sub, note, details="") -> dict:
     return {**head, "solver": s.name, "ours": bool(s.ours), "sampling": s.sampling,
             "target": float(target), "budget": math.nan if budget is None else float(budget),
             "status": status, "round": int(rnd), "cpu_s": float(secs), "subopt": float(sub),
-            "note": note, "load1": round(os.getloadavg()[0], 2)}
+            "note": note, "load1": round(os.getloadavg()[0], 2), "details": details}
 
 
 def benchmark(cells, solvers: list[Solver], targets, *, repeats: int, cap: float,

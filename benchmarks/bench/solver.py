@@ -56,6 +56,11 @@ class Solver:
     def run(self, budget) -> None:  # pragma: no cover - the contract
         raise NotImplementedError
 
+    def details(self) -> dict:
+        """What the last ``run`` reports of itself (epochs, evaluations, status...), kept in
+        the timed rows' ``details`` column (JSON); read outside the clock."""
+        return {}
+
     def trace(self, subopt: Callable[[np.ndarray], float], target: float,
               cap: float) -> tuple[list[tuple[float, float, float]], str]:
         """``"trace"`` sampling: one run recorded to ``target`` (``subopt(x)``: relative
@@ -106,13 +111,16 @@ class OursEstimator(Solver):
 class OursSolve(Solver):
     """``solve(Problem(A, b, loss, penalty), method, tol=budget, **options)``: the library's
     call, the problem built inside the clock from the rows (its CSC copy and norms are part of
-    a user's solve)."""
+    a user's solve). ``tuned=False``: sampling ``"target"`` (the call at the target itself,
+    stopped by its own certificate), else its tolerance searched like a peer's."""
 
     ours = True
 
-    def __init__(self, method: str, name: str | None = None, **options):
+    def __init__(self, method: str, name: str | None = None, tuned: bool = True, **options):
         self.method, self.options = method, options
         self.name = name or f"ours ({method})"
+        self.sampling = "tolerance" if tuned else "target"
+        self._last = None
 
     def run(self, budget: float) -> None:
         from pdsparse.problem import Problem
@@ -120,7 +128,16 @@ class OursSolve(Solver):
 
         p = self.problem
         fresh = Problem(p.mat, p.b, p.loss, penalty=p.penalty)
-        self.result = np.asarray(solve(fresh, self.method, tol=budget, **self.options).w)
+        self._last = solve(fresh, self.method, tol=budget, **self.options)
+        self.result = np.asarray(self._last.w)
+
+    def details(self) -> dict:
+        r = self._last
+        if r is None:
+            return {}
+        return {"status": r.status, "epochs": float(r.epochs), "rel_gap": float(r.rel_gap),
+                "evaluations": len(r.rows), "kernel_s": float(r.time_s),
+                "setup_s": float(r.setup_s), "eval_s": float(r.eval_s)}
 
 
 class OursKernel(Solver):
