@@ -21,7 +21,7 @@ Problems (rows normalized by the average example norm, as ``pdsparse advise`` do
 Multiclass sets are made binary one-vs-rest (news20, sector: class 1; mnist: digit 0). Each
 finished (data set, family) is appended to ``<out>/advise_accuracy.partial.jsonl`` so that an
 interrupted run resumes where it stopped (``--fresh`` starts over). Outputs (atomic):
-``results/benchmarks/advise_accuracy.{csv,md,json}``.
+``results/benchmarks/advise_accuracy.{parquet,md,json}``.
 
 Usage::
 
@@ -55,8 +55,8 @@ from _harness import (  # noqa: E402
     make_log,
     run_record,
     versions,
-    write_outputs,
 )
+from bench.report import write  # noqa: E402
 
 log = make_log("advise_accuracy")
 
@@ -272,7 +272,8 @@ def main(argv=None) -> int:
     df = pd.DataFrame([{**{k: v for k, v in r.items() if k not in ("seconds", "gaps")},
                         **{f"cpu_s_{m}": t for m, t in r["seconds"].items()},
                         **{f"gap_{m}": g for m, g in r["gaps"].items()}} for r in rows])
-    write_outputs(opts.out, "advise_accuracy", df, markdown(rows, meta, opts), meta)
+    print(write(df, meta, Path(opts.out) / "advise_accuracy",
+                lambda f, m: markdown(rows, m, opts)))
     return 0
 
 

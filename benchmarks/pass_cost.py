@@ -8,7 +8,7 @@ n << d to n >> d, sparse and dense), thread CPU time of the first ``RUN_PASSES``
 the start (fresh kernels, setup excluded; median of ``--repeats`` samples of at least
 ``--min-s`` seconds), then a least-squares fit
 in relative error per (kernel, loss). It prints the fitted table as the Python literal of
-``PASS_COST`` and writes ``results/benchmarks/pass_cost.{csv,md,json}`` (atomic).
+``PASS_COST`` and writes ``results/benchmarks/pass_cost.{parquet,md,json}`` (atomic).
 
 Usage::
 
@@ -32,8 +32,9 @@ import numpy as np  # noqa: E402
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by file path
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import OUT_DIR, Watch, make_log, run_record, versions, write_outputs  # noqa: E402
+from _harness import OUT_DIR, Watch, make_log, run_record, versions  # noqa: E402
 from advise_accuracy import load  # noqa: E402
+from bench.report import write  # noqa: E402
 
 log = make_log("pass_cost")
 
@@ -118,7 +119,7 @@ def main(argv=None) -> int:
         "|---|---|--:|--:|--:|", *lines, "",
         "As `pdsparse.solvers.predict.PASS_COST`:", "", "```python",
         "PASS_COST = {", *[f"    {k!r}: {v!r}," for k, v in fits.items()], "}", "```", ""])
-    write_outputs(opts.out, "pass_cost", df, md, meta)
+    print(write(df, meta, Path(opts.out) / "pass_cost", lambda f, m: md))
     return 0
 
 
