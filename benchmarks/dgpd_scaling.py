@@ -37,7 +37,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import statistics
@@ -58,6 +57,7 @@ from _harness import (
     snakemake_running,
 )
 from _harness import versions as harness_versions
+from bench.report import write
 
 LAM, MU = 0.1, 0.01  # Table 2's setting
 EPOCH_DATASETS = ("mnist-rb", "news20", "mnist-rf")
@@ -430,10 +430,6 @@ def markdown(epochs: pd.DataFrame, chunks: pd.DataFrame, fits: dict, infos: list
     return "\n".join(lines)
 
 
-def versions() -> dict:
-    return harness_versions(env=True)
-
-
 def main(argv=None) -> int:
     if any(os.environ.get(k) != "1" for k in THREAD_ENV):
         # single-threaded BLAS must be set before numpy loads it: run again with it set
@@ -465,7 +461,6 @@ def main(argv=None) -> int:
         args.epoch_datasets = ["digits-rb", "news20"]
         args.dgpd_datasets = ["digits-rb", "news20"]
         args.repeats, args.dgpd_seconds = 2, 5.0
-    from pdsparse.io import atomic_path
 
     t0 = time.perf_counter()
     other = OtherLoad()
@@ -487,25 +482,19 @@ def main(argv=None) -> int:
     quiet = quiet and not snakemake_running() and other_cores < OTHER_MAX
     out = Path(args.out_dir)
     meta = {"total_seconds": time.perf_counter() - t0, "machine": machine(),
-            "versions": versions(), "quiet": quiet, "other_cores": other_cores,
+            "versions": harness_versions(env=True), "quiet": quiet, "other_cores": other_cores,
             "loadavg_before": load0,
             "loadavg_after": [round(x, 2) for x in os.getloadavg()],
             "settings": {k: v for k, v in vars(args).items()}, "fits": fits,
             "dgpd_runs": infos}
-    out.mkdir(parents=True, exist_ok=True)
-    if not epochs.empty:
-        with atomic_path(out / "dgpd_scaling.csv") as tmp:
-            epochs.to_csv(tmp, index=False, float_format="%.6g")
     if not chunks.empty:
-        with atomic_path(out / "dgpd_scaling_iterations.csv") as tmp:
-            chunks.to_csv(tmp, index=False, float_format="%.6g")
+        out.mkdir(parents=True, exist_ok=True)
         plot(chunks, fits, infos, out / "dgpd_scaling.png", args.clock)
-    md = markdown(epochs, chunks, fits, infos, meta, args.clock)
-    with atomic_path(out / "dgpd_scaling.md") as tmp:
-        tmp.write_text(md)
-    with atomic_path(out / "dgpd_scaling.json") as tmp:
-        tmp.write_text(json.dumps(meta, indent=1, default=str))
-    print(md)
+    # one long table: part (a)'s epochs and part (b)'s DGPD chunks, told apart by "part"
+    frame = pd.concat([epochs.assign(part="epochs"), chunks.assign(part="dgpd_iterations")],
+                      ignore_index=True)
+    print(write(frame, meta, out / "dgpd_scaling",
+                lambda f, m: markdown(epochs, chunks, fits, infos, m, args.clock)))
     log(f"total runtime {meta['total_seconds']:.0f} s; quiet: {quiet}")
     return 0
 

@@ -34,8 +34,9 @@ the median time of that sequence, timed as one call interleaved with the others,
 ``ratio_floor = epoch_s / floor_s``; its parts are stored as ``rmatvec_s`` (``M.T @ y``) and
 ``exp_s`` (the exp, 0 without one).
 
-Outputs (written atomically): ``results/benchmarks/epoch_vs_matvec.csv`` and a sidecar
-``epoch_vs_matvec.json`` with the machine, library versions, load average and settings.
+Outputs (written atomically by ``bench.report.write``): ``results/benchmarks/epoch_vs_matvec``
+``.parquet`` (one row per data set and configuration), ``.json`` (the machine, library
+versions, load average and settings) and ``.md`` (the table).
 
 Usage::
 
@@ -46,12 +47,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -59,16 +57,18 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import scipy
 import scipy.sparse as sp
 
-import pdsparse
-from pdsparse.io import atomic_path
 from pdsparse.problem import Problem
 from pdsparse.solvers import make_kernel
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by file path (tests)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _harness import machine, versions  # noqa: E402
+from bench.report import write  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = REPO / "results" / "benchmarks" / "epoch_vs_matvec.csv"
+DEFAULT_OUT = REPO / "results" / "benchmarks" / "epoch_vs_matvec"
 DEFAULT_MIRROR = REPO.parent / "shared" / "datasets"
 MIRROR_ENV = "PDSPARSE_DATA_MIRROR"
 
@@ -269,33 +269,12 @@ def bench_config(problem: Problem, solver: str, sampling: str, dual_step: str, r
     }
 
 
-def machine_info() -> dict:
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
-                                text=True, check=False).stdout.strip()
-    except OSError:
-        commit = ""
-    return {
-        "nproc": os.cpu_count(), "cpu_model": cpu, "platform": platform.platform(),
-        "python": platform.python_version(), "numpy": np.__version__,
-        "scipy": scipy.__version__, "pdsparse": pdsparse.__version__, "git_commit": commit,
-        "env": {k: v for k, v in os.environ.items()
-                if k.startswith(("OPENBLAS", "OMP_", "MKL_")) or k == MIRROR_ENV},
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="CSV path (default: %(default)s)")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                    help="the outputs' path without extension: .parquet, .json, .md "
+                    "(default: %(default)s)")
     ap.add_argument("--mirror", default=None,
                     help=f"dataset mirror dir (default: ${MIRROR_ENV}, else {DEFAULT_MIRROR})")
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
@@ -330,8 +309,8 @@ def main(argv: list[str] | None = None) -> int:
         positive[name] = float(cls)
 
     mirror = resolve_mirror(args.mirror)
-    info = machine_info() | {"mirror": str(mirror), "settings": vars(args) | {"out": str(args.out)},
-                             "loadavg_start": os.getloadavg()}
+    info = {"machine": machine(), "versions": versions(env=True), "mirror": str(mirror),
+            "settings": vars(args) | {"out": str(args.out)}, "loadavg_start": os.getloadavg()}
     rows = []
     for name in args.datasets:
         if name == "synthetic":
@@ -366,16 +345,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     df = pd.DataFrame(rows)[COLUMNS]
     info["loadavg_end"] = os.getloadavg()
-    with atomic_path(args.out) as tmp:
-        df.to_csv(tmp, index=False, float_format="%.6g")
-    with atomic_path(args.out.with_suffix(".json")) as tmp:
-        tmp.write_text(json.dumps(info, indent=2, default=str) + "\n")
     show = df[["solver", "dataset", "sampling", "dual_step", "nnz", "epoch_s", "matvec_s", "ratio",
                "floor_s", "ratio_floor", "matvec_int32_s", "ratio_int32"]]
-    with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
-        print(show.to_string(index=False))
-    print(f"\nwrote {args.out} ({info['cpu_model']}, nproc={info['nproc']}, "
-          f"load {info['loadavg_start'][0]:.2f} -> {info['loadavg_end'][0]:.2f})")
+    m = info["machine"]
+    print(write(df, info, args.out, lambda f, meta: "\n".join([
+        "# One RCD epoch against one matrix-vector product", "",
+        f"{m['nproc']} CPUs ({m['cpu']}); load average {info['loadavg_start'][0]:.2f} -> "
+        f"{info['loadavg_end'][0]:.2f}; commit {info['versions']['git_commit'][:7]}; clock "
+        f"{args.clock}.", "", show.to_markdown(index=False, floatfmt=".4g"), ""])))
     return 0
 
 

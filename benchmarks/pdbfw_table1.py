@@ -59,7 +59,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import statistics
@@ -83,6 +82,7 @@ from _harness import (
     snakemake_running,
     versions,
 )
+from bench.report import write
 
 LOSS = "smooth_hinge"
 MU_TIMES_N = 10.0  # mu = 10/n (PDBFW Sec. 5)
@@ -406,7 +406,6 @@ def main(argv=None) -> int:
                          "2: --window sets both)")
     ap.add_argument("--out-dir", default=str(OUT_DIR))
     args = ap.parse_args(argv)
-    from pdsparse.io import atomic_path
 
     wanted = set(args.series.split(","))
     series = [s for s in default_series(args.quick) if s.name in wanted]
@@ -437,16 +436,8 @@ def main(argv=None) -> int:
                          "repeats": args.repeats, "min_sample_s": args.min_sample_s,
                          "clock": args.clock, "quick": args.quick},
             "fits": fits.to_dict(orient="records")}
-    out = Path(args.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out / "pdbfw_table1.csv") as tmp:
-        df.to_csv(tmp, index=False, na_rep="")
-    md = markdown(df, fits, meta)
-    with atomic_path(out / "pdbfw_table1.md") as tmp:
-        tmp.write_text(md)
-    with atomic_path(out / "pdbfw_table1.json") as tmp:
-        tmp.write_text(json.dumps(meta, indent=1, default=float))
-    print(md)
+    print(write(df, meta, Path(args.out_dir) / "pdbfw_table1",
+                lambda f, m: markdown(f, fits, m)))
     log(f"total runtime {meta['total_seconds']:.0f} s; quiet: {quiet}; BLAS threads "
         f"{os.environ.get('OPENBLAS_NUM_THREADS')}")
     return 0
