@@ -6,7 +6,7 @@ its Cython kernel (:mod:`~pdsparse.solvers.rcd`, :mod:`~pdsparse.solvers.erm`,
 
 The kernels only advance the state; :func:`solve` times the kernel calls alone, evaluates P,
 D and the gap outside the timer through :mod:`pdsparse.objective`, and decides when to stop
-(../shared/DESIGN.md, "Solver"; the package's map: ARCHITECTURE.md).
+(the package's map: ARCHITECTURE.md).
 """
 
 from __future__ import annotations

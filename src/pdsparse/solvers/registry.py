@@ -1,5 +1,5 @@
-"""The solver registry: one :class:`SolverSpec` per solver (../shared/DESIGN.md, "Solver registry")
-with its options dataclass, kernel factory, family, label and path tag, what it solves
+"""The solver registry: one :class:`SolverSpec` per solver (ARCHITECTURE.md, "Where things
+go") with its options dataclass, kernel factory, family, label and path tag, what it solves
 (penalties, losses, dense or sparse data, label matrices, l2 > 0; :meth:`SolverSpec.refusal`)
 and its tuning grid, and the calls that set a kernel up by name (:func:`get_solver`,
 :func:`make_kernel`). A new solver is a module of this package (its kernel and options) and an
