@@ -10,41 +10,34 @@ when C = 1 / (l2 n) (:func:`sklearn_C`; checked numerically in tests/test_peers_
 
 Solvers
 -------
-* ours, dual RCD (Face-Off Algorithm 2): sampling uniform / importance (eq. 14) /
-  permutation (when ``pdsparse.solvers.SAMPLINGS`` has it) x step fixed / newton;
-* ours, primal RCD (Algorithm 1): uniform / importance / permutation;
-* LIBLINEAR through scikit-learn: dual coordinate descent (``dual=True``) and the primal
-  trust-region Newton method (``dual=False``);
-* scikit-learn ``saga`` and ``lbfgs``.
+* ours, dual RCD (Face-Off Algorithm 2): ``dual:<sampling>:<step>``, sampling uniform /
+  importance (eq. 14) / permutation x step fixed / newton;
+* ours, primal RCD (Algorithm 1): ``primal:<sampling>``;
+* LIBLINEAR through scikit-learn: dual coordinate descent (``liblinear_dual``) and the primal
+  trust-region Newton method (``liblinear_primal``); scikit-learn ``saga`` and ``lbfgs``.
 
 What is timed
 -------------
-The wall time of one complete solve from the same in-memory CSR matrix A and labels b to an
-iterate at the tolerance, setup included:
+The runner's protocol (``benchmarks/bench``): CPU time (``time.process_time``) of one complete
+solve from the cell's in-memory CSR matrix and labels, setup included, at each solver's
+cheapest budget reaching (P - P*)/P* <= 1e-2, 1e-4, 1e-6, then ``--repeats`` rounds
+interleaved across every (solver, budget), each re-run judged again:
 
-* ours: ``t0 -> Problem(A, b, 'logistic', l2) -> make_kernel(...) -> kernel.run(T)
-  -> w = kernel.solution().copy() -> t1`` (CSC copy, norms, sampling tables and the
-  Python overhead included). T is the number of nonzeros to touch, found by a trace run of
-  the same kernel and seed evaluated every max(1/64, 2% of the epochs done) epochs: the
-  smallest evaluated T with (P - P*)/P* <= tol. Chunked kernel calls reproduce one call
-  exactly, so the timed re-run ends at the very iterate the trace evaluated.
-* peers: ``t0 -> LogisticRegression(...).fit(A, b) -> w = coef_.ravel().copy() -> t1``.
-  They expose no trace, so they are re-run with growing ``max_iter`` caps (doubling from 1
-  until the smallest tolerance is reached, the solver stops by itself, or a fit takes longer
-  than the per-run limit), then the caps around each tolerance are bisected to within
-  max(1, 3%) iterations. The reported cap is the smallest probed cap reaching the tolerance
-  (``tol=1e-15`` so that the cap is what stops them).
+* ours (``bench.solver.OursKernel``): ``Problem(A, b) -> make_kernel -> kernel.run(T) ->
+  w.copy()``; T (nonzeros touched) is the first evaluation of a trace of the same kernel and
+  seed at the target, evaluated every max(1/64, 2% of the epochs done) epochs (at most
+  ``--max-epochs``); chunked calls reproduce one call, so the timed run ends at that iterate;
+* peers (:class:`SklearnPeer`): ``LogisticRegression(C, tol=1e-15, max_iter=k).fit(A, b)``,
+  k doubled from 1 then bisected to within 3 % (the smallest probed cap at the target).
 
-P(w) is always evaluated with ``pdsparse.objective.primal`` outside the timer, P* comes from
+P(w) is evaluated by ``pdsparse.objective.primal`` outside every clock; P* is
 ``pdsparse.reference.reference_solution(problem, rtol=1e-12)`` (certified duality gap).
-Short solves are repeated (median of 5 below 0.05 s, of 3 below 1 s, else one run).
-
-Each data set runs in its own subprocess (single-threaded BLAS/OpenMP, so that every solver
-uses one core); its peak RSS (``ru_maxrss``) and the bytes of A's CSR and CSC arrays are
-reported. Outputs (atomic writes) in ``results/benchmarks/``: ``peers.csv`` /
-``peers.parquet`` (one row per data set x l2 x tol x solver), ``peers.md``, ``peers.json``
-(run metadata, memory, notes), ``peers_curves.parquet`` and one plot
-``peers_<dataset>_<l2 tag>.png`` per data set and l2.
+``--cap`` bounds one run (or trace) in seconds. Each data set runs in its own subprocess
+(single-threaded BLAS), prepared in another one before, so that the worker's peak RSS is the
+solvers'. Outputs (atomic) in ``--out-dir``: ``peers.parquet`` (the runner's long rows, the
+searches' runs included), ``peers.json`` (machine, versions, quiet-machine watch, per data set
+memory and references), ``peers.md``, and ``peers_<dataset>_<1n|0.1n>.png`` (subopt against
+seconds, from the searches' runs).
 
 Usage::
 
@@ -58,56 +51,37 @@ from __future__ import annotations
 import argparse
 import gc
 import math
-import statistics
 import sys
 import time
-import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-import scipy.sparse as sp
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by file path (tests)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import (
+from _harness import (  # noqa: E402
     DEFAULT_MIRROR,
     OUT_DIR,
     PEER_TOL,
     REPO,
-    Relative,
-    Run,
     Watch,
     add_worker_args,
     bench_parser,
-    first_cap,
-    house_repeats,
     load_prepared,
-    loadavg,
-    log_total,
+    machine,
     make_log,
     maxrss_mib,
-    measure,
     pass_on,
     pick_datasets,
     require_peer,
-    rows_frame,
     rss_mib,
     run_datasets,
-    run_record,
-    samples_text,
-    search_max_iter,
     serve_worker,
-    time_kernel,
-    timed,
-    timed_at_targets,
     trace_kernel,
-    warm_up,
-    worker_records,
+    versions,
 )
-from _harness import versions as harness_versions  # noqa: E402
-from _harness import write_outputs as write_tables  # noqa: E402
+from bench.runner import Cell, benchmark  # noqa: E402
+from bench.solver import OursKernel, Solver  # noqa: E402
 
 TOLS = (1e-2, 1e-4, 1e-6)
 LAMS = {"1/n": 1.0, "0.1/n": 0.1}
@@ -115,14 +89,15 @@ REAL = ("leu", "duke", "colon-cancer", "gisette_scale.t", "ijcnn1.tr")
 OPTIONAL = ("news20.binary", "rcv1.binary")  # used only when the mirror has them
 SYNTH = "zipf"
 ALL_DATASETS = (*REAL, SYNTH, *OPTIONAL)
+KEYS = ["dataset", "lam"]
 
 # news20.binary's shape (n, d, nnz / n); --zipf-scale divides d and nnz per row
 NEWS20 = (19_996, 1_355_191, 9_097_916 / 19_996)
 ZIPF_EXPONENT = 1.0
 SEED = 0
-BISECT_REL = 0.03
-COLUMNS = ["dataset", "lam", "tol", "solver", "ours", "seconds"]
+SAMPLINGS = ("uniform", "importance", "permutation")
 PEERS = ("liblinear_dual", "liblinear_primal", "saga", "lbfgs")
+HEADLINE = "dual:permutation:newton"  # ours in the main table: the variant chosen in advance
 PLOT_FLOOR = 1e-10
 COLORS = {  # ours: dual blues/greens, primal reds (solid); peers: dark, dashed
     "dual:uniform:fixed": "#1f77b4", "dual:uniform:newton": "#9ecae1",
@@ -133,7 +108,6 @@ COLORS = {  # ours: dual blues/greens, primal reds (solid); peers: dark, dashed
     "liblinear_dual": "black", "liblinear_primal": "#8c564b", "saga": "#7f7f7f",
     "lbfgs": "#e377c2",
 }
-
 
 log = make_log("peers")
 
@@ -169,46 +143,57 @@ def peer_estimator(name: str, l2: float, n: int, max_iter: int, tol: float = PEE
                               max_iter=int(max_iter), random_state=SEED, **kw)
 
 
-@dataclass(frozen=True)
-class Ours:
-    method: str
-    sampling: str
-    dual_step: str = ""
+class SklearnPeer(Solver):
+    """A peer of :func:`peer_estimator`, its budget ``max_iter`` (``tol=1e-15``: the cap is
+    what stops it); the runner doubles then bisects it."""
 
-    @property
-    def name(self) -> str:
-        short = {"dual_rcd": "dual", "primal_rcd": "primal"}[self.method]
-        return ":".join(x for x in (short, self.sampling, self.dual_step) if x)
+    sampling = "iteration"
 
+    def __init__(self, name: str):
+        self.name = name
 
-def our_variants(samplings) -> list[Ours]:
-    out = [Ours("dual_rcd", s, st) for s in samplings for st in ("fixed", "newton")]
-    return out + [Ours("primal_rcd", s) for s in samplings]
+    def run(self, budget) -> None:
+        p = self.problem
+        self.est = peer_estimator(self.name, p.l2, p.n, budget)
+        self.result = self.est.fit(p.mat, p.b).coef_.ravel().copy()
 
-
-def build(A, b, l2: float, v: Ours):
-    """(problem, kernel): the setup of one of our solves."""
-    from pdsparse.problem import Problem
-    from pdsparse.solvers import make_kernel
-
-    prob = Problem(A, b, loss="logistic", l2=l2)
-    return prob, make_kernel(prob, v.method, v.sampling, v.dual_step or "fixed", SEED)
+    def details(self) -> dict:
+        return {"n_iter": int(np.max(self.est.n_iter_))}  # < max_iter: it stopped by itself
 
 
-def time_ours(A, b, l2: float, v: Ours, budget: int) -> Run:
-    """One complete solve, setup included: (wall s, w, setup s)."""
-    return time_kernel(lambda: build(A, b, l2, v)[1], budget)
+class Kernel(OursKernel):
+    """:class:`bench.solver.OursKernel` traced as this benchmark always did: evaluations every
+    max(1/64, 2% of the epochs done) epochs by work alone (``time_frac=0``: the budget's
+    resolution is then the peers' 2-3 %, not half an evaluation's time), at most
+    ``max_epochs``."""
+
+    def __init__(self, method: str, sampling: str, dual_step: str = "",
+                 max_epochs: float = math.inf):
+        short = {"dual_rcd": "dual", "primal_rcd": "primal"}[method]
+        opts = {"sampling": sampling, **({"dual_step": dual_step} if dual_step else {})}
+        super().__init__(method, ":".join([short, *opts.values()]), seed=SEED, **opts)
+        self.max_epochs, self.budget = max_epochs, 0
+
+    def run(self, budget) -> None:
+        super().run(budget)
+        self.budget = budget
+
+    def details(self) -> dict:
+        return {"epochs": self.budget / self.problem.nnz}
+
+    def trace(self, subopt, target, cap):
+        tr, setup, stop = trace_kernel(self.build, lambda x: (subopt(x),) * 2, target, cap=cap,
+                                       max_epochs=self.max_epochs, time_frac=0.0)
+        return list(zip(tr.touched.astype(float), tr.rel_subopt, setup + tr.kernel_s,
+                        strict=True)), stop
 
 
-def time_peer(A, b, l2: float, name: str, cap: int) -> Run:
-    """One complete scikit-learn fit: (wall s, w, iterations reported by the solver)."""
-    from sklearn.exceptions import ConvergenceWarning
-
-    est = peer_estimator(name, l2, A.shape[0], cap)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        s, w = timed(lambda: est.fit(A, b).coef_.ravel().copy())
-    return Run(s, w, math.nan, int(np.max(est.n_iter_)))
+def solvers(opts: dict) -> list[Solver]:
+    ours = [Kernel("dual_rcd", s, st, opts["max_epochs"]) for s in SAMPLINGS
+            for st in ("fixed", "newton")]
+    ours += [Kernel("primal_rcd", s, max_epochs=opts["max_epochs"]) for s in SAMPLINGS]
+    every = [*ours, *(SklearnPeer(p) for p in PEERS)]
+    return [s for s in every if opts["solvers"] is None or s.name in opts["solvers"]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,7 +207,12 @@ def mirror_dir(arg: str | None) -> Path:
     return resolve_mirror(arg) or DEFAULT_MIRROR
 
 
-def load_data(name: str, opts: dict) -> tuple[sp.csr_matrix | None, np.ndarray | None, str]:
+def zipf_shape(scale: float) -> tuple[int, int, float]:
+    n, d, m = NEWS20
+    return n, int(round(d / scale)), m / scale
+
+
+def load_data(name: str, opts: dict):
     """(A, b, note); A is None when the data set is unavailable (the note says why)."""
     from pdsparse.data.normalize import normalize
 
@@ -285,11 +275,6 @@ def prep_data(name: str, opts: dict, tmp_dir: str) -> dict:
     return {"path": str(path), "note": note}
 
 
-def zipf_shape(scale: float) -> tuple[int, int, float]:
-    n, d, m = NEWS20
-    return n, int(round(d / scale)), m / scale
-
-
 # ---------------------------------------------------------------------------------------------
 # Worker: one data set, both l2, all solvers
 # ---------------------------------------------------------------------------------------------
@@ -299,287 +284,134 @@ def nbytes(M) -> int:
     return int(M.data.nbytes + M.indices.nbytes + M.indptr.nbytes)
 
 
-@dataclass
-class Ctx(Relative):
-    """What every solver of one (data set, l2) needs."""
+def cells(name: str, A, b, lams, refs: list):
+    """One cell per l2 with its certified P* (its record appended to ``refs``)."""
+    from pdsparse.problem import Problem
+    from pdsparse.reference import CertificationError, reference_solution
 
-    dataset: str
-    lam_spec: str
-    l2: float
-    A: sp.csr_matrix
-    b: np.ndarray
-    prob: object  # Problem sharing A's arrays, used only to evaluate P outside the timers
-    p_star: float
-    ref_rel_gap: float
-    opts: dict
-    rows: list = field(default_factory=list)
-    curves: list = field(default_factory=list)
-
-    def row(self, tol: float, solver: str, ours: bool, seconds, **extra) -> None:
-        self.rows.append({"dataset": self.dataset, "lam": self.l2, "tol": tol,
-                          "solver": solver, "ours": ours, "seconds": seconds,
-                          "lam_spec": self.lam_spec, **extra, "p_star": self.p_star,
-                          "ref_rel_gap": self.ref_rel_gap, "n": self.A.shape[0],
-                          "d": self.A.shape[1], "nnz": int(self.A.nnz)})
-
-
-def trace_ours(ctx: Ctx, v: Ours) -> pd.DataFrame:
-    """Run the kernel, evaluating P every max(1/64, 2% of the epochs done) epochs."""
-    o = ctx.opts
-    tr, _setup, _stop = trace_kernel(lambda: build(ctx.A, ctx.b, ctx.l2, v), ctx.rel, min(TOLS),
-                                     max_epochs=o["max_epochs"], max_kernel_s=o["max_trace_s"],
-                                     time_frac=0.0)
-    tr.insert(1, "epoch", tr.touched / ctx.prob.nnz)
-    return tr
-
-
-def bench_ours(ctx: Ctx, v: Ours) -> None:
-    o = ctx.opts
-    tr = trace_ours(ctx, v)
-    last = tr.iloc[-1]
-    log(f"  {v.name}: trace {last.epoch:.3g} epochs, kernel {last.kernel_s:.3g} s, "
-        f"rel {last.rel_subopt:.2e}")
-    done = {}
-    for tol, r, T, t in timed_at_targets(tr, TOLS, "touched",
-                                         lambda T: time_ours(ctx.A, ctx.b, ctx.l2, v, T), ctx.rel):
-        if r is None:
-            ctx.row(tol, v.name, True, np.nan, family=v.method, sampling=v.sampling,
-                    dual_step=v.dual_step, budget_kind="epochs", budget=np.nan,
-                    iterations=np.nan, search_limit=f"{last.epoch:.4g} epochs / "
-                    f"{last.kernel_s:.3g} s kernel", repeats=0, seconds_samples="",
-                    setup_s=np.nan, trace_time_s=np.nan, p_reached=last.primal,
-                    rel_subopt=last.rel_subopt,
-                    how=(f"trace not at tol within max_epochs={o['max_epochs']:g} / "
-                         f"max_trace_s={o['max_trace_s']:g} (stopped at {last.epoch:.4g} "
-                         "epochs)"))
-            continue
-        done[T] = t
-        ctx.row(tol, v.name, True, t.seconds, family=v.method,
-                sampling=v.sampling, dual_step=v.dual_step, budget_kind="epochs",
-                budget=float(r.epoch), iterations=int(r.iterations),
-                search_limit=f"{o['max_epochs']:g} epochs / {o['max_trace_s']:g} s kernel",
-                repeats=t.repeats, seconds_samples=t.samples,
-                setup_s=t.setup_s, trace_time_s=float(r.kernel_s),
-                p_reached=t.p, rel_subopt=t.rel,
-                how=("trace (evals every max(1/64, 2%) epochs) -> smallest E at tol; "
-                     f"median of {t.repeats} complete timed re-runs "
-                     "Problem->make_kernel->run(E*nnz)->w.copy()"), note=t.check(r.primal))
-    # curve for the plot: wall time ~ median setup of the timed runs + kernel time of the trace
-    setup = statistics.median([x.setup_s for t in done.values() for x in t.runs]) if done \
-        else time_ours(ctx.A, ctx.b, ctx.l2, v, 0).setup_s
-    for r in tr.itertuples():
-        ctx.curves.append({"dataset": ctx.dataset, "lam_spec": ctx.lam_spec, "solver": v.name,
-                           "ours": True, "seconds": setup + r.kernel_s, "budget": r.epoch,
-                           "rel_subopt": r.rel_subopt, "kind": "trace"})
-    for t in done.values():
-        ctx.curves.append({"dataset": ctx.dataset, "lam_spec": ctx.lam_spec, "solver": v.name,
-                           "ours": True, "seconds": t.seconds,
-                           "budget": np.nan, "rel_subopt": t.rel, "kind": "timed"})
-
-
-def bench_peer(ctx: Ctx, name: str) -> None:
-    o = ctx.opts
-
-    def probe(cap: int) -> dict:
-        run = time_peer(ctx.A, ctx.b, ctx.l2, name, cap)
-        p, rel = ctx.rel(run.x)
-        return {"run": run, "secs": [run.seconds], "p": p, "rel": rel, "iters": run.nit}
-
-    def give_up(cap: int, r: dict) -> str:
-        if r["iters"] < cap:
-            return f"stopped by itself after {r['iters']} iterations"
-        if r["secs"][0] > o["max_peer_run_s"]:
-            return f"a fit took {r['secs'][0]:.3g} s > {o['max_peer_run_s']:g} s"
-        return ""
-
-    runs, stop_reason = search_max_iter(probe, TOLS, o["max_cap"][name], bisect_rel=BISECT_REL,
-                                        give_up=give_up)
-    best = max(runs, key=lambda c: -runs[c]["rel"])
-    family = "liblinear" if name.startswith("liblinear") else "sklearn"
-    log(f"  {name}: {len(runs)} fits, caps up to {max(runs)}, best rel "
-        f"{runs[best]['rel']:.2e}{'; ' + stop_reason if stop_reason else ''}")
-    for tol in TOLS:
-        c = first_cap(runs, tol)
-        if c is None:
-            ctx.row(tol, name, False, np.nan, family=family, sampling="", dual_step="",
-                    budget_kind="max_iter", budget=np.nan, iterations=np.nan,
-                    search_limit=f"max_iter <= {max(runs)}", repeats=0, seconds_samples="",
-                    setup_s=np.nan, trace_time_s=np.nan, p_reached=runs[best]["p"],
-                    rel_subopt=runs[best]["rel"],
-                    how=f"max_iter sweep never reached tol ({stop_reason})")
-            continue
-        r = runs[c]
-        if len(r["secs"]) == 1:  # the fit of the search, then the house rule's repeats
-            r["secs"] = [x.seconds for x in house_repeats(
-                lambda c=c: time_peer(ctx.A, ctx.b, ctx.l2, name, c), first=r["run"])]
-        ctx.row(tol, name, False, statistics.median(r["secs"]), family=family,
-                sampling="", dual_step="", budget_kind="max_iter", budget=float(c),
-                iterations=r["iters"], search_limit=f"max_iter <= {max(runs)}",
-                repeats=len(r["secs"]),
-                seconds_samples=samples_text(r["secs"]), setup_s=np.nan,
-                trace_time_s=np.nan, p_reached=r["p"], rel_subopt=r["rel"],
-                how=(f"max_iter sweep (doubling, bisection to max(1, {BISECT_REL:.0%})) -> "
-                     f"smallest probed cap at tol; median of {len(r['secs'])} complete fits "
-                     f"(tol={PEER_TOL:g})"))
-    for c in sorted(runs):
-        ctx.curves.append({"dataset": ctx.dataset, "lam_spec": ctx.lam_spec, "solver": name,
-                           "ours": False, "seconds": statistics.median(runs[c]["secs"]),
-                           "budget": float(c), "rel_subopt": runs[c]["rel"], "kind": "fit"})
+    for lam_spec in lams:
+        prob = Problem(A, b, loss="logistic", l2=LAMS[lam_spec] / A.shape[0], name=name)
+        t = time.perf_counter()
+        try:
+            ref = reference_solution(prob, rtol=1e-12)
+        except CertificationError as exc:
+            log(f"{name} {lam_spec}: {exc}; retrying with rtol=1e-10")
+            ref = reference_solution(prob, rtol=1e-10, max_epochs=100000)
+        if not ref.rel_gap <= 1e-9:
+            raise RuntimeError(f"{name} {lam_spec}: reference rel_gap {ref.rel_gap:.2e} is not "
+                               "far below 1e-6")
+        refs.append({"lam": lam_spec, "l2": prob.l2, "p_star": ref.p_star,
+                     "rel_gap": ref.rel_gap, "method": ref.method,
+                     "seconds": time.perf_counter() - t})
+        log(f"{name} {lam_spec}: P* = {ref.p_star:.12g} (rel gap {ref.rel_gap:.1e}, "
+            f"{ref.method}, {time.perf_counter() - t:.1f} s)")
+        yield Cell({"dataset": name, "lam": lam_spec}, prob, float(ref.p_star),
+                   float(ref.rel_gap))
 
 
 def worker(name: str, opts: dict, data_file: str, note: str) -> dict:
     from pdsparse.problem import Problem
-    from pdsparse.reference import CertificationError, reference_solution
-    from pdsparse.solvers import SAMPLINGS
 
-    t_start = time.perf_counter()
-    load0 = loadavg()
-    mem = {"start_maxrss_mib": maxrss_mib()}
-    A, b, _meta, _load_s, _dense = load_prepared(data_file)
+    A, b, *_ = load_prepared(data_file)
     b = np.ascontiguousarray(b, dtype=np.float64)
     log(f"{name}: n={A.shape[0]:,} d={A.shape[1]:,} nnz={A.nnz:,} ({note})")
-    samplings = [s for s in ("uniform", "importance", "permutation") if s in SAMPLINGS]
-    notes = [note]
-    if "permutation" not in SAMPLINGS:
-        notes.append("sampling='permutation' not in pdsparse.solvers.SAMPLINGS: skipped")
-    variants = [v for v in our_variants(samplings) if opts["solvers"] is None
-                or v.name in opts["solvers"]]
-    peers = [p for p in PEERS if opts["solvers"] is None or p in opts["solvers"]]
-    warm_up(variants, lambda A, b, v, T: time_ours(A, b, 0.02, v, T), PEERS,
-            lambda A, b, name, cap: time_peer(A, b, 0.02, name, cap), n=50)
-    gc.collect()
-    gc.freeze()  # long-lived objects out of the collector: gc.collect() before a timing is cheap
     probe = Problem(A, b, loss="logistic", l2=1.0 / A.shape[0])
-    mem.update(csr_bytes=nbytes(probe.csr), csc_bytes=nbytes(probe.csc),
-               input_csr_bytes=nbytes(A), shares_input=bool(
-                   np.shares_memory(probe.csr.data, A.data)),
-               after_load_rss_mib=rss_mib(), after_load_maxrss_mib=maxrss_mib())
+    mem = {"csr_bytes": nbytes(probe.csr), "csc_bytes": nbytes(probe.csc),
+           "after_load_rss_mib": rss_mib()}
     del probe
     gc.collect()
-    refs = []
-
-    def cases():
-        for lam_spec in opts["lams"]:
-            l2 = LAMS[lam_spec] / A.shape[0]
-            prob = Problem(A, b, loss="logistic", l2=l2, name=name)
-            t = time.perf_counter()
-            try:
-                ref = reference_solution(prob, rtol=1e-12)
-            except CertificationError as exc:
-                log(f"{name} {lam_spec}: {exc}; retrying with rtol=1e-10")
-                ref = reference_solution(prob, rtol=1e-10, max_epochs=100000)
-            if not ref.rel_gap <= 1e-9:
-                raise RuntimeError(f"{name} {lam_spec}: reference rel_gap {ref.rel_gap:.2e} is "
-                                   "not far below 1e-6")
-            refs.append({"lam_spec": lam_spec, "l2": l2, "p_star": ref.p_star,
-                         "rel_gap": ref.rel_gap, "method": ref.method,
-                         "seconds": time.perf_counter() - t})
-            log(f"{name} {lam_spec}: P* = {ref.p_star:.12g} (rel gap {ref.rel_gap:.1e}, "
-                f"{ref.method}, {time.perf_counter() - t:.1f} s)")
-            yield lam_spec, Ctx(name, lam_spec, l2, A, b, prob, ref.p_star, ref.rel_gap, opts)
-
-    rows, curves = measure(cases(), variants, peers, bench_ours, bench_peer, mem, "curves")
+    gc.freeze()  # long-lived objects out of the collector: the runner's gc.collect() is cheap
+    refs: list = []
+    frame, meta = benchmark(cells(name, A, b, opts["lams"], refs), solvers(opts), TOLS,
+                            repeats=opts["repeats"], cap=opts["cap"], log=log,
+                            modules=("sklearn",))
     mem["peak_rss_mib"] = maxrss_mib()
-    return {"dataset": name, "rows": rows, "curves": curves, "refs": refs, "notes": notes,
-            "memory": mem, "n": A.shape[0], "d": A.shape[1], "nnz": int(A.nnz),
-            "seconds": time.perf_counter() - t_start,
-            "loadavg": [load0, loadavg()]}
+    return {"dataset": name, "frame": frame, "watch": meta["watch"], "refs": refs,
+            "memory": mem, "note": note, "n": A.shape[0], "d": A.shape[1], "nnz": int(A.nnz)}
 
 
 # ---------------------------------------------------------------------------------------------
-# Outputs
+# Outputs: the runner's report, best of ours against each peer, data and memory, the plots
 # ---------------------------------------------------------------------------------------------
 
 
-def fmt_ratio(r: float) -> str:
-    if not np.isfinite(r):
-        return ""
-    if r < 0.1:
-        return f"{r:.2f}×"
-    return f"{r:.1f}×" if r < 10 else f"{r:.0f}×"
+def best_of_ours(frame) -> list[str]:
+    """Best of our variants (a minimum over nine: it flatters us) against each peer."""
+    from bench.report import times
 
-
-def markdown(df: pd.DataFrame, solvers: list[str], meta: dict) -> str:
-    lines = ["# Peers: time to relative suboptimality (P - P*)/P* <= tol", "",
-             "Wall seconds of a complete solve from the in-memory CSR matrix, setup included; "
-             "in parentheses the ratio to the fastest peer (LIBLINEAR dual / primal, saga, "
-             "lbfgs) of the row; **bold** = fastest solver of the row; — = not reached "
-             "within the search limits (see `peers.csv`, columns `how`, `search_limit`). "
-             "Ours: `dual:<sampling>:<step>`, `primal:<sampling>`.", ""]
-    head = ["dataset", "λ", "tol", *solvers]
-    lines += ["| " + " | ".join(head) + " |",
-              "|" + "|".join([":--", ":--", "--:"] + ["--:"] * len(solvers)) + "|"]
-    for (ds, lam_spec, tol), g in df.groupby(["dataset", "lam_spec", "tol"], sort=False):
-        sec = dict(zip(g.solver, g.seconds, strict=True))
-        peer_best = min((sec[p] for p in PEERS if p in sec and np.isfinite(sec[p])),
-                        default=np.nan)
-        fastest = np.nanmin([s for s in sec.values() if np.isfinite(s)] or [np.nan])
-        cells = []
-        for s in solvers:
-            x = sec.get(s, np.nan)
-            if not np.isfinite(x):
-                cells.append("—")
-                continue
-            c = f"{x:.3g}" + (f" ({fmt_ratio(x / peer_best)})" if np.isfinite(peer_best)
-                               else "")
-            cells.append(f"**{c}**" if x == fastest else c)
-        lines.append("| " + " | ".join([ds, lam_spec, f"{tol:g}", *cells]) + " |")
-    lines += ["", "## Best of ours vs each peer (ratio = ours / peer; > 1: ours slower)", ""]
-    lines += ["| dataset | λ | tol | best ours | s | " + " | ".join(PEERS) + " |",
-              "|:--|:--|--:|:--|--:|" + "--:|" * len(PEERS)]
-    for (ds, lam_spec, tol), g in df.groupby(["dataset", "lam_spec", "tol"], sort=False):
-        o = g[g.ours & np.isfinite(g.seconds)]
-        if o.empty:
-            best, bs = "—", np.nan
-        else:
-            k = o.seconds.idxmin()
-            best, bs = o.solver[k], o.seconds[k]
+    per = times(frame, KEYS)
+    lines = ["## Best of ours against each peer (ours / peer; > 1: ours slower)", "",
+             "| dataset | λ | tol | best ours | s | " + " | ".join(PEERS) + " |",
+             "|:--|:--|--:|:--|--:|" + "--:|" * len(PEERS)]
+    for (ds, lam, tol), g in per.groupby([*KEYS, "target"], sort=False):
+        o = g[g.ours & (g.seconds < math.inf)]
+        best, bs = ((o.solver[o.seconds.idxmin()], o.seconds.min()) if len(o)
+                    else ("—", math.nan))
         cells = []
         for p in PEERS:
             x = g.seconds[g.solver == p]
-            x = float(x.iloc[0]) if len(x) else np.nan
-            cells.append("—" if not np.isfinite(x) else
-                         f"{x:.3g} ({fmt_ratio(bs / x)})" if np.isfinite(bs) else f"{x:.3g}")
-        lines.append(f"| {ds} | {lam_spec} | {tol:g} | {best} | "
-                     f"{'—' if not np.isfinite(bs) else f'{bs:.3g}'} | " + " | ".join(cells)
-                     + " |")
-    lines += ["", "## Data, references, memory", ""]
-    lines += ["Memory (MiB): RSS of the worker once A's CSR and a CSC copy are built, and its "
-              "peak (ru_maxrss) after our solvers (first λ, before any peer) and at the end. "
-              "Data are parsed / generated in a separate process, so the peak is the solvers' "
-              "(interpreter and libraries: ~190 MiB; primal RCD holds a CSC copy, the norms "
-              "make a transient copy of the values, LIBLINEAR converts A into its own "
-              "format).", ""]
-    lines += ["| dataset | n | d | nnz | CSR | CSC | RSS with CSR + CSC | peak, ours | "
-              "peak, + peers | P* rel gap (max) | worker s |",
-              "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+            x = float(x.iloc[0]) if len(x) else math.nan
+            cells.append("—" if not x < math.inf else f"{x:.3g} ({bs / x:.2g}×)" if bs == bs
+                         else f"{x:.3g}")
+        lines.append(f"| {ds} | {lam} | {tol:g} | {best} | "
+                     f"{'—' if bs != bs else f'{bs:.3g}'} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def data_table(meta: dict) -> list[str]:
+    lines = ["## Data, references, memory", "",
+             "Memory (MiB): RSS of the worker once A's CSR and a CSC copy are built, and its peak "
+             "(ru_maxrss) at the end. Data are parsed / generated in a separate process, so the "
+             "peak is the solvers' (interpreter and libraries: ~190 MiB).", "",
+             "| dataset | n | d | nnz | CSR | CSC | RSS with CSR + CSC | peak | "
+             "P* rel gap (max) | worker watch |",
+             "|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|"]
+    notes = []
     for w in meta["datasets"]:
         if "skipped" in w:
+            notes.append(f"* {w['dataset']}: {w['skipped']}")
             continue
-        m = w["memory"]
-        gap = max(r["rel_gap"] for r in w["refs"])
-        # our solvers of the first l2 run before any peer: the peak of ours alone
-        ours = next(v for k, v in m.items() if k.startswith("after_ours_"))
+        m, wt = w["memory"], w["watch"]
         lines.append(f"| {w['dataset']} | {w['n']:,} | {w['d']:,} | {w['nnz']:,} | "
                      f"{m['csr_bytes'] / 2**20:.1f} | {m['csc_bytes'] / 2**20:.1f} | "
-                     f"{m['after_load_rss_mib']:.0f} | {ours:.0f} | {m['peak_rss_mib']:.0f} | "
-                     f"{gap:.1e} | {w['seconds']:.0f} |")
-    lines += ["", "Notes:", ""]
-    for w in meta["datasets"]:
-        for n in ([w["skipped"]] if "skipped" in w else w["notes"]):
-            lines.append(f"* {w['dataset']}: {n}")
-    lines += [f"* total runtime {meta['total_seconds']:.0f} s ({meta['total_seconds'] / 60:.1f} "
-              f"min) on {meta['machine']['nproc']} CPUs ({meta['machine']['cpu']}); load "
-              f"average before/after {meta['loadavg_before']} / {meta['loadavg_after']}",
-              f"* versions: {meta['versions']}", ""]
-    return "\n".join(lines)
+                     f"{m['after_load_rss_mib']:.0f} | {m['peak_rss_mib']:.0f} | "
+                     f"{max(r['rel_gap'] for r in w['refs']):.1e} | "
+                     f"{wt['seconds']:.0f} s, {'quiet' if wt['quiet'] else 'NOT quiet'} |")
+        notes.append(f"* {w['dataset']}: {w['note']}")
+    return [*lines, "", "Notes:", "", *notes, ""]
+
+
+def ordered(frame):
+    """The rows by data set, l2, target (loosest first) and solver (the order they ran): the
+    report lists cells and solvers as they first appear, and a solver that reached nothing
+    has its rows before the timed rounds of the others."""
+    rank = {c: {v: i for i, v in enumerate(dict.fromkeys(frame[c]))} for c in [*KEYS, "solver"]}
+    return frame.sort_values([*KEYS, "target", "solver"], kind="stable", key=lambda col: (
+        col.map(rank[col.name]) if col.name in rank else -col))
+
+
+def render(frame, meta: dict) -> str:
+    from bench.report import markdown
+
+    frame = ordered(frame)
+    ours = HEADLINE if HEADLINE in set(frame.solver) else None
+    md = markdown(frame, meta, keys=KEYS, ours=ours,
+                  title="Peers: l2-logistic, CPU time to (P - P*)/P* <= tol")
+    title, rest = md.split("\n", 1)
+    intro = ("Ours in the first table: `dual:permutation:newton` (the variant chosen in advance; "
+             "else the first of ours run), against the fastest of LIBLINEAR dual / primal, saga "
+             "and lbfgs. Ours: `dual:<sampling>:<step>`, `primal:<sampling>`.")
+    return "\n".join([title, "", intro, rest.rstrip("\n"), "", *best_of_ours(frame), "",
+                      *data_table(meta)])
 
 
 def lam_tag(lam_spec: str) -> str:
     return lam_spec.replace("/", "")
 
 
-def plot(curves: pd.DataFrame, ds: str, lam_spec: str, path: Path) -> None:
+def plot(frame, ds: str, lam_spec: str, path: Path) -> None:
+    """Subopt against CPU seconds of each solver's search (ours: its trace, setup + kernel
+    seconds; peers: one fit per max_iter), dots at the timed rounds (medians)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -587,59 +419,30 @@ def plot(curves: pd.DataFrame, ds: str, lam_spec: str, path: Path) -> None:
 
     from pdsparse.io import atomic_path
 
-    c = curves[(curves.dataset == ds) & (curves.lam_spec == lam_spec)]
+    c = frame[(frame.dataset == ds) & (frame["lam"] == lam_spec)]
     fig, ax = plt.subplots(figsize=(9, 5.5))
     for solver, g in c.groupby("solver", sort=False):
-        ours = bool(g.ours.iloc[0])
-        color = COLORS.get(solver, "0.3")
-        line = g[g.kind != "timed"].sort_values("budget")
-        y = np.clip(line.rel_subopt.to_numpy(), PLOT_FLOOR, None)
-        ax.plot(line.seconds, y, ls="-" if ours else "--", lw=1.4 if ours else 1.6,
-                color=color, label=solver, marker=None if ours else ".", ms=5)
-        t = g[g.kind == "timed"]
-        if len(t):
-            ax.plot(t.seconds, np.clip(t.rel_subopt, PLOT_FLOOR, None), ls="none",
-                    marker="o", ms=4, color=color)
+        ours, color = bool(g.ours.iloc[0]), COLORS.get(solver, "0.3")
+        line = g[g.status == "search"].sort_values("budget")
+        ax.plot(line.cpu_s, np.clip(line.subopt, PLOT_FLOOR, None), ls="-" if ours else "--",
+                lw=1.4 if ours else 1.6, color=color, label=solver,
+                marker=None if ours else ".", ms=5)
+        t = g[g["round"] >= 0].groupby("budget")[["cpu_s", "subopt"]].median()
+        ax.plot(t.cpu_s, np.clip(t.subopt, PLOT_FLOOR, None), ls="none", marker="o", ms=4,
+                color=color)
     for tol in TOLS:
         ax.axhline(tol, color="0.6", lw=0.7, ls=":")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("wall time of a complete solve, s (setup included)")
+    ax.set_xlabel("seconds of a complete solve (setup included)")
     ax.set_ylabel("(P - P*) / P*")
-    ax.set_title(f"{ds}, λ = {lam_spec}: ours solid (trace + median setup; dots: timed "
-                 "re-runs), peers dashed (one fit per max_iter)", fontsize=9)
+    ax.set_title(f"{ds}, λ = {lam_spec}: ours solid (chunked trace), peers dashed (one fit per "
+                 "max_iter); dots: the timed rounds' median", fontsize=9)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=120)
     plt.close(fig)
-
-
-def versions() -> dict:
-    return harness_versions("sklearn")
-
-
-def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
-    from pdsparse.repro.traces import write_frame
-
-    curves = pd.DataFrame([c for w in results if "curves" in w for c in w["curves"]])
-    df = rows_frame(results)
-    ratio = []
-    for _, g in df.groupby(["dataset", "lam_spec", "tol"], sort=False):
-        pb = g.seconds[g.solver.isin(PEERS)].min()
-        ratio.append(g.seconds / pb)
-    df["ratio_to_fastest_peer"] = pd.concat(ratio)
-    extra = [c for c in df.columns if c not in COLUMNS]
-    df = df[COLUMNS + extra]
-    df["ours"] = df["ours"].astype(bool)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    # through the package's one Parquet writer: checksums and provenance (commit, CPU, threads)
-    write_frame(df, out_dir / "peers.parquet")
-    write_frame(curves, out_dir / "peers_curves.parquet")
-    for (ds, lam_spec), _ in df.groupby(["dataset", "lam_spec"], sort=False):
-        plot(curves, ds, lam_spec, out_dir / f"peers_{ds}_{lam_tag(lam_spec)}.png")
-    write_tables(out_dir, "peers", df, markdown(df, list(dict.fromkeys(df.solver)), meta), meta)
-    return df
 
 
 # ---------------------------------------------------------------------------------------------
@@ -648,23 +451,21 @@ def write_outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFram
 
 
 def options(args) -> dict:
-    quick = args.quick
-    cap_scale = 0.1 if quick else 1.0
     return {
         "lams": args.lams,
         "mirror": args.mirror,
-        "zipf_scale": args.zipf_scale or (32.0 if quick else 1.0),
-        "max_epochs": args.max_epochs or (300.0 if quick else 3000.0),
-        "max_trace_s": args.max_trace_s or (5.0 if quick else 40.0),
-        "max_peer_run_s": args.max_peer_run_s or (5.0 if quick else 40.0),
-        "max_cap": {"liblinear_dual": int(20000 * cap_scale),
-                    "liblinear_primal": int(2000 * cap_scale),
-                    "saga": int(5000 * cap_scale), "lbfgs": int(20000 * cap_scale)},
+        "zipf_scale": args.zipf_scale or (32.0 if args.quick else 1.0),
+        "max_epochs": args.max_epochs or (300.0 if args.quick else 3000.0),
+        "cap": args.cap or (5.0 if args.quick else 40.0),
+        "repeats": args.repeats,
         "solvers": set(args.solvers.split(",")) if args.solvers else None,
     }
 
 
 def main(argv=None) -> int:
+    import pandas as pd
+    from bench.report import write
+
     ap = bench_parser(__doc__, ALL_DATASETS, "leu,colon-cancer,zipf",
                       "small synthetic data, short caps: a development run of ~1-2 min")
     ap.add_argument("--lams", default="1/n,0.1/n", help="comma list out of 1/n, 0.1/n")
@@ -674,9 +475,11 @@ def main(argv=None) -> int:
     ap.add_argument("--zipf-scale", type=float, default=None,
                     help="divide news20.binary's d and nnz per row by this (default 1: its full "
                          "shape; quick 32)")
-    ap.add_argument("--max-epochs", type=float, default=None)
-    ap.add_argument("--max-trace-s", type=float, default=None)
-    ap.add_argument("--max-peer-run-s", type=float, default=None)
+    ap.add_argument("--max-epochs", type=float, default=None,
+                    help="our traces' limit (default 3000; quick 300)")
+    ap.add_argument("--cap", type=float, default=None,
+                    help="seconds of one run or trace, at most (default 40; quick 5)")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved timed rounds")
     ap.add_argument("--out-dir", default=str(OUT_DIR))
     add_worker_args(ap)
     ap.add_argument("--tmp-dir", default=None, help=argparse.SUPPRESS)
@@ -694,27 +497,27 @@ def main(argv=None) -> int:
 
     datasets = pick_datasets(ap, args, ALL_DATASETS, ["leu", "colon-cancer", SYNTH],
                              list(ALL_DATASETS))
-
     watch = Watch()
     common = pass_on((("--lams", ",".join(args.lams)), ("--mirror", args.mirror),
                       ("--zipf-scale", args.zipf_scale), ("--max-epochs", args.max_epochs),
-                      ("--max-trace-s", args.max_trace_s),
-                      ("--max-peer-run-s", args.max_peer_run_s), ("--solvers", args.solvers)),
-                     [("--quick", args.quick)])
+                      ("--cap", args.cap), ("--repeats", args.repeats),
+                      ("--solvers", args.solvers)), [("--quick", args.quick)])
     results = run_datasets(Path(__file__), datasets, common, log=log, t0=watch.t,
                            tmp_prefix="pdsparse-peers-", pass_tmp_dir=True,
                            failed_hint="; see the messages above")
-    meta = {**run_record(watch, opts, versions()), "tols": list(TOLS),
-            "datasets": worker_records(results, drop=("rows", "curves"))}
-    write_outputs(results, Path(args.out_dir), meta)
-    big = [r for r in results if "memory" in r]
-    if big:
-        r = max(big, key=lambda r: r["nnz"])
-        m = r["memory"]
-        log(f"largest data set {r['dataset']} (nnz {r['nnz']:,}): peak RSS "
-            f"{m['peak_rss_mib']:.0f} MiB; CSR {m['csr_bytes'] / 2**20:.1f} MiB + CSC "
-            f"{m['csc_bytes'] / 2**20:.1f} MiB")
-    log_total(log, meta)
+    frames = [r.pop("frame") for r in results if "frame" in r]
+    if not frames:
+        raise SystemExit("peers.py: no results (every data set was skipped)")
+    frame = pd.concat(frames, ignore_index=True)
+    meta = {"machine": machine(), "versions": versions("sklearn"), "watch": watch.stop(),
+            "repeats": opts["repeats"], "cap_s": opts["cap"], "targets": list(TOLS),
+            "settings": {k: sorted(v) if isinstance(v, set) else v for k, v in opts.items()},
+            "datasets": results}
+    out = Path(args.out_dir)
+    print(write(frame, meta, out / "peers", render))
+    for ds, lam in frame[KEYS].drop_duplicates().itertuples(index=False):
+        plot(frame, ds, lam, out / f"peers_{ds}_{lam_tag(lam)}.png")
+    log(f"total runtime {meta['watch']['seconds']:.0f} s; quiet: {meta['watch']['quiet']}")
     return 0
 
 

@@ -250,3 +250,26 @@ def test_target_sampling_runs_the_solver_once_at_the_target(bench):
     assert {t: f.budget for t, f in found.items()} == {1e-3: 1e-3, 1e-6: 1e-6}
     f = bench.runner.find_budgets(short, cell, [1e-6], cap=math.inf)[1e-6]
     assert f.budget is None and "its own stop" in f.why
+
+
+def test_a_failure_keeps_the_targets_the_search_had_reached(bench):
+    def breaks_late(tol, k):
+        if tol < 1e-4:
+            raise RuntimeError("no convergence")
+        return tol / 20
+
+    s = fake(bench, "late", "tolerance", breaks_late)
+    s.set_problem(None)
+    found = bench.runner.find_budgets(s, FakeCell(bench), [1e-3, 1e-6], cap=math.inf)
+    assert found[1e-3].budget == pytest.approx(1e-2)
+    assert found[1e-6].budget is None and "RuntimeError: no convergence" in found[1e-6].why
+
+
+def test_the_report_lists_targets_loosest_first_and_solvers_as_given(bench):
+    never = fake(bench, "never", "tolerance", lambda t, k: 1.0)  # its rows come first
+    ours = fake(bench, "ours", "tolerance", lambda t, k: t / 20, ours=True)
+    rows = bench.runner.race(FakeCell(bench), [ours, never], [1e-6, 1e-2], repeats=1,
+                             cap=math.inf)
+    per = bench.report.times(pd.DataFrame(rows), ["set"])
+    assert list(zip(per.target, per.solver)) == [(1e-2, "ours"), (1e-2, "never"),
+                                                 (1e-6, "ours"), (1e-6, "never")]

@@ -28,8 +28,14 @@ def times(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     ``budget``, ``subopt`` (the worst round's) and ``why`` (the reason it does not count, ''
     when it does)."""
     out = []
+    solvers = list(dict.fromkeys(frame.solver))  # the order they were given in
     # not this solver's problem, or a point of its search: no row
     frame = frame[~frame.status.isin([UNSUPPORTED, SEARCH])]
+    # cells as they came, targets loosest first, solvers as given
+    frame = frame.assign(_cell=frame.groupby(keys, sort=False, dropna=False).ngroup(),
+                         _solver=frame.solver.map({s: i for i, s in enumerate(solvers)}))
+    frame = frame.sort_values(["_cell", "target", "_solver"], ascending=[True, False, True],
+                              kind="stable")
     for key, g in frame.groupby([*keys, "target", "solver"], sort=False, dropna=False):
         timed = g[g["round"] >= 0]
         ok = len(timed) > 0 and bool((timed.status == REACHED).all())

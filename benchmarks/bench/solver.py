@@ -144,14 +144,17 @@ class OursKernel(Solver):
     """A kernel of :mod:`pdsparse.solvers` with its options, its budget the work in nonzeros
     touched (``kernel.run(budget)``), found on a trace evaluated between chunks
     (``_harness.trace_kernel``: chunked calls reproduce one call, so the timed ``run`` ends at
-    the traced iterate). ``run`` includes the setup a user pays: ``Problem`` from the rows
+    the traced iterate; ``trace_options`` are its keywords, e.g. ``time_frac=0`` for chunks by
+    work alone, ``max_epochs``). ``run`` includes the setup a user pays: ``Problem`` from the rows
     (CSC copy, norms) and ``make_kernel`` (sampling tables)."""
 
     sampling = "trace"
     ours = True
 
-    def __init__(self, method: str, name: str | None = None, seed: int = 0, **options):
+    def __init__(self, method: str, name: str | None = None, seed: int = 0,
+                 trace_options: dict | None = None, **options):
         self.method, self.seed, self.options = method, seed, options
+        self.trace_options = trace_options or {}
         self.name = name or ":".join([method, *(f"{k}={v}" for k, v in options.items())])
 
     def supports(self, problem) -> str:
@@ -181,7 +184,8 @@ class OursKernel(Solver):
             s = subopt(x)
             return s, s  # (a finite value unless diverged, the relative suboptimality)
 
-        tr, setup, stop = trace_kernel(self.build, evaluate, target, cap=cap)
+        tr, setup, stop = trace_kernel(self.build, evaluate, target, cap=cap,
+                                       **self.trace_options)
         return list(zip(tr.touched.astype(float), tr.rel_subopt, setup + tr.kernel_s,
                         strict=True)), stop
 
