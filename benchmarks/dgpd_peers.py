@@ -7,46 +7,34 @@ Problem (DGPD, Lei et al. ICML 2017, Sec. 5, with ``config/config.yaml`` ``dgpd.
 phi the smooth hinge, b in {-1, +1} (one class of a multiclass set against the rest). Every
 solver minimizes the averaged form P(x) / n, ``Problem(A, b, "smooth_hinge", l2=mu/n,
 l1=lambda/n)``, whose relative suboptimality (P - P*) / P* is the same. P* comes from
-``pdsparse.reference.reference_solution(problem, rtol=1e-10)`` (certified duality gap).
+``pdsparse.reference.reference_solution(problem, rtol=1e-10)`` (certified duality gap), cached.
 
 Solvers
 -------
-* ours (``pdsparse.solvers``): ``dgpd`` (Algorithm 2, inner=5; eta=x10, the config's choice,
-  and eta=theorem), ``primal_rcd`` (uniform), ``dual_rcd`` (uniform, dual_step=newton:
-  Prox-SDCA since l1 > 0), ``spdc``;
-* peers: copt 0.9 ``minimize_proximal_gradient`` (FISTA with ``accelerated=True`` and the
-  plain proximal gradient method), ``step="backtracking"``, prox ``L1Norm(lambda/n).prox``,
+* ours (``bench.solver.OursKernel``: a kernel of ``pdsparse.solvers``): ``dgpd`` (Algorithm 2,
+  inner=5; eta=x10, the config's choice, and eta=theorem), ``primal_rcd`` (uniform),
+  ``dual_rcd`` (uniform, dual_step=newton: Prox-SDCA since l1 > 0), ``spdc``;
+* peers (:class:`Copt`): copt ``minimize_proximal_gradient`` (FISTA with ``accelerated=True``
+  and the plain proximal gradient method), ``step="backtracking"``, prox ``L1Norm(lambda/n)``,
   on f(x) = 1/n sum_i phi(b_i a_i^T x) + (mu/n)/2 ||x||^2 with its gradient in NumPy
-  (vectorized smooth hinge, sparse or dense products). scikit-learn has no solver of this
-  objective (smooth hinge + elastic net; SGDClassifier's ``modified_huber`` is another loss):
-  no scikit-learn peer.
+  (``_harness.smooth_hinge_fgrad``). scikit-learn has no solver of this objective (smooth
+  hinge + elastic net; SGDClassifier's ``modified_huber`` is another loss): no scikit-learn peer.
 
-What is timed (the protocol of ``benchmarks/_harness.py``, shared with ``peers.py``)
-------------------------------------------------------------------------------------
-The wall time of one complete solve from the in-memory A (CSR or dense) and b to an iterate
-at the target, setup included; loading the data file is excluded and reported separately.
+What is timed (the runner's protocol, ``benchmarks/bench``)
+-----------------------------------------------------------
+The CPU time (``time.process_time``, one thread) of one complete solve from the in-memory A
+(CSR or dense) and b, setup included (ours: ``Problem``, the CSC copy, norms, sampling tables,
+DGPD's buffers; copt: its closure and Lipschitz search); loading the data is excluded. Each
+solver's budget at a target is the first evaluated point of one traced run (sampling
+"trace"): ours, the work of ``_harness.trace_kernel`` (chunked calls reproduce one call);
+copt, the ``max_iter`` whose complete fit returns the iterate its callback saw
+(``_harness.callback_trace``: copt is deterministic and calls ``callback(locals())`` at the
+start of every iteration). Then ``--repeats`` rounds of complete uninstrumented solves at
+those budgets, interleaved across the solvers, each re-run's P checked again. A trace past
+``--cap`` seconds stops: not reached.
 
-* ours: ``t0 -> Problem(A, b, ...) -> make_kernel(...) -> kernel.run(T) ->
-  x = kernel.solution().copy() -> t1`` (CSC copy, norms, sampling tables, DGPD's buffers
-  included). T (work units, the kernel's own count) comes from a trace run of the same
-  deterministic kernel evaluated every max(1/64 epoch, 2% of the work done, enough work for
-  the kernel to run half of one evaluation's time): the smallest evaluated T with
-  (P - P*)/P* <= target. Chunked kernel calls reproduce one call exactly, so the timed re-run
-  ends at the traced iterate (its P is recomputed and checked).
-* peers: ``t0 -> f_grad closure, L1Norm -> minimize_proximal_gradient(..., tol=1e-15,
-  max_iter=cap) -> x.copy() -> t1``. copt is deterministic and calls ``callback(locals())``
-  at the start of every iteration with the iterate that ``max_iter = k - 1`` returns after
-  the k-th call (checked here on every trace), so one trace run evaluating P in the callback
-  (at every iteration, then every 2%; the callback's time is excluded from the trace clock)
-  gives the smallest cap at the target directly (``_harness.callback_trace``), where
-  ``peers.py`` finds it by doubling and bisecting caps (``_harness.search_max_iter``); the
-  timed runs are complete uninstrumented fits with that cap, and their P is checked.
-* Short solves are repeated: median of 5 below 0.05 s, of 3 below 1 s, else one run.
-* Each solver has a time cap (``--cap``, 120 s): a trace whose time (setup + kernel, or
-  the peer's net time) passes it stops, and the row reports "> cap".
-
-Each data set runs in its own subprocess with ``OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=1``
-(one core; the data are prepared in a preceding subprocess), whose peak RSS is reported.
+Each data set runs in its own subprocess with ``OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=1`` (the
+data are prepared in a preceding subprocess), whose peak RSS is reported.
 
 Data (prepared once into ``results/benchmarks/data/``, reused when present)
 -----------------------------------------------------------------------------
@@ -60,15 +48,17 @@ Binary problems: class 0 (digits, MNIST) or 1 (news20) against the rest. Setting
 (lambda, mu) in {(0.1, 1.0), (0.01, 0.01)} (the extremes of the paper's grid), targets 1e-3
 and 1e-6.
 
-Outputs (atomic) in ``results/benchmarks/``: ``dgpd_peers.csv`` (one row per data set x
-setting x target x solver), ``dgpd_peers.md`` (a table per data set, the check "our fastest
-is ahead of every peer", an explanation of every row where it is not), ``dgpd_peers.json``
-(machine, quietness, versions, settings, per-data-set memory, references, traces).
+Outputs (atomic, ``bench.report.write``) in ``results/benchmarks/``: ``dgpd_peers.parquet``
+(the runner's long format: one row per timed run, per setting that reached nothing, per
+trace point), ``dgpd_peers.json`` (machine, quietness, versions, settings, per data set its
+memory and references) and ``dgpd_peers.md`` (Prox-SDCA against the best copt method, every
+solver's median, then our fastest against the best peer per row with the reason where it is
+not ahead).
 
 Usage::
 
     python benchmarks/dgpd_peers.py                           # everything
-    python benchmarks/dgpd_peers.py --quick                   # digits-rb, 10 s caps (~1 min)
+    python benchmarks/dgpd_peers.py --quick                   # digits-rb, 10 s caps
     python benchmarks/dgpd_peers.py --datasets news20,digits-rb --cap 60
 """
 
@@ -87,57 +77,42 @@ import numpy as np
 import pandas as pd
 from _harness import (
     PEER_TOL,
-    Case,
-    Ours,
-    Run,
     Watch,
     add_data_args,
-    add_ratios,
     add_worker_args,
     bench_parser,
-    bench_traced,
     cached_ref,
     callback_trace,
-    cells_of,
-    fmt_ratio,
     load_prepared,
-    log_total,
-    machine_line,
+    machine,
     make_log,
     maxrss_mib,
-    measure,
-    our_setup,
     pass_on,
     pick_datasets,
     prepare_cached,
     require_peer,
-    rows_frame,
     rss_mib,
     run_datasets,
-    run_record,
     serve_worker,
+    smooth_hinge_fgrad,
     solve_reference,
-    time_copt,
-    time_ours,
-    trace_kernel,
-    warm_up,
-    worker_line,
-    worker_records,
-    write_outputs,
+    versions,
 )
-from _harness import smooth_hinge_fgrad as peer_fgrad
-from _harness import versions as harness_versions
+from bench.report import AHEAD, BEHIND, INCONCLUSIVE, markdown, times, write
+from bench.report import verdict as range_verdict
+from bench.runner import Cell, benchmark
+from bench.solver import OursKernel, Solver
 
 LOSS = "smooth_hinge"
 SETTINGS = ((0.1, 1.0), (0.01, 0.01))  # (lambda, mu): the corners of the paper's grid
 TARGETS = (1e-3, 1e-6)
 REF_RTOL = 1e-10
 SEED = 0
-COLUMNS = ["dataset", "lam", "mu", "target", "solver", "config", "seconds", "repeats",
-           "reached", "ratio"]
-
-
-QUIET = "quiet (no snakemake running during the measurement)"
+KEYS = ["dataset", "lam", "mu"]
+OURS = (("dgpd", {"inner": "5", "eta": "x10"}), ("dgpd", {"inner": "5", "eta": "theorem"}),
+        ("primal_rcd", {"sampling": "uniform"}),
+        ("dual_rcd", {"sampling": "uniform", "dual_step": "newton"}), ("spdc", {}))
+PROX_SDCA = "dual_rcd:sampling=uniform:dual_step=newton"  # the report's "ours" by default
 
 log = make_log("dgpd_peers")
 
@@ -190,57 +165,47 @@ def prep_data(dd: DataDef, opts: dict) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-OURS = (
-    Ours("dgpd", (("inner", "5"), ("eta", "x10"))),
-    Ours("dgpd", (("inner", "5"), ("eta", "theorem"))),
-    Ours("primal_rcd", (("sampling", "uniform"),)),
-    Ours("dual_rcd", (("sampling", "uniform"), ("dual_step", "newton"))),
-    Ours("spdc"),
-)
+class Copt(Solver):
+    """copt's ``minimize_proximal_gradient`` (backtracking; FISTA when ``accelerated``), its
+    ``tol`` 1e-15 so that ``max_iter`` (the budget) stops it."""
+
+    sampling = "trace"
+
+    def __init__(self, accelerated: bool):
+        self.accelerated = accelerated
+        self.name = "copt_apg" if accelerated else "copt_pg"
+
+    def fit(self, max_iter: int, callback=None):
+        import copt
+        import copt.penalty
+
+        p = self.problem
+        f_grad = smooth_hinge_fgrad(p.mat, p.b, p.penalty.l2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return copt.minimize_proximal_gradient(
+                f_grad, np.zeros(p.shape[1]), prox=copt.penalty.L1Norm(p.penalty.l1).prox,
+                jac=True, accelerated=self.accelerated, step="backtracking", tol=PEER_TOL,
+                max_iter=int(max_iter), callback=callback)
+
+    def run(self, budget) -> None:
+        self._last = self.fit(budget)
+        self.result = np.asarray(self._last.x).copy()
+
+    def details(self) -> dict:
+        return {"nit": int(self._last.nit), "nnz_x": int(np.count_nonzero(self.result))}
+
+    def trace(self, subopt, target, cap):
+        tr, stop = callback_trace(lambda cb: self.fit(10**9, cb), lambda x: (subopt(x),) * 2,
+                                  target, cap)
+        return list(zip(tr.cap.astype(float), tr.rel_subopt, tr.net_s, strict=True)), stop
 
 
-@dataclass(frozen=True)
-class Peer:
-    accelerated: bool
-
-    @property
-    def name(self) -> str:
-        return "copt_apg" if self.accelerated else "copt_pg"
-
-    @property
-    def config(self) -> str:
-        return f"accelerated={self.accelerated},step=backtracking"
-
-    @property
-    def key(self) -> str:
-        return f"{self.name}[{self.config}]"
-
-
-PEERS = (Peer(True), Peer(False))
-
-
-def make_problem(A, b, l2: float, l1: float):
-    from pdsparse.problem import Problem
-
-    return Problem(A, b, loss=LOSS, l2=l2, l1=l1)
-
-
-def run_peer(A, b, l2, l1, p: Peer, max_iter: int, callback=None):
-    import copt
-    import copt.penalty
-
-    f_grad = peer_fgrad(A, b, l2)
-    prox = copt.penalty.L1Norm(l1).prox
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return copt.minimize_proximal_gradient(
-            f_grad, np.zeros(A.shape[1]), prox=prox, jac=True, accelerated=p.accelerated,
-            step="backtracking", tol=PEER_TOL, max_iter=int(max_iter), callback=callback)
-
-
-def time_peer(A, b, l2, l1, p: Peer, cap: int) -> Run:
-    """One complete copt fit (wall s, x, copt's iterations)."""
-    return time_copt(lambda: run_peer(A, b, l2, l1, p, cap))
+def solvers(only: set | None) -> list[Solver]:
+    """Ours and the copt peers, or those ``--solvers`` names (a method or a full name)."""
+    every = [*(OursKernel(m, seed=SEED, **o) for m, o in OURS), Copt(True), Copt(False)]
+    return [s for s in every if only is None or s.name in only
+            or getattr(s, "method", None) in only]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,33 +213,9 @@ def time_peer(A, b, l2, l1, p: Peer, cap: int) -> Run:
 # ---------------------------------------------------------------------------------------------
 
 
-def bench_ours(case: Case, v: Ours) -> None:
-    def nnz(kernel, x):
-        alpha = (int(np.count_nonzero(kernel.iterates()[1])) if v.method != "primal_rcd"
-                 else -1)
-        return int(np.count_nonzero(x)), alpha
-
-    tr, setup, stop = trace_kernel(lambda: our_setup(make_problem, case.args, v, SEED), case.rel,
-                                   min(case.opts["targets"]), cap=case.opts["cap"], extra=nnz,
-                                   extra_columns=("nnz_x", "nnz_alpha"))
-    bench_traced(case, tr, key=v.key, solver=v.name, config=v.config, ours=True, setup=setup,
-                 stop=stop, run=lambda T: time_ours(make_problem, case.args, v, T, SEED),
-                 iterations=lambda r, t: int(r.iterations),
-                 extra=lambda r, T: {"nnz_alpha": int(r.nnz_alpha)}, log=log)
-
-
-def bench_peer(case: Case, p: Peer) -> None:
-    tr, stop = callback_trace(lambda cb: run_peer(*case.args, p, 10**9, cb), case.rel,
-                              min(case.opts["targets"]), case.opts["cap"])
-    bench_traced(case, tr, key=p.key, solver=p.name, config=p.config, ours=False,
-                 setup=math.nan, stop=stop, run=lambda cap: time_peer(*case.args, p, cap),
-                 iterations=lambda r, t: t.runs[0].nit if t is not None else int(r.cap),
-                 extra=lambda r, cap: {"nnz_alpha": -1}, log=log)
-
-
-def reference(ctx_prob, key: str, opts: dict, what: str) -> dict:
+def reference(prob, key: str, opts: dict, what: str) -> dict:
     def compute():
-        ref, out = solve_reference(ctx_prob, REF_RTOL, opts["ref_max_s"])
+        ref, out = solve_reference(prob, REF_RTOL, opts["ref_max_s"])
         return {**out, "nnz_x": int(np.count_nonzero(ref.w)),
                 "nnz_alpha": int(np.count_nonzero(ref.alpha))}
 
@@ -283,7 +224,8 @@ def reference(ctx_prob, key: str, opts: dict, what: str) -> dict:
 
 
 def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
-    watch = Watch()
+    from pdsparse.problem import Problem
+
     mem = {"start_maxrss_mib": maxrss_mib()}
     A, y, meta, load_s, dense = load_prepared(prep["path"])
     b = np.where(y == dd.cls, 1.0, -1.0)
@@ -293,19 +235,13 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
         f"class {dd.cls:g}: {int((b > 0).sum())} positives; loaded in {load_s:.1f} s "
         f"({prep['note']})")
     mem["after_load_rss_mib"] = rss_mib()
-    ours = [v for v in OURS if opts["solvers"] is None or v.name in opts["solvers"]
-            or v.key in opts["solvers"]]
-    peers = [p for p in PEERS if opts["solvers"] is None or p.name in opts["solvers"]]
-    warm_up(OURS, lambda A, b, v, T: time_ours(make_problem, (A, b, 0.05, 0.001), v, T, SEED),
-            PEERS, lambda A, b, p, cap: time_peer(A, b, 0.05, 0.001, p, cap), dense=True)
     gc.collect()
     gc.freeze()
     refs = []
 
-    def cases():
+    def cells():
         for lam, mu in opts["settings"]:
-            l2, l1 = mu / n, lam / n
-            prob = make_problem(A, b, l2, l1)
+            prob = Problem(A, b, loss=LOSS, l2=mu / n, l1=lam / n)
             key = (f"{Path(prep['path']).name}|class={dd.cls:g}|lam={lam!r}|mu={mu!r}|"
                    f"rtol={REF_RTOL:g}")
             ref = reference(prob, key, opts, f"{dd.name} ({lam}, {mu})")
@@ -314,157 +250,123 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
                 f"{ref['rel_gap']:.1e}, {ref['method']}, {ref['seconds']:.1f} s"
                 f"{', cached' if ref['cached'] else ''}; nnz x* {ref['nnz_x']}, alpha* "
                 f"{ref['nnz_alpha']})")
-            yield f"{lam:g}_{mu:g}", Case({"dataset": dd.name, "lam": lam, "mu": mu},
-                                          {"p_star": ref["p_star"], "ref_rel_gap": ref["rel_gap"]},
-                                          (A, b, l2, l1), prob, ref["p_star"], opts)
+            yield Cell({"dataset": dd.name, "lam": lam, "mu": mu}, prob, ref["p_star"],
+                       ref["rel_gap"])
 
-    rows, traces = measure(cases(), ours, peers, bench_ours, bench_peer, mem)
+    frame, bmeta = benchmark(cells(), solvers(opts["solvers"]), opts["targets"],
+                             repeats=opts["repeats"], cap=opts["cap"], log=log,
+                             modules=("copt",))
     mem["peak_rss_mib"] = maxrss_mib()
-    for r in rows:
-        r.update(n=n, d=d, stored=stored, dense=dense, peak_rss_mib=mem["peak_rss_mib"],
-                 load_s=load_s)
-    return {"dataset": dd.name, "rows": rows, "traces": traces, "refs": refs, "memory": mem,
-            "n": n, "d": d, "stored": stored, "dense": dense, "load_s": load_s,
+    return {"dataset": dd.name, "frame": frame, "watch": bmeta["watch"], "refs": refs,
+            "memory": mem, "n": n, "d": d, "stored": stored, "dense": dense, "load_s": load_s,
             "prep": prep, "cls": dd.cls, "recipe": dd.recipe, "paper": dd.paper,
-            "split": {k: v for k, v in meta.get("split", {}).items() if k != "test_rows"},
-            **watch.stop()}
+            "split": {k: v for k, v in meta.get("split", {}).items() if k != "test_rows"}}
 
 
 # ---------------------------------------------------------------------------------------------
-# Outputs
+# Outputs: the report's tables, then our fastest against the best peer
 # ---------------------------------------------------------------------------------------------
 
 
-def verdict(g: pd.DataFrame, cap: float) -> tuple[str, str]:
-    """(ahead?, explanation) for one data set x setting x target."""
-    o = g[g.ours & g.reached]
-    p = g[~g.ours]
-    if o.empty:
-        best_peer = p[p.reached]
-        if best_peer.empty:
-            return "n/a", "neither ours nor a peer reached the target within the cap"
-        k = best_peer.seconds.idxmin()
-        return "no", (f"no solver of ours reached the target within {cap:g} s; "
-                      f"{best_peer.solver[k]} took {best_peer.seconds[k]:.3g} s")
-    k = o.seconds.idxmin()
-    ours_s, ours_name = o.seconds[k], f"{o.solver[k]} ({o.config[k]})"
-    losers = p[p.reached & (p.seconds <= ours_s)]
-    if losers.empty:
-        open_ = p[~p.reached & (p.lower_bound_s < ours_s)]
-        if not open_.empty:
-            return "?", (f"{', '.join(open_.solver)} stopped at the cap before our fastest "
-                         f"{ours_name} ({ours_s:.3g} s) finished: undecided")
-        return "yes", f"{ours_name} {ours_s:.3g} s"
-    j = losers.seconds.idxmin()
-    return "no", (f"{losers.solver[j]} {losers.seconds[j]:.3g} s ({int(losers.budget[j])} "
-                  f"iterations) vs our fastest {ours_name} {ours_s:.3g} s "
-                  f"(setup {o.setup_s[k]:.3g} s, {int(o.iterations[k])} iterations, "
-                  f"nnz x {int(o.nnz_x[k])})")
+def verdict(g: pd.DataFrame, cap: float) -> tuple[dict, str, str]:
+    """(the row's numbers, verdict, explanation) of one data set x setting x target, ``g`` its
+    rows of ``bench.report.times``: our fastest that counts against the fastest peer that
+    counts, the verdict by the range of the ratio over the rounds; inconclusive too when a
+    peer stopped at the cap before our fastest finished."""
+    ok = g[g.seconds < math.inf]
+    mine, peers = ok[ok.ours], ok[~ok.ours]
+    capped = g[~g.ours & (g.seconds == math.inf) & g.why.str.contains("cap")]
+    row = {"ours": "-", "ours_s": math.inf, "peer": "-", "peer_s": math.inf,
+           "ratio": math.nan, "lo": math.nan, "hi": math.nan}
+    best = peers.loc[peers.seconds.idxmin()] if len(peers) else None
+    if best is not None:
+        row.update(peer=best.solver, peer_s=best.seconds)
+    if mine.empty:
+        if best is None:
+            return row, "n/a", "neither ours nor a peer reached the target within the cap"
+        return row, BEHIND, (f"no solver of ours reached the target within {cap:g} s; "
+                             f"{best.solver} took {best.seconds:.3g} s")
+    me = mine.loc[mine.seconds.idxmin()]
+    row.update(ours=me.solver, ours_s=me.seconds)
+    if best is None:
+        v, why = AHEAD, ""
+    else:
+        row.update(ratio=me.seconds / best.seconds, lo=me.fastest / best.slowest,
+                   hi=me.slowest / best.fastest)
+        v = range_verdict(row["lo"], row["hi"])
+        why = "" if v == AHEAD else (
+            f"{best.solver} {best.seconds:.3g} s (max_iter {int(best.budget)}) vs our fastest "
+            f"{me.solver} {me.seconds:.3g} s (work {me.budget:.3g}); ratio range "
+            f"{row['lo']:.2f}–{row['hi']:.2f}")
+    if v == AHEAD and len(capped) and me.slowest > cap:
+        v, why = INCONCLUSIVE, (f"{', '.join(capped.solver)} stopped at the cap ({cap:g} s) "
+                                f"before our fastest {me.solver} ({me.seconds:.3g} s) "
+                                "finished: undecided")
+    return row, v, why
 
 
-def cell(r) -> str:
-    if r.reached and np.isfinite(r.seconds):
-        return f"{r.seconds:.3g} ({fmt_ratio(r.ratio)})"
-    if np.isfinite(r.lower_bound_s):
-        return f"> {r.lower_bound_s:.0f} (rel {r.rel_subopt:.0e})"
-    return "—"
+def fastest_section(frame: pd.DataFrame, cap: float) -> list[str]:
+    lines = ["## Our fastest against the best peer", "",
+             "Per row, the fastest of ours that counts against the fastest copt method that "
+             "counts (median CPU s; range: ours' fastest and slowest round against the peer's "
+             "slowest and fastest).", "",
+             "| dataset | λ | μ | target | our fastest | s | best peer | s | ours / peer | range "
+             "| verdict |", "|---|--:|--:|--:|---|--:|---|--:|--:|---|---|"]
+    notes = []
+    fmt = lambda x: "not reached" if x == math.inf else f"{x:.3g}"  # noqa: E731
+    for (ds, lam, mu, target), g in times(frame, KEYS).groupby([*KEYS, "target"], sort=False):
+        r, v, why = verdict(g, cap)
+        rng = "-" if r["lo"] != r["lo"] else f"{r['lo']:.2f}–{r['hi']:.2f}"
+        ratio = "-" if r["ratio"] != r["ratio"] else f"**{r['ratio']:.2f}**"
+        lines.append(f"| {ds} | {lam:g} | {mu:g} | {target:g} | {r['ours']} | "
+                     f"{fmt(r['ours_s'])} | {r['peer']} | {fmt(r['peer_s'])} | {ratio} | "
+                     f"{rng} | {v} |")
+        if v != AHEAD:
+            notes.append(f"* {ds}, λ = {lam:g}, μ = {mu:g}, {target:g}: {why}.")
+    lines.append("")
+    return lines + (["Rows where our fastest is not ahead:", "", *notes, ""] if notes else
+                    ["Our fastest is ahead of every peer in every row.", ""])
 
 
-def markdown(df: pd.DataFrame, meta: dict) -> str:
-    cap = meta["settings"]["cap"]
-    lines = ["# DGPD peers: wall seconds to (P - P*)/P* <= target", "",
-             "Smooth hinge + elastic net, P(x) = sum_i phi(b_i a_i^T x) + mu/2 ||x||^2 + "
-             "lambda ||x||_1, one class against the rest. Wall seconds of a complete solve "
-             "from the in-memory matrix (setup included, data load excluded); in parentheses "
-             "the ratio to our fastest solver of the row (> 1: slower than ours); **bold** = "
-             "fastest of the row; `> t (rel r)`: stopped at the cap after t s at relative "
-             f"suboptimality r (cap {cap:g} s per solve). `ahead`: our fastest beats every peer.",
-             "", machine_line(meta, QUIET), "",
-             "scikit-learn: no solver minimizes this objective (smooth hinge + elastic net; "
-             "`SGDClassifier(loss='modified_huber')` is a different loss, and its SGD does not "
-             "converge to a 1e-6 target), so it is not a peer.", ""]
-    order = [f"{v.name}[{v.config}]" for v in OURS] + [f"{p.name}[{p.config}]" for p in PEERS]
-    short = {f"{v.name}[{v.config}]": (v.name if v.name != "dgpd" else
-                                       f"dgpd {dict(v.options)['eta']}") for v in OURS}
-    short.update({f"{p.name}[{p.config}]": p.name for p in PEERS})
-    df = df.assign(key=df.solver + "[" + df.config + "]")
-    present = [k for k in order if k in set(df.key)]
-    for ds, gd in df.groupby("dataset", sort=False):
-        w = next(x for x in meta["datasets"] if x["dataset"] == ds)
-        lines += [f"## {ds} (class {w['cls']:g} vs rest; n = {w['n']:,}, d = {w['d']:,}, "
-                  f"{'dense' if w['dense'] else 'nnz'} {w['stored']:,})", ""]
-        oc = w.get("other_cores")
-        seen = w.get("snakemake", not w["quiet"])
-        lines += [f"Finished {w.get('finished', '')}: machine "
-                  f"{'quiet' if w['quiet'] else 'NOT quiet'} (pgrep -f snakemake at start and "
-                  f"end: {'found one' if seen else 'nothing'}"
-                  + ("" if oc is None else f"; other processes kept {oc:.2f} cores busy on "
-                     "average") + f"), load average {w['loadavg'][0]} -> {w['loadavg'][1]}.", ""]
-        if w.get("subsample_note"):
-            lines += [f"**{w['subsample_note']}**", ""]
-        lines += ["| λ | μ | target | " + " | ".join(short[k] for k in present)
-                  + " | ahead |", "|--:|--:|--:|" + "--:|" * len(present) + ":--|"]
-        notes = []
-        for (lam, mu, target), g in gd.groupby(["lam", "mu", "target"], sort=False):
-            cells = cells_of(g, present, cell)
-            ok, why = verdict(g, cap)
-            lines.append(f"| {lam:g} | {mu:g} | {target:g} | " + " | ".join(cells)
-                         + f" | {ok} |")
-            if ok != "yes":
-                notes.append(f"* λ = {lam:g}, μ = {mu:g}, {target:g}: {why}.")
-        lines.append("")
-        lines.append(f"{worker_line(w)}; references: " + "; ".join(
-                         f"(λ {r['lam']:g}, μ {r['mu']:g}) P* = {r['p_star']:.10g}, rel gap "
-                         f"{r['rel_gap']:.1e}, {r['method']}, {r['seconds']:.0f} s"
-                         f"{' (cached)' if r['cached'] else ''}, nnz x* {r['nnz_x']}, "
-                         f"nnz alpha* {r['nnz_alpha']}" for r in w["refs"]) + ".")
-        lines.append("")
-        if notes:
-            lines += ["Rows where our fastest is not ahead of every peer:", "", *notes, ""]
-        else:
-            lines += ["Our fastest is ahead of every peer in every row.", ""]
-    lines += ["Notes:", ""]
+def render(frame: pd.DataFrame, meta: dict, ours: str) -> str:
+    cap = meta["cap_s"]  # each cell's targets loosest first, in the tables
+    frame = frame.assign(_c=frame.groupby(KEYS, sort=False).ngroup()).sort_values(
+        ["_c", "target"], ascending=[True, False], kind="stable").drop(columns="_c")
+    md = markdown(frame, meta, keys=KEYS, ours=ours if ours in set(frame.solver) else None,
+                  title=f"DGPD peers: {ours} against copt, CPU s to (P - P*)/P* <= target "
+                        f"(smooth hinge + elastic net; cap {cap:g} s)")
+    lines = ["", *fastest_section(frame, cap), "## Data sets", ""]
     for w in meta["datasets"]:
         if "skipped" in w:
             lines.append(f"* {w['dataset']}: skipped: {w['skipped']}")
+            continue
+        m, wa = w["memory"], w["watch"]
+        lines.append(
+            f"* {w['dataset']} ({w['paper']}; class {w['cls']:g} vs rest; n = {w['n']:,}, "
+            f"d = {w['d']:,}, {'dense' if w['dense'] else 'nnz'} {w['stored']:,}"
+            + (f"; **{w['subsample_note']}**" if w.get("subsample_note") else "")
+            + f"): data load {w['load_s']:.1f} s ({w['prep']['note']}); peak RSS of the worker "
+            f"{m['peak_rss_mib']:,.0f} MiB (after loading {m['after_load_rss_mib']:,.0f} MiB); "
+            f"{'quiet' if wa['quiet'] else 'NOT quiet'} (other processes kept "
+            f"{wa['other_cores']:.2f} cores busy), worker {wa['seconds']:.0f} s"
+            + (f", finished {w['finished']}" if w.get("finished") else "")
+            + "; references: " + "; ".join(
+                f"(λ {r['lam']:g}, μ {r['mu']:g}) P* = {r['p_star']:.10g}, rel gap "
+                f"{r['rel_gap']:.1e}, {r['method']}, {r['seconds']:.0f} s"
+                f"{' (cached)' if r['cached'] else ''}, nnz x* {r['nnz_x']}, "
+                f"nnz alpha* {r['nnz_alpha']}" for r in w["refs"]) + ".")
     if meta.get("reused"):
         lines.append(f"* results of {', '.join(meta['reused'])} kept from an earlier run "
-                     "(--reuse; their sections give when they finished)")
-    workers = sum(w.get("seconds", 0.0) for w in meta["datasets"])
-    lines += [f"* runtime of this invocation {meta['total_seconds']:.0f} s "
-              f"({meta['total_seconds'] / 60:.1f} min); the data-set workers took {workers:.0f} s "
-              f"({workers / 60:.1f} min) in all (data preparation and cached references not "
-              "included)", f"* versions: {meta['versions']}", ""]
-    return "\n".join(lines)
+                     "(--reuse)")
+    lines += ["* scikit-learn: no solver minimizes this objective (smooth hinge + elastic net; "
+              "`SGDClassifier(loss='modified_huber')` is another loss): not a peer.",
+              f"* runtime of this invocation {meta['watch']['seconds']:.0f} s (data preparation "
+              "and cached references not included).", ""]
+    return md + "\n".join(lines)
 
 
-def versions() -> dict:
-    return harness_versions("copt")
-
-
-def outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
-    meta["datasets"] = worker_records(results)
-    df = add_ratios(rows_frame(results), ["dataset", "lam", "mu", "target"], against_ours=True)
-    df = df[COLUMNS + [c for c in df.columns if c not in COLUMNS]]
-    md = markdown(df, meta)
-    meta = dict(meta, traces=[t for w in results for t in w.get("traces", [])])
-    write_outputs(out_dir, "dgpd_peers", df, md, meta)
-    return df
-
-
-def save_worker(data_dir: Path, ds: str, res: dict) -> None:
-    from pdsparse.io import atomic_path
-
-    with atomic_path(data_dir / f"dgpd_peers_{ds}.pkl") as tmp, open(tmp, "wb") as fh:
-        pickle.dump(res, fh)
-
-
-def load_worker(data_dir: Path, ds: str) -> dict:
-    path = data_dir / f"dgpd_peers_{ds}.pkl"
-    if not path.is_file():
-        raise SystemExit(f"--reuse {ds}: no kept results {path}")
-    with open(path, "rb") as fh:
-        return pickle.load(fh)
+def kept(data_dir: Path, ds: str) -> Path:
+    return Path(data_dir) / f"dgpd_peers_{ds}.pkl"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -473,26 +375,25 @@ def load_worker(data_dir: Path, ds: str) -> dict:
 
 
 def parse_settings(text: str) -> list[tuple[float, float]]:
-    out = []
-    for item in text.split(";"):
-        if item.strip():
-            lam, mu = (float(x) for x in item.split(","))
-            out.append((lam, mu))
-    return out
+    return [tuple(float(x) for x in item.split(",")) for item in text.split(";")
+            if item.strip()]
 
 
 def main(argv=None) -> int:
     ap = bench_parser(__doc__, ALL_DATASETS, "digits-rb", "digits-rb only, 10 s caps")
     ap.add_argument("--cap", type=float, default=None,
-                    help="time cap of one solve, s (default 120; quick 10)")
+                    help="time cap of one traced solve, s (default 120; quick 10)")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved timed rounds")
     ap.add_argument("--rf-rows", type=int, default=None,
                     help="mnist-rf: keep this many of the 58,000 training rows (default: all)")
     ap.add_argument("--settings", default=";".join(f"{a!r},{b!r}" for a, b in SETTINGS),
                     help="'lam,mu;lam,mu' (default: %(default)s)")
     ap.add_argument("--targets", default=",".join(f"{t:g}" for t in TARGETS))
     ap.add_argument("--solvers", default=None,
-                    help="comma list of names (dgpd, primal_rcd, dual_rcd, spdc, copt_apg, "
-                         "copt_pg); default all")
+                    help="comma list of methods or names (dgpd, primal_rcd, dual_rcd, spdc, "
+                         "copt_apg, copt_pg); default all")
+    ap.add_argument("--ours", default=PROX_SDCA,
+                    help="our solver of the report's main table (default %(default)s)")
     add_data_args(ap, "dgpd_peers_refs.json", 3600.0,
                   "time limit of one reference solve (default %(default)s)")
     ap.add_argument("--reuse", default=None,
@@ -502,7 +403,7 @@ def main(argv=None) -> int:
     add_worker_args(ap)
     args = ap.parse_args(argv)
     require_peer("copt", "dgpd_peers.py")
-    opts = {"cap": args.cap or (10.0 if args.quick else 120.0),
+    opts = {"cap": args.cap or (10.0 if args.quick else 120.0), "repeats": args.repeats,
             "settings": parse_settings(args.settings),
             "targets": sorted((float(t) for t in args.targets.split(",")), reverse=True),
             "solvers": set(args.solvers.split(",")) if args.solvers else None,
@@ -516,26 +417,31 @@ def main(argv=None) -> int:
 
     reuse = [x.strip() for x in (args.reuse or "").split(",") if x.strip()]
     datasets = pick_datasets(ap, args, ALL_DATASETS, ["digits-rb"], list(ALL_DATASETS), reuse)
-
-    passthrough = pass_on((("--cap", opts["cap"]), ("--rf-rows", args.rf_rows),
-                           ("--settings", args.settings), ("--targets", args.targets),
-                           ("--solvers", args.solvers), ("--mirror", args.mirror),
-                           ("--data-dir", args.data_dir), ("--ref-max-s", args.ref_max_s)),
+    passthrough = pass_on((("--cap", opts["cap"]), ("--repeats", args.repeats),
+                           ("--rf-rows", args.rf_rows), ("--settings", args.settings),
+                           ("--targets", args.targets), ("--solvers", args.solvers),
+                           ("--mirror", args.mirror), ("--data-dir", args.data_dir),
+                           ("--ref-max-s", args.ref_max_s)),
                           [("--fresh-refs", args.fresh_refs)])
 
     def reused(i: int, ds: str) -> dict | None:
         if ds not in reuse:
             return None
-        res = load_worker(Path(args.data_dir), ds)
-        log(f"[{i + 1}/{len(datasets)}] {ds}: reused the results of "
-            f"{res.get('finished', 'an earlier run')}")
+        path = kept(args.data_dir, ds)
+        res = pickle.loads(path.read_bytes()) if path.is_file() else {}
+        if "frame" not in res:
+            raise SystemExit(f"--reuse {ds}: no results of the runner kept in {path}")
+        log(f"[{i + 1}/{len(datasets)}] {ds}: reused the results of {res['finished']}")
         return res
 
     def keep(ds: str, res: dict) -> dict:
-        if "rows" in res:  # kept, so that a later run can --reuse it
+        from pdsparse.io import atomic_path
+
+        if "frame" in res:  # kept, so that a later run can --reuse it
             res["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
-            save_worker(Path(args.data_dir), ds, res)
-        if ds == "mnist-rf" and "rows" in res and args.rf_rows:
+            with atomic_path(kept(args.data_dir, ds)) as tmp:
+                tmp.write_bytes(pickle.dumps(res))
+        if ds == "mnist-rf" and "frame" in res and args.rf_rows:
             res["subsample_note"] = (
                 f"Mnist-RF at a fraction of the paper's size: {args.rf_rows:,} of the "
                 "58,000 training rows (recipe subsample, split_seed 0), chosen for time")
@@ -544,10 +450,19 @@ def main(argv=None) -> int:
     watch = Watch()
     results = run_datasets(Path(__file__), datasets, passthrough, log=log, t0=watch.t,
                            tmp_prefix="pdsparse-dgpd-peers-", reuse=reused, after=keep)
-    meta = {**run_record(watch, opts, versions(), results=results),
-            "ours": [v.key for v in OURS], "peers": [p.key for p in PEERS], "reused": reuse}
-    outputs(results, Path(args.out_dir), meta)
-    log_total(log, meta)
+    done = [r for r in results if "frame" in r]
+    if not done:
+        raise SystemExit("no results (every data set was skipped)")
+    w = watch.stop()
+    w["quiet"] = bool(w["quiet"] and all(r["watch"]["quiet"] for r in done))
+    meta = {"machine": machine(), "versions": versions("copt"), "watch": w,
+            "repeats": args.repeats, "cap_s": opts["cap"], "targets": opts["targets"],
+            "settings": {**opts, "solvers": sorted(opts["solvers"] or [])}, "reused": reuse,
+            "datasets": [{k: v for k, v in r.items() if k != "frame"} for r in results]}
+    frame = pd.concat([r["frame"] for r in done], ignore_index=True)
+    print(write(frame, meta, Path(args.out_dir) / "dgpd_peers",
+                lambda f, m: render(f, m, args.ours)))
+    log(f"total runtime {w['seconds']:.0f} s; quiet: {w['quiet']}")
     return 0
 
 

@@ -271,5 +271,30 @@ def test_the_report_lists_targets_loosest_first_and_solvers_as_given(bench):
     rows = bench.runner.race(FakeCell(bench), [ours, never], [1e-6, 1e-2], repeats=1,
                              cap=math.inf)
     per = bench.report.times(pd.DataFrame(rows), ["set"])
-    assert list(zip(per.target, per.solver)) == [(1e-2, "ours"), (1e-2, "never"),
-                                                 (1e-6, "ours"), (1e-6, "never")]
+    assert list(zip(per.target, per.solver, strict=True)) == [(1e-2, "ours"), (1e-2, "never"),
+                                                              (1e-6, "ours"), (1e-6, "never")]
+
+
+def test_ours_fastest_takes_each_cells_fastest_solver_of_ours(bench):
+    frame = pd.concat([rows_of(bench, {"a": [1.0, 1.0], "b": [3.0, 3.0], "rival": [2.0, 2.0]},
+                               "a"),
+                       rows_of(bench, {"a": [3.0, 3.0], "b": [1.0, 1.0], "rival": [2.0, 2.0]},
+                               "b").assign(set="y")], ignore_index=True)
+    frame.loc[frame.solver.isin(["a", "b"]), "ours"] = True
+    table = bench.report.against_best(bench.report.times(frame, ["set"]), ["set"], "fastest")
+    assert list(table.ours) == ["a", "b"] and list(table.ratio) == [0.5, 0.5]
+    md = bench.report.markdown(frame, {}, title="t", keys=["set"], ours="fastest")
+    assert "| x | 1e-06 | a | 1 |" in md
+
+
+def test_our_kernel_reports_its_run(bench):
+    from pdsparse.data.synthetic import zipf_bow
+    from pdsparse.problem import Problem
+
+    A, b = zipf_bow(50, 20, 5, 1.0, 2)
+    k = bench.solver.OursKernel("dual_rcd")
+    k.set_problem(Problem(A, b, "logistic", l2=0.02))
+    k.run(3 * A.nnz)
+    d = k.details()
+    assert d["epochs"] == pytest.approx(3.0) and d["iterations"] > 0
+    assert d["nnz_x"] == np.count_nonzero(k.result) and "nnz_alpha" in d

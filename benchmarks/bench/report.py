@@ -20,6 +20,8 @@ import pandas as pd
 from bench.runner import REACHED, SEARCH, UNSUPPORTED
 
 AHEAD, BEHIND, INCONCLUSIVE = "ahead", "behind", "inconclusive"
+FASTEST = "fastest"
+"""``ours=FASTEST``: each cell's fastest solver of ours against the best rival."""
 
 
 def times(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -68,14 +70,15 @@ def verdict(lo: float, hi: float) -> str:
 
 def against_best(per_solver: pd.DataFrame, keys: list[str], ours: str | None = None
                  ) -> pd.DataFrame:
-    """Per (cell, target): ours (the solver named ``ours``, else the first of ours) against the
-    fastest rival that counts: ``ratio``, ``range_lo``, ``range_hi``, ``verdict``."""
+    """Per (cell, target): ours (the solver named ``ours``; ``"fastest"``: the fastest of ours
+    in that cell; None: the first of ours) against the fastest rival that counts: ``ratio``,
+    ``range_lo``, ``range_hi``, ``verdict``."""
     out = []
     for key, g in per_solver.groupby([*keys, "target"], sort=False, dropna=False):
-        mine = g[g.solver == ours] if ours else g[g.ours]
+        mine = g[g.ours] if ours in (None, FASTEST) else g[g.solver == ours]
         if not len(mine):
             continue
-        me = mine.iloc[0]
+        me = mine.loc[mine.seconds.idxmin()] if ours == FASTEST else mine.iloc[0]
         rivals = g[(g.solver != me.solver) & ~g.ours & (g.seconds < math.inf)]
         row = {**dict(zip([*keys, "target"], key, strict=True)), "ours": me.solver,
                "ours_s": me.seconds, "ours_budget": me.budget, "ours_why": me.why,
@@ -114,8 +117,9 @@ def _fmt(x: float) -> str:
 
 def markdown(frame: pd.DataFrame, meta: dict, *, title: str, keys: list[str],
              ours: str | None = None) -> str:
-    """The report of one benchmark: the machine line, ours against the best rival per cell
-    and target, every solver's median, and why a solver did not count."""
+    """The report of one benchmark: the machine line, ours (see :func:`against_best`) against
+    the best rival per cell and target, every solver's median, and why a solver did not
+    count."""
     per = times(frame, keys)
     table = against_best(per, keys, ours)
     m = meta.get("machine", {})
@@ -129,13 +133,15 @@ def markdown(frame: pd.DataFrame, meta: dict, *, title: str, keys: list[str],
              "interleaved CPU times; commit "
              f"{meta.get('versions', {}).get('git_commit', '?')}.", "",
              summary_line(table), "",
-             "| " + " | ".join([*keys, "target", "ours s", "best rival", "rival s",
-                                "ours / rival", "range", "verdict"]) + " |",
-             "|" + "---|" * (len(keys) + 7)]
+             "| " + " | ".join([*keys, "target", *(["ours"] if ours == FASTEST else []),
+                                "ours s", "best rival", "rival s", "ours / rival", "range",
+                                "verdict"]) + " |",
+             "|" + "---|" * (len(keys) + 7 + (ours == FASTEST))]
     for _, r in table.iterrows():
         rng = ("-" if r.range_lo != r.range_lo else f"{r.range_lo:.2f}–{r.range_hi:.2f}")
         ratio = "-" if r.ratio != r.ratio else f"**{r.ratio:.2f}**"
         lines.append("| " + " | ".join([*(str(r[k]) for k in keys), f"{r.target:g}",
+                                         *([r.ours] if ours == FASTEST else []),
                                          _fmt(r.ours_s), r.rival or "-", _fmt(r.rival_s),
                                          ratio, rng, r.verdict]) + " |")
     label = [" / ".join(str(r[k]) for k in [*keys, "target"]) for _, r in per.iterrows()]

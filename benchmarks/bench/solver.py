@@ -23,6 +23,7 @@ mapping onto the problem's objective lives there, once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -172,10 +173,23 @@ class OursKernel(Solver):
         return fresh, make_kernel(fresh, self.method, seed=self.seed, options=self.options)
 
     def run(self, budget: float) -> None:
-        kernel = self.build()[1]
+        t0 = time.process_time()
+        prob, kernel = self.build()
+        setup = time.process_time() - t0
+        iters = 0
         if budget > 0:
-            kernel.run(int(budget))
+            iters = kernel.run(int(budget))[0]
         self.result = kernel.solution().copy()
+        alpha = getattr(kernel, "alpha", None)
+        self._details = {"iterations": int(iters), "epochs": float(budget) / max(prob.nnz, 1),
+                         "setup_s": setup, "nnz_x": int(np.count_nonzero(self.result)),
+                         **({"nnz_alpha": int(np.count_nonzero(alpha))}
+                            if isinstance(alpha, np.ndarray) else {})}
+
+    def details(self) -> dict:
+        """Iterations, epochs (the budget over nnz(A)), the setup's CPU seconds and the
+        nonzeros of x (and of alpha, for a dual kernel) of the last run."""
+        return getattr(self, "_details", {})
 
     def trace(self, subopt, target, cap):
         from _harness import trace_kernel
