@@ -13,71 +13,52 @@ Radii: each data set runs at two radii, (1) ``config``: the radius the workflow 
 ``pdbfw.datasets.<name>.radius`` of ``config/config.yaml`` (the radius whose x* has Table
 2's sparsity ratio, ``benchmarks/pdbfw_radius.md``; a set the config lacks takes that
 study's radius, else ``pdbfw.radius``, Sec. 5's 300), and (2) ``active``: half of ||x*||_1
-of the l2-only problem (r = inf), where the constraint is clearly active. Every row records
+of the l2-only problem (r = inf), where the constraint is clearly active. The report gives
 r, ||x*||_1, nnz(x*) and whether the ball is active at x*.
 
 Solvers
 -------
-* ours: the entries of ``pdbfw.solvers`` in ``config/config.yaml`` with their options and a
-  data set's overrides (``datasets.<name>.options``: the workflow's choices, e.g. PDBFW's
-  dual step multiplier; ``--ours`` replaces the list; without a config the six with
-  default options):
-  ``pdbfw`` (Algorithm 1), ``acc_pg``, ``fw``, ``svrg``, ``scgs``, ``storc``; a name missing
-  from the registry is skipped with a note;
-* peers, copt 0.9 on f(x) = 1/n sum_i h(b_i a_i^T x) + mu/2 ||x||^2 written in NumPy
+* ours (``bench.solver.OursKernel``; the ball and mu are the problem's penalty, so its
+  ``build`` rebuilds the problem from the rows): the entries of ``pdbfw.solvers`` in
+  ``config/config.yaml`` with their options and a data set's overrides
+  (``datasets.<name>.options``, e.g. PDBFW's dual step multiplier; ``--ours`` replaces the
+  list; without a config ``pdbfw``, ``acc_pg``, ``fw``, ``svrg``, ``scgs``, ``storc`` with
+  default options); a name missing from the registry is skipped with a note;
+* copt 0.9 (:class:`Copt`) on f(x) = 1/n sum_i h(b_i a_i^T x) + mu/2 ||x||^2 in NumPy
   (``_harness.smooth_hinge_fgrad``, checked against ``pdsparse.objective.primal``), the ball
-  through ``copt.constraint.L1Ball(r)``:
-  ``copt_apg`` / ``copt_pg``: ``minimize_proximal_gradient(f_grad, 0, prox=L1Ball(r).prox,
-  jac=True, step="backtracking", accelerated=True / False)`` (FISTA / projected gradient);
-  ``copt_fw``: ``minimize_frank_wolfe(f_grad, 0, L1Ball(r).lmo, jac=True,
-  step="backtracking")`` (the adaptive step of Pedregosa et al. 2020, copt's default);
-  ``copt_pfw``: the same with ``variant="pairwise"`` and ``L1Ball(r).lmo_pairwise``, started
-  at the Frank-Wolfe vertex of grad f(0), -r sign(g_j) e_j with j = argmax |g_j| (pairwise FW
-  keeps x a convex combination of vertices, so it cannot start at 0; copt's example starts at
-  r e_0; the gradient at 0 is inside the timed fit). All with ``tol=1e-15``.
-  Counterparts: our ``acc_pg`` vs ``copt_apg`` (and ``copt_pg``), our ``fw`` vs ``copt_fw``
-  (and ``copt_pfw``). copt's randomized solvers (SVRG, SAGA, stochastic FW) are not peers:
-  they need numba (not installed; without it their per-sample loops run as pure Python) and
-  take a coordinate-separable prox, not a ball projection.
+  through ``copt.constraint.L1Ball(r)``, ``tol=1e-15``: ``copt_apg`` / ``copt_pg``:
+  ``minimize_proximal_gradient(..., prox=L1Ball(r).prox, step="backtracking",
+  accelerated=True / False)``; ``copt_fw``: ``minimize_frank_wolfe(..., L1Ball(r).lmo,
+  step="backtracking")`` (copt's default adaptive step); ``copt_pfw``: the same with
+  ``variant="pairwise"``, ``lmo_pairwise``, started at the Frank-Wolfe vertex of grad f(0)
+  (pairwise FW keeps x a convex combination of vertices; the gradient at 0 is inside the
+  timed fit). Counterparts: our ``acc_pg`` vs ``copt_apg`` and ``copt_pg``, our ``fw`` vs
+  ``copt_fw`` and ``copt_pfw``. copt's randomized solvers are not peers: they need numba
+  (not installed) and take a coordinate-separable prox, not a ball projection.
 
-What is timed (the protocol of ``benchmarks/_harness.py``, as in ``dgpd_peers.py``)
------------------------------------------------------------------------------------
-The wall time of one complete solve from the in-memory A (CSR, or the dense array) and b to
-an iterate at the target, setup included; loading the data file is excluded and reported.
+What is timed: the runner's protocol (``benchmarks/bench``): CPU seconds of one complete
+solve from the in-memory A (CSR, or the dense array) and b, setup included (data load
+excluded, reported), at the budget where the solver's one traced run (to ``--cap`` s) first
+met the target: ours the work T of ``_harness.trace_kernel`` (chunked calls reproduce one
+call), copt the ``max_iter`` of ``_harness.callback_trace`` (P evaluated in copt's callback,
+off the clock; proximal gradient: the k-th call sees the iterate ``max_iter = k - 1``
+returns; Frank-Wolfe: the call of iteration ``it`` the one ``max_iter = it`` returns); then
+``--repeats`` interleaved rounds, each re-run judged again. Each data set runs in its own
+single-threaded subprocess, the data prepared in a preceding one (peak RSS: the solvers').
 
-* ours: ``t0 -> Problem(A, b, ..., L1Ball(r, mu)) -> make_kernel(...) -> kernel.run(T) ->
-  x = kernel.solution().copy() -> t1``. T (the kernel's work units) comes from a trace run of
-  the same kernel and seed, evaluated every max(1/64 epoch, 2% of the work done, enough work
-  for half of one evaluation's time): the smallest evaluated T at the target. Chunked calls
-  reproduce one call, so the timed re-run ends at the traced iterate (its P is recomputed
-  and compared; a mismatch is written in ``note``).
-* peers: ``t0 -> f_grad closure, L1Ball -> copt (tol=1e-15, max_iter=cap) -> x.copy() ->
-  t1``. copt is deterministic and calls ``callback(locals())`` every iteration, so one traced
-  run evaluating P in the callback (every iteration, then every 2%; the callback's time is
-  taken off the trace clock) gives the smallest cap at the target; the timed runs are
-  complete uninstrumented fits with that cap, their P compared with the trace's.
-  (Proximal gradient: the k-th call sees the iterate ``max_iter = k - 1`` returns;
-  Frank-Wolfe: the call of iteration ``it`` sees the iterate ``max_iter = it`` returns.)
-* Median of 5 timings below 0.05 s, of 3 below 1 s, else one run; ``gc.collect()`` before
-  each, outside the timer; warm-up calls of every solver on a tiny problem first.
-* ``--cap`` (60 s) per solve: a trace whose time passes it stops; the row says "> cap".
+Data (prepared once into ``results/benchmarks/data/``, reused): PDBFW's Table 2 sets that
+the offline mirror has (:data:`DATASETS`; a set of the same name in the config takes its
+recipe): ``duke`` (44 x 7,129, dense), ``ijcnn1-rb`` (ijcnn1's 35,000-row training split,
+300 random-binning grids; the paper's ijcnn.RB has 49,990 rows), ``mnist09-rb`` (MNIST
+digits 0 and 9, 11,872 rows, 100 grids).
 
-Each data set runs in its own subprocess with ``OMP/OPENBLAS/MKL_NUM_THREADS=1`` (one core),
-the data prepared in a preceding subprocess, so the worker's peak RSS is the solvers'.
-
-Data (prepared once into ``results/benchmarks/data/``, reused when present)
------------------------------------------------------------------------------
-Recipes of :class:`pdsparse.data.prepare.Recipe` for PDBFW's Table 2 sets that the offline
-mirror has (see :data:`DATASETS`; a set of the same name in the config takes its recipe):
-``duke`` (44 x 7,129, dense), ``ijcnn1-rb`` (ijcnn1's 35,000-row training split with 300
-random-binning grids; the paper's ijcnn.RB has the 49,990 rows of ijcnn1, not in the
-mirror), ``mnist09-rb`` (MNIST training digits 0 and 9, 11,872 rows, 100 grids).
-
-Outputs (atomic) in ``results/benchmarks/``: ``pdbfw_peers.csv`` (one row per data set x
-radius x target x solver), ``pdbfw_peers.md`` (a table per data set and radius, the verdicts
-"our fastest ahead of every copt method" and "each of ours no slower than its copt
-counterpart", with the reason wherever not), ``pdbfw_peers.json`` (machine, quietness,
-versions, references, memory, every trace).
+Outputs (atomic) in ``--out-dir``: ``pdbfw_peers.parquet`` (the runner's long format, with
+the ``iterations`` at each budget and our median ``setup_s``), ``pdbfw_peers.json`` (machine,
+quietness, versions, settings, per data set its references, memory and options) and
+``pdbfw_peers.md`` (``bench.report``'s pdbfw against the best copt method, then per data set
+and radius every solver and the checks "our fastest against every copt method" and "each of
+ours against its copt counterparts", with the reason wherever not ahead); ``--render``
+rewrites the markdown from the other two.
 
 Usage::
 
@@ -97,54 +78,41 @@ import math
 import sys
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _harness import (
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by file path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _harness import (  # noqa: E402
     PEER_TOL,
     REPO,
-    Case,
-    Ours,
-    Run,
-    Watch,
     add_data_args,
-    add_ratios,
     add_worker_args,
     bench_parser,
-    bench_traced,
     cached_ref,
     callback_trace,
-    cells_of,
     fmt_ratio,
     load_prepared,
-    log_total,
-    machine_line,
     make_log,
     maxrss_mib,
-    measure,
-    our_setup,
     pass_on,
     pick_datasets,
     prepare_cached,
     require_peer,
-    rows_frame,
     rss_mib,
     run_datasets,
-    run_record,
     serve_worker,
     smooth_hinge_fgrad,
     solve_reference,
-    time_copt,
-    time_ours,
     trace_kernel,
-    versions,
-    warm_up,
-    worker_line,
-    worker_records,
-    write_outputs,
 )
+from bench.report import AHEAD, BEHIND, INCONCLUSIVE, times, verdict, write  # noqa: E402
+from bench.report import markdown as report_markdown  # noqa: E402
+from bench.runner import Cell, benchmark  # noqa: E402
+from bench.solver import OursKernel, Solver  # noqa: E402
 
 LOSS = "smooth_hinge"
 MU_TIMES_N = 10.0  # mu = 10/n (Sec. 5)
@@ -153,11 +121,8 @@ ACTIVE_FRACTION = 0.5  # the active radius: this fraction of ||x*||_1 of the l2-
 TARGETS = (1e-2, 1e-4, 1e-6)
 REF_RTOL = 1e-10
 SEED = 0
-COLUMNS = ["dataset", "radius_kind", "radius", "target", "solver", "config", "seconds",
-           "repeats", "reached", "ratio"]
-ORDER = [*COLUMNS, "ours", "lower_bound_s", "seconds_samples", "setup_s", "budget", "epochs"]
-"""The csv's first columns (the rest in the order the rows give them)."""
-QUIET = "quiet (no snakemake running, no other busy process)"
+KEYS = ["dataset", "radius_kind", "radius"]
+STEM = "pdbfw_peers"
 
 log = make_log("pdbfw_peers")
 
@@ -204,8 +169,6 @@ def datasets_from(cfg: dict) -> dict[str, DataDef]:
     (when it reads the same registry file), its ``radius`` and its per-solver ``options``,
     so that the benchmark solves the workflow's problem with the workflow's solvers. Without
     a config radius a set takes ``r_star`` (Helper DATA's recommendation)."""
-    from dataclasses import replace
-
     out = {}
     for name, dd in DATASETS.items():
         entry = (cfg.get("datasets") or {}).get(name) or {}
@@ -225,18 +188,6 @@ def datasets_from(cfg: dict) -> dict[str, DataDef]:
     return out
 
 
-def with_overrides(ours: list[Ours], dd: DataDef) -> list[Ours]:
-    """Our solvers with the data set's option overrides (``options: {pdbfw: {delta: x1000}}``
-    replaces pdbfw's delta on that set, as the workflow does)."""
-    over = dict(dd.options)
-    out = []
-    for v in ours:
-        opts = dict(v.options)
-        opts.update(dict(over.get(v.method, ())))
-        out.append(Ours(v.method, tuple(opts.items())))
-    return out
-
-
 def prep_data(dd: DataDef, opts: dict) -> dict:
     """The cached ``.npz`` of a data set (prepared here when missing)."""
     return prepare_cached(dd.registry, dd.recipe, opts)
@@ -247,7 +198,7 @@ def prep_data(dd: DataDef, opts: dict) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-OURS = tuple(Ours(m) for m in ("pdbfw", "acc_pg", "fw", "svrg", "scgs", "storc"))
+OURS = tuple((m, ()) for m in ("pdbfw", "acc_pg", "fw", "svrg", "scgs", "storc"))
 """Fallback when the config has no ``pdbfw.solvers``: the six methods, default options."""
 
 
@@ -262,68 +213,88 @@ def config_pdbfw() -> dict:
         return {}
 
 
-def config_ours(cfg: dict) -> tuple[Ours, ...]:
+def config_ours(cfg: dict) -> tuple:
     """The solvers of the PDBFW config with their options (``{method: pdbfw, delta: x100}``
-    -> ``Ours("pdbfw", (("delta", "x100"),))``), else :data:`OURS`."""
+    -> ``("pdbfw", (("delta", "x100"),))``), else :data:`OURS`."""
     entries = cfg.get("solvers") or []
-    out = tuple(Ours(str(e["method"]), tuple((str(k), str(v)) for k, v in e.items()
-                                             if k != "method")) for e in entries)
+    out = tuple((str(e["method"]), tuple((str(k), str(v)) for k, v in e.items()
+                                         if k != "method")) for e in entries)
     return out or OURS
 
 
-@dataclass(frozen=True)
-class Peer:
-    name: str  # copt_apg, copt_pg, copt_fw, copt_pfw
-
-    @property
-    def config(self) -> str:
-        return {"copt_apg": "accelerated=True,step=backtracking",
-                "copt_pg": "accelerated=False,step=backtracking",
-                "copt_fw": "variant=vanilla,step=backtracking",
-                "copt_pfw": "variant=pairwise,step=backtracking"}[self.name]
-
-    @property
-    def key(self) -> str:
-        return f"{self.name}[{self.config}]"
-
-    @property
-    def proximal(self) -> bool:
-        return self.name in ("copt_apg", "copt_pg")
-
-    def updates(self, max_iter: int) -> int:
-        """Iterations (gradient steps applied) of a complete fit with this ``max_iter``:
-        copt's proximal-gradient loop applies max_iter + 1, its Frank-Wolfe loop max_iter."""
-        return max_iter + 1 if self.proximal else max_iter
-
-
-PEERS = tuple(Peer(n) for n in ("copt_apg", "copt_pg", "copt_fw", "copt_pfw"))
-COUNTERPARTS = {"acc_pg": ("copt_apg", "copt_pg"), "fw": ("copt_fw", "copt_pfw")}
-"""Our method -> the copt methods that run the same algorithm (first: the closest)."""
-
-
-def parse_ours(text: str | None, default: tuple[Ours, ...]) -> tuple[Ours, ...]:
-    """``pdbfw,fw:step=open_loop,svrg:step=x2;inner=n`` -> Ours entries (else ``default``)."""
+def parse_ours(text: str | None, default: tuple) -> tuple:
+    """``pdbfw,fw:step=open_loop,svrg:step=x2;inner=n`` -> (method, options) entries (else
+    ``default``)."""
     if not text:
         return default
     out = []
     for item in text.split(","):
         item = item.strip()
-        if not item:
-            continue
-        method, _, opts = item.partition(":")
-        pairs = tuple(tuple(kv.split("=", 1)) for kv in opts.split(";") if kv)
-        out.append(Ours(method, pairs))
+        if item:
+            method, _, opts = item.partition(":")
+            out.append((method, tuple(tuple(kv.split("=", 1)) for kv in opts.split(";") if kv)))
     return tuple(out)
 
 
-def make_problem(A, b, radius: float, mu: float):
-    from pdsparse.penalties import L1Ball
-    from pdsparse.problem import Problem
+class Ours(OursKernel):
+    """:class:`bench.solver.OursKernel` that keeps, for the report's explanations, the
+    kernel's iterations at each work its trace evaluated (``work``: {budget: iterations}) and
+    the CPU seconds of the setup of each run (``setups``: ``Problem`` and ``make_kernel``,
+    one ``time.process_time`` read inside the timed call); a non-finite P (diverged or
+    outside the ball) stops the trace."""
 
-    return Problem(A, b, loss=LOSS, penalty=L1Ball(radius, mu))
+    def __init__(self, method: str, name: str, options: dict):
+        super().__init__(method, name=name, seed=SEED, **options)
+        self.work, self.setups = {}, []
+
+    def run(self, budget) -> None:
+        t = time.process_time()
+        kernel = self.build()[1]
+        self.setups.append(time.process_time() - t)
+        if budget > 0:
+            kernel.run(int(budget))
+        self.result = kernel.solution().copy()
+
+    def trace(self, subopt, target, cap):
+        def evaluate(x):
+            s = subopt(x)
+            return s, s
+
+        tr, setup, stop = trace_kernel(self.build, evaluate, target, cap=cap,
+                                       diverged="diverged or infeasible")
+        self.work = {float(t): int(i) for t, i in zip(tr.touched, tr.iterations, strict=True)}
+        return list(zip(tr.touched.astype(float), tr.rel_subopt, setup + tr.kernel_s,
+                        strict=True)), stop
 
 
-def run_peer(A, b, radius, mu, p: Peer, max_iter: int, callback=None):
+def ours_solvers(entries, dd: DataDef) -> list[Ours]:
+    """Our solvers with the data set's option overrides (``options: {pdbfw: {delta: x1000}}``
+    replaces pdbfw's delta on that set, as the workflow does); named by the method, or by
+    the entry (``fw:step=open_loop``) when a method comes twice."""
+    from pdsparse.solvers import SOLVERS
+
+    over = dict(dd.options)
+    methods = [m for m, _ in entries]
+    out = []
+    for method, options in entries:
+        if method not in SOLVERS:
+            continue
+        name = method if methods.count(method) == 1 else ":".join(
+            [method, *(f"{k}={v}" for k, v in options)])
+        out.append(Ours(method, name, {**dict(options), **dict(over.get(method, ()))}))
+    return out
+
+
+COPT = {"copt_apg": "accelerated=True,step=backtracking",
+        "copt_pg": "accelerated=False,step=backtracking",
+        "copt_fw": "variant=vanilla,step=backtracking",
+        "copt_pfw": "variant=pairwise,step=backtracking"}
+"""The copt methods and their settings."""
+COUNTERPARTS = {"acc_pg": ("copt_apg", "copt_pg"), "fw": ("copt_fw", "copt_pfw")}
+"""Our method -> the copt methods that run the same algorithm (first: the closest)."""
+
+
+def run_peer(A, b, radius, mu, name: str, max_iter: int, callback=None):
     """One copt fit; copt's FW prints its initial Lipschitz estimate: kept off stdout."""
     import copt
     from copt.constraint import L1Ball as CoptL1Ball
@@ -333,11 +304,11 @@ def run_peer(A, b, radius, mu, p: Peer, max_iter: int, callback=None):
     x0 = np.zeros(A.shape[1])
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
-        if p.proximal:
+        if name in ("copt_apg", "copt_pg"):
             return copt.minimize_proximal_gradient(
-                f_grad, x0, prox=ball.prox, jac=True, accelerated=p.name == "copt_apg",
+                f_grad, x0, prox=ball.prox, jac=True, accelerated=name == "copt_apg",
                 step="backtracking", tol=PEER_TOL, max_iter=int(max_iter), callback=callback)
-        if p.name == "copt_fw":
+        if name == "copt_fw":
             return copt.minimize_frank_wolfe(
                 f_grad, x0, ball.lmo, jac=True, step="backtracking", tol=PEER_TOL,
                 max_iter=int(max_iter), callback=callback)
@@ -350,43 +321,47 @@ def run_peer(A, b, radius, mu, p: Peer, max_iter: int, callback=None):
             step="backtracking", tol=PEER_TOL, max_iter=int(max_iter), callback=callback)
 
 
-def time_peer(A, b, radius, mu, p: Peer, cap: int) -> Run:
-    """One complete copt fit (wall s, x, copt's ``nit``)."""
-    return time_copt(lambda: run_peer(A, b, radius, mu, p, cap))
+class Copt(Solver):
+    """A copt method on the problem's rows and ball: ``run(max_iter)`` one uninstrumented fit
+    (closure, ball, copt, x), its budget the ``max_iter`` of the first point of
+    ``_harness.callback_trace`` at the target; ``work``: {max_iter: iterations applied}
+    (copt's setup is inside its first iteration: no ``setups``)."""
 
+    sampling = "trace"
 
-# ---------------------------------------------------------------------------------------------
-# One (data set, radius): traces and timed runs
-# ---------------------------------------------------------------------------------------------
+    def __init__(self, name: str):
+        self.name, self.config, self.work, self.setups = name, COPT[name], {}, []
 
+    @property
+    def proximal(self) -> bool:
+        return self.name in ("copt_apg", "copt_pg")
 
-def bench_ours(case: Case, v: Ours) -> None:
-    tr, setup, stop = trace_kernel(lambda: our_setup(make_problem, case.args, v, SEED), case.rel,
-                                   min(case.opts["targets"]), cap=case.opts["cap"],
-                                   extra=lambda kernel, x: (int(np.count_nonzero(x)),),
-                                   extra_columns=("nnz_x",), diverged="diverged or infeasible")
-    bench_traced(case, tr, key=v.key, solver=v.name, config=v.config, ours=True, setup=setup,
-                 stop=stop, run=lambda T: time_ours(make_problem, case.args, v, T, SEED),
-                 iterations=lambda r, t: int(r.iterations),
-                 extra=lambda r, T: {"epochs": np.nan if T is None else T / case.prob.nnz},
-                 log=log)
+    def updates(self, max_iter: int) -> int:
+        """Iterations (gradient steps applied) of a complete fit with this ``max_iter``:
+        copt's proximal-gradient loop applies max_iter + 1, its Frank-Wolfe loop max_iter."""
+        return max_iter + 1 if self.proximal else max_iter
 
+    def fit(self, max_iter, callback=None):
+        p = self.problem
+        return run_peer(p.mat, p.b, p.penalty.radius, p.penalty.l2, self.name, max_iter,
+                        callback)
 
-def bench_peer(case: Case, p: Peer) -> None:
-    """copt's trace through its callback. Each row's ``cap`` is the ``max_iter`` whose complete
-    fit returns the evaluated iterate: k - 1 at the k-th call (from 0) of the proximal-gradient
-    loop, whose callback opens each iteration; ``it`` in Frank-Wolfe's loop, whose callback
-    comes before the update of iteration ``it``. The final call after Frank-Wolfe's loop
-    repeats an iterate: ignored."""
-    fw = {} if p.proximal else {"index": lambda k, loc: int(loc["it"]),
-                                "end_index": lambda k, res: int(res.nit)}
-    tr, stop = callback_trace(lambda cb: run_peer(*case.args, p, 10**9, cb), case.rel,
-                              min(case.opts["targets"]), case.opts["cap"],
-                              diverged="diverged or infeasible", **fw)
-    bench_traced(case, tr, key=p.key, solver=p.name, config=p.config, ours=False,
-                 setup=math.nan, stop=stop, run=lambda cap: time_peer(*case.args, p, cap),
-                 iterations=lambda r, t: p.updates(int(r.cap)),
-                 extra=lambda r, cap: {"epochs": np.nan}, log=log)
+    def run(self, budget) -> None:
+        self.result = np.asarray(self.fit(int(budget)).x).copy()
+
+    def trace(self, subopt, target, cap):
+        def evaluate(x):
+            s = subopt(x)
+            return s, s
+
+        fw = {} if self.proximal else {"index": lambda k, loc: int(loc["it"]),
+                                       "end_index": lambda k, res: int(res.nit)}
+        tr, stop = callback_trace(lambda cb: self.fit(10**9, cb), evaluate, target, cap,
+                                  diverged="diverged or infeasible", **fw)
+        if not self.proximal:  # copt's FW cannot return at max_iter = 0 (its loop variable)
+            tr = tr[tr.cap >= 1]
+        self.work = {float(c): self.updates(int(c)) for c in tr.cap}
+        return list(zip(tr.cap.astype(float), tr.rel_subopt, tr.net_s, strict=True)), stop
 
 
 # ---------------------------------------------------------------------------------------------
@@ -394,12 +369,11 @@ def bench_peer(case: Case, p: Peer) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def available(ours: tuple[Ours, ...]) -> tuple[list[Ours], list[str]]:
-    from pdsparse.solvers import SOLVERS
+def make_problem(A, b, radius: float, mu: float):
+    from pdsparse.penalties import L1Ball
+    from pdsparse.problem import Problem
 
-    have = [v for v in ours if v.method in SOLVERS]
-    missing = [v.method for v in ours if v.method not in SOLVERS]
-    return have, missing
+    return Problem(A, b, loss=LOSS, penalty=L1Ball(radius, mu))
 
 
 def check_fgrad(A, b, mu: float, radius: float) -> float:
@@ -433,9 +407,11 @@ def reference(prob, key: str, opts: dict, dataset: str, what: str | None) -> dic
 
 
 def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
+    """One data set: its two radii's cells raced by ``bench.runner.benchmark``; the frame
+    with the solvers' iterations (and our setup) at each budget, and the set's record."""
     from pdsparse.problem import Problem
+    from pdsparse.solvers import SOLVERS
 
-    watch = Watch()
     mem = {"start_maxrss_mib": maxrss_mib()}
     A, b, _meta, load_s, dense = load_prepared(prep["path"])
     b = np.asarray(b, dtype=np.float64)
@@ -447,12 +423,10 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
     log(f"{dd.name}: n={n:,} d={d:,} stored={stored:,} {'dense' if dense else 'CSR'}, "
         f"{int((b > 0).sum())} positives; loaded in {load_s:.1f} s ({prep['note']})")
     mem["after_load_rss_mib"] = rss_mib()
-    ours, missing = available(opts["ours"])
-    ours = [v for v in ours if opts["solvers"] is None or v.name in opts["solvers"]]
-    ours = with_overrides(ours, dd)
-    peers = [p for p in PEERS if opts["solvers"] is None or p.name in opts["solvers"]]
-    warm_up(ours, lambda A, b, v, T: time_ours(make_problem, (A, b, 1.0, 0.1), v, T, SEED), peers,
-            lambda A, b, p, cap: time_peer(A, b, 1.0, 0.1, p, cap), dense=True)
+    wanted = opts["solvers"]
+    ours = [s for s in ours_solvers(opts["ours"], dd) if wanted is None or s.name in wanted]
+    missing = [m for m, _ in opts["ours"] if m not in SOLVERS]
+    peers = [Copt(p) for p in COPT if wanted is None or p in wanted]
     gc.collect()
     gc.freeze()
     tag = Path(prep["path"]).name
@@ -469,9 +443,10 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
     fcheck = check_fgrad(A, b, mu, radii[0][1])
     if not fcheck <= 1e-12:
         raise RuntimeError(f"{dd.name}: copt's f differs from objective.primal by {fcheck:.1e}")
-    refs = []
+    solvers = [*ours, *peers]
+    refs, work = [], []
 
-    def cases():
+    def cells():
         for kind, radius in radii:
             prob = make_problem(A, b, radius, mu)
             ref = reference(prob, f"{tag}|r={radius!r}|mu={mu!r}|rtol={REF_RTOL:g}", opts,
@@ -482,212 +457,242 @@ def worker(dd: DataDef, opts: dict, prep: dict) -> dict:
                 f"{', cached' if ref['cached'] else ''}); ||x*||_1 = "
                 f"{ref['solution_norm']:.6g}, nnz(x*) = {ref['solution_nnz']:,}, ball "
                 f"{'active' if ref['active'] else 'inactive'}")
-            yield kind, Case({"dataset": dd.name, "radius_kind": kind, "radius": radius},
-                             {"mu": mu, "p_star": ref["p_star"], "ref_rel_gap": ref["rel_gap"],
-                              "xstar_norm1": ref["solution_norm"],
-                              "xstar_nnz": ref["solution_nnz"], "ball_active": ref["active"]},
-                             (A, b, radius, mu), prob, ref["p_star"], opts)
+            labels = {"dataset": dd.name, "radius_kind": kind, "radius": f"{radius:.4g}"}
+            yield Cell(labels, prob, ref["p_star"], ref["rel_gap"])
+            # the cell is raced: keep each solver's iterations per budget and median setup
+            for s in solvers:
+                setup = float(np.median(s.setups)) if s.setups else math.nan
+                work.extend({**labels, "solver": s.name, "budget": k, "iterations": it,
+                             "setup_s": setup} for k, it in s.work.items())
+                s.work, s.setups = {}, []
+            mem[f"after_{kind}_maxrss_mib"] = maxrss_mib()
 
-    rows, traces = measure(cases(), ours, peers, bench_ours, bench_peer, mem)
+    frame, meta = benchmark(cells(), solvers, list(opts["targets"]), repeats=opts["repeats"],
+                            cap=opts["cap"], log=log, modules=("copt",))
+    frame = frame.merge(pd.DataFrame(work, columns=[*KEYS, "solver", "budget", "iterations",
+                                                    "setup_s"]),
+                        how="left", on=[*KEYS, "solver", "budget"], validate="many_to_one")
     mem["peak_rss_mib"] = maxrss_mib()
-    for r in rows:
-        r.update(n=n, d=d, stored=stored, dense=dense, peak_rss_mib=mem["peak_rss_mib"],
-                 load_s=load_s, l2_xstar_norm1=l2_ref["solution_norm"],
-                 l2_xstar_nnz=l2_ref["solution_nnz"])
-    return {"dataset": dd.name, "rows": rows, "traces": traces, "refs": refs,
-            "l2_ref": l2_ref, "memory": mem, "n": n, "d": d, "stored": stored,
-            "dense": dense, "load_s": load_s, "prep": prep, "recipe": dd.recipe,
-            "paper": dd.paper, "radius_source": dd.radius_source or (
+    return {"dataset": dd.name, "frame": frame, "meta": meta, "refs": refs, "l2_ref": l2_ref,
+            "memory": mem, "n": n, "d": d, "stored": stored, "dense": dense,
+            "load_s": load_s, "prep": prep, "recipe": dd.recipe, "paper": dd.paper,
+            "options": {s.name: s.options for s in ours},
+            "radius_source": dd.radius_source or (
                 f"pdbfw.radius of config/config.yaml, r = {opts['radius']:g} (Sec. 5's 300 "
                 "with the averaged loss)"),
-            "missing": missing, "fcheck": fcheck, **watch.stop()}
+            "missing": missing, "fcheck": fcheck,
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
 
 
 # ---------------------------------------------------------------------------------------------
-# Outputs
+# Report: bench.report's table, then per data set and radius the checks with their reasons
 # ---------------------------------------------------------------------------------------------
 
 
-ROW_KEYS = ["dataset", "radius_kind", "target"]
+def solver_times(frame: pd.DataFrame) -> pd.DataFrame:
+    """``bench.report.times`` per (cell, target, solver) with the method, the ``iterations``
+    and ``setup_s`` at its budget, and, for one whose trace stopped first, ``lower_s`` (the
+    seconds its trace ran) and the iterations where it stopped."""
+    key = [*KEYS, "solver"]
+    per = times(frame, KEYS).assign(method=lambda d: d.solver.str.split(":").str[0])
+    at = frame.dropna(subset=["budget"]).drop_duplicates([*key, "budget"])
+    per = per.merge(at[[*key, "budget", "iterations", "setup_s"]], how="left",
+                    on=[*key, "budget"])
+    last = (frame[frame.status == "search"].sort_values("budget")
+            .drop_duplicates(key, keep="last").rename(columns={"cpu_s": "lower_s"}))
+    per = per.merge(last[[*key, "lower_s", "iterations", "setup_s"]], how="left", on=key,
+                    suffixes=("", "_stop"))
+    stopped = per.why.str.startswith("not reached")
+    per["iterations"] = per.iterations.where(~stopped, per.pop("iterations_stop"))
+    per["setup_s"] = per.setup_s.fillna(per.pop("setup_s_stop"))
+    per["lower_s"] = per.lower_s.where(stopped)
+    return per
 
 
 def _faster(a, b) -> str:
-    """'yes' if row a reached its target no later than row b, 'no' if b was faster, '?' if
-    neither is known."""
-    if a.reached and (not b.reached and b.lower_bound_s >= a.seconds
-                      or b.reached and a.seconds <= b.seconds):
-        return "yes"
-    if b.reached and (not a.reached or b.seconds < a.seconds):
-        return "no"
-    if not a.reached and not b.reached:
-        return "n/a"
-    return "?"
+    """ahead / behind / inconclusive (bench.report's verdict on the range of a / b) when both
+    count; a that counts is ahead of b that does not, unless b's trace stopped at the cap
+    before a's time (inconclusive); n/a when neither counts."""
+    if a.seconds < math.inf and b.seconds < math.inf:
+        return verdict(a.fastest / b.slowest, a.slowest / b.fastest)
+    if a.seconds < math.inf:
+        return INCONCLUSIVE if "cap" in b.why and b.lower_s < a.slowest else AHEAD
+    return BEHIND if b.seconds < math.inf else "n/a"
 
 
 def _explain(a, b) -> str:
-    """Why row a (ours) is behind row b (a peer): times, setup, iterations and the time per
-    iteration (ours: after the setup; copt's setup is inside its first iteration)."""
-    def per_it(r):
-        s = r.seconds if r.reached else r.lower_bound_s
-        it = max(int(r.iterations), 1)
-        setup = r.setup_s if np.isfinite(r.setup_s) else 0.0
-        return s, it, (s - setup) / it
+    """Why row a (ours) is not ahead of row b (a peer): times, setup, iterations and the time
+    per iteration (ours: after the setup; copt's setup is inside its first iteration)."""
+    def what(r):
+        if r.seconds < math.inf:
+            s, head = r.seconds, f"{r.seconds:.3g} s"
+        elif r.lower_s == r.lower_s:  # its trace stopped first
+            s, head = r.lower_s, f"> {r.lower_s:.3g} s (subopt {r.subopt:.1e} when its trace " \
+                                 "stopped)"
+        else:
+            return f"{r.solver}: {r.why}"
+        it = int(r.iterations) if r.iterations == r.iterations else 0
+        setup = r.setup_s if r.setup_s == r.setup_s else 0.0
+        per_it = f" of {(s - setup) / it * 1e3:.3g} ms" if it else ""
+        extra = f", after a setup of {r.setup_s:.3g} s" if r.setup_s == r.setup_s else ""
+        return (f"{r.solver} {head}: {it:,} iteration{'s' * (it != 1)}{per_it}{extra}"
+                + (f" ({r.why})" if r.why else ""))
 
-    sa, ia, pa = per_it(a)
-    sb, ib, pb = per_it(b)
-    what_a = f"{sa:.3g} s" if a.reached else f"> {sa:.3g} s (rel {a.rel_subopt:.1e} at the cap)"
-    extra = f", after a setup of {a.setup_s:.3g} s" if np.isfinite(a.setup_s) else ""
-    return (f"{a.solver} {what_a}: {ia:,} iteration{'s' * (ia != 1)} of {pa * 1e3:.3g} ms{extra}; "
-            f"{b.solver} {sb:.3g} s: {ib:,} iteration{'s' * (ib != 1)} of {pb * 1e3:.3g} ms")
+    return f"{what(a)}; {what(b)}"
 
 
 def verdicts(g: pd.DataFrame) -> dict:
-    """The checks of one (data set, radius, target): our fastest vs every copt method, each of
-    ours vs its counterparts; each a (verdict, explanation)."""
+    """The checks of one (data set, radius, target) of :func:`solver_times`: our fastest
+    against every copt method, each of ours against its counterparts; each a (verdict,
+    explanation)."""
     out = {}
     o, p = g[g.ours], g[~g.ours]
-    reached_o, reached_p = o[o.reached], p[p.reached]
-    if reached_o.empty:
-        if reached_p.empty:
+    counted_o, counted_p = o[o.seconds < math.inf], p[p.seconds < math.inf]
+    if counted_o.empty:
+        if counted_p.empty:
             out["fastest"] = ("n/a", "neither ours nor copt reached the target within the cap")
         else:
-            k = reached_p.seconds.idxmin()
-            out["fastest"] = ("no", "no method of ours reached the target within the cap; "
-                                    f"{reached_p.solver[k]} took {reached_p.seconds[k]:.3g} s")
+            q = counted_p.loc[counted_p.seconds.idxmin()]
+            out["fastest"] = (BEHIND, "no method of ours counts; "
+                                      f"{q.solver} took {q.seconds:.3g} s")
     else:
-        best = reached_o.loc[reached_o.seconds.idxmin()]
-        losers = reached_p[reached_p.seconds <= best.seconds]
-        if not losers.empty:
-            q = losers.loc[losers.seconds.idxmin()]
-            out["fastest"] = ("no", _explain(best, q))
+        best = counted_o.loc[counted_o.seconds.idxmin()]
+        vs = [(_faster(best, q), q) for _, q in p.iterrows()]
+        behind = [q for v, q in vs if v == BEHIND]
+        open_ = [q for v, q in vs if v == INCONCLUSIVE]
+        if behind:
+            out["fastest"] = (BEHIND, _explain(best, min(behind, key=lambda q: q.seconds)))
+        elif open_:
+            out["fastest"] = (INCONCLUSIVE, "; ".join(_explain(best, q) for q in open_))
         else:
-            open_ = p[~p.reached & (p.lower_bound_s < best.seconds)]
-            if not open_.empty:
-                out["fastest"] = ("?", f"{', '.join(open_.solver)} stopped at the cap before "
-                                       f"our fastest {best.solver} ({best.seconds:.3g} s)")
-            else:
-                out["fastest"] = ("yes", f"{best.solver} {best.seconds:.3g} s")
-    for ours_name, peer_names in COUNTERPARTS.items():
-        a = o[o.solver == ours_name]
-        if a.empty:
-            continue
-        a = a.iloc[0]
-        for peer_name in peer_names:
-            q = p[p.solver == peer_name]
-            if q.empty:
-                continue
-            q = q.iloc[0]
-            v = _faster(a, q)
-            out[f"{ours_name} vs {peer_name}"] = (v, "" if v in ("yes", "n/a")
-                                                  else _explain(a, q))
+            out["fastest"] = (AHEAD, f"{best.solver} {best.seconds:.3g} s")
+    for method, peer_names in COUNTERPARTS.items():
+        for _, a in o[o.method == method].iterrows():
+            for name in peer_names:
+                for _, q in p[p.solver == name].iterrows():
+                    v = _faster(a, q)
+                    out[f"{a.solver} vs {name}"] = (v, "" if v in (AHEAD, "n/a")
+                                                    else _explain(a, q))
     return out
 
 
-def cell(r) -> str:
-    if r.reached and np.isfinite(r.seconds):
-        ratio = fmt_ratio(r.ratio)
-        return f"{r.seconds:.3g} ({ratio})" if ratio else f"{r.seconds:.3g}"
-    if np.isfinite(r.lower_bound_s):
-        return f"> {r.lower_bound_s:.3g} ({r.rel_subopt:.0e})"
-    return "—"
+def _cell(r, fastest_copt: float, best: float) -> str:
+    if r.seconds < math.inf:
+        ratio = fmt_ratio(r.seconds / fastest_copt) if fastest_copt < math.inf else ""
+        text = f"{r.seconds:.3g} ({ratio})" if ratio else f"{r.seconds:.3g}"
+        return f"**{text}**" if r.seconds == best else text
+    if r.lower_s == r.lower_s:
+        return f"> {r.lower_s:.3g} ({r.subopt:.0e})"
+    return r.why.split(":")[0].split(" on ")[0] or "—"
 
 
-def markdown(df: pd.DataFrame, meta: dict) -> str:
-    cap = meta["settings"]["cap"]
-    lines = ["# PDBFW peers: wall seconds to (P - P*)/P* <= target", "",
-             "P(x) = 1/n sum_i h(b_i a_i^T x) + mu/2 ||x||^2, ||x||_1 <= r, smooth hinge, "
-             "mu = 10/n (PDBFW Sec. 5). Wall seconds of a complete solve from the in-memory "
-             "matrix (setup included, data load excluded); in parentheses the ratio to the "
-             "fastest copt method of the row (< 1: faster than copt); **bold** = fastest of "
-             "the row; `> t (r)`: stopped at the cap after t s at relative suboptimality r "
-             f"(cap {cap:g} s per solve). Verdicts: `fastest` = our fastest ahead of every "
-             "copt method; `acc_pg`, `fw` = no slower than the copt method of the same "
-             "algorithm (APG / PG; FW / pairwise FW); `n/a`: neither reached the target "
-             "within the cap; `?`: undecided (the other stopped at the cap earlier).", "",
-             machine_line(meta, QUIET), ""]
-    rank = {m: i for i, m in enumerate(dict.fromkeys(
-        [v.method for v in meta["ours_objs"]] + [p.name for p in PEERS]))}
-    df = df.assign(key=df.solver + "[" + df.config + "]")
+def render(frame: pd.DataFrame, meta: dict) -> str:
+    """The markdown: ``bench.report.markdown`` (pdbfw, the first of ours, against the best
+    copt method), then per data set its problems and a table per radius with the checks."""
+    head, rest = report_markdown(
+        frame, meta, keys=KEYS, ours=(meta.get("ours") or [None])[0],
+        title="PDBFW peers: CPU seconds to (P - P*)/P* <= target on the l1 ball").split(
+        "\n\n", 1)
+    lines = [head, "", "P(x) = 1/n sum_i h(b_i a_i^T x) + mu/2 ||x||^2, ||x||_1 <= r, smooth "
+             "hinge, mu = 10/n (PDBFW Sec. 5). CPU seconds of a complete solve from the "
+             "in-memory matrix (setup included, data load excluded), median of the "
+             "interleaved rounds, each at the budget where the solver's trace first met the "
+             f"target (cap {meta.get('cap_s', math.nan):g} s per trace).", "", rest,
+             "## Per data set: every solver and the checks", "",
+             "In each table: median CPU s and, in parentheses, the ratio to the fastest copt "
+             "method of the row (< 1: faster than copt); **bold** = fastest of the row; "
+             "`> t (s)`: the trace stopped (cap, stall or divergence) after t s at relative "
+             "suboptimality s. Checks: `fastest` = our fastest against every copt method; "
+             "`<ours> vs <copt>` = against the copt method of the same algorithm (APG / PG; "
+             "FW / pairwise FW); ahead / behind / inconclusive from the range of the ratio "
+             "over the rounds; `n/a`: neither reached the target.", ""]
+    per = solver_times(frame)
+    order = list(dict.fromkeys(frame.solver))
     failures = []
-    for ds, gd in df.groupby("dataset", sort=False):
-        present = sorted(dict.fromkeys(gd.key), key=lambda k: (rank.get(k.split("[")[0], 99), k))
-        short = {k: k.split("[")[0] + ("" if k.endswith("[default]") or "copt" in k
-                                       else " " + k.split("[")[1][:-1]) for k in present}
-        w = next(x for x in meta["datasets"] if x.get("dataset") == ds)
+    for w in meta.get("datasets", []):
+        if "skipped" in w:
+            continue
         l2 = w["l2_ref"]
-        lines += [f"## {ds} ({w['paper']}; n = {w['n']:,}, d = {w['d']:,}, "
+        wm = w.get("watch", {})
+        lines += [f"### {w['dataset']} ({w['paper']}; n = {w['n']:,}, d = {w['d']:,}, "
                   f"{'dense' if w['dense'] else 'nnz'} {w['stored']:,})", "",
                   f"Finished {w.get('finished', '')}; machine "
-                  f"{'quiet' if w['quiet'] else 'NOT quiet'} (snakemake "
-                  f"{'seen' if w['snakemake'] else 'not seen'}; other processes kept "
-                  f"{w['other_cores']:.2f} cores busy on average), load average "
-                  f"{w['loadavg'][0]} -> {w['loadavg'][1]}. l2-only problem (no ball): "
-                  f"||x*||_1 = {l2['solution_norm']:.4g}, nnz(x*) = {l2['solution_nnz']:,}. "
-                  f"Config radius: {w['radius_source']}.", ""]
-        for (kind, radius), gr in gd.groupby(["radius_kind", "radius"], sort=False):
-            ref = next(r for r in w["refs"] if r["radius_kind"] == kind)
-            lines += [f"### r = {radius:.4g} ({kind}): ||x*||_1 = {ref['solution_norm']:.4g}, "
-                      f"nnz(x*) = {ref['solution_nnz']:,} of {w['d']:,}, ball "
-                      f"{'active' if ref['active'] else 'inactive'} at x*", ""]
-            checks = None
-            body = []
-            for target, g in gr.groupby("target", sort=False):
-                cells = cells_of(g, present, cell)
+                  f"{'quiet' if wm.get('quiet') else 'NOT quiet'} (other processes kept "
+                  f"{wm.get('other_cores', math.nan):.2f} cores busy), load average "
+                  f"{wm.get('loadavg', '?')}. l2-only problem (no ball): ||x*||_1 = "
+                  f"{l2['solution_norm']:.4g}, nnz(x*) = {l2['solution_nnz']:,}. Config "
+                  f"radius: {w['radius_source']}. Our options: " + "; ".join(
+                      f"{k} " + (",".join(f"{a}={b}" for a, b in v.items()) or "default")
+                      for k, v in w["options"].items()) + ".",
+                  ""]
+        for ref in w["refs"]:
+            gr = per[(per.dataset == w["dataset"]) & (per.radius_kind == ref["radius_kind"])]
+            present = [s for s in order if s in set(gr.solver)]
+            lines += [f"#### r = {ref['radius']:.4g} ({ref['radius_kind']}): ||x*||_1 = "
+                      f"{ref['solution_norm']:.4g}, nnz(x*) = {ref['solution_nnz']:,} of "
+                      f"{w['d']:,}, ball {'active' if ref['active'] else 'inactive'} at x*", ""]
+            body, checks = [], []
+            for target, g in gr.sort_values("target", ascending=False).groupby(
+                    "target", sort=False):
                 v = verdicts(g)
                 checks = checks or list(v)
-                body.append(f"| {target:g} | " + " | ".join(cells) + " | "
-                            + " | ".join(v[c][0] if c in v else "" for c in checks) + " |")
-                for c, (ok, why) in v.items():
-                    if ok not in ("yes", "n/a") or c == "fastest" and ok == "n/a":
-                        failures.append(f"* {ds}, r = {radius:.4g} ({kind}), {target:g}, "
-                                        f"{c}: {ok}" + (f": {why}" if why else ""))
-            checks = checks or []
-            lines += ["| target | " + " | ".join(short[k] for k in present) + " | "
-                      + " | ".join(checks) + " |",
+                copt = g.seconds[~g.ours].min()
+                by = g.set_index("solver")
+                body.append(f"| {target:g} | " + " | ".join(
+                    _cell(by.loc[s], copt, g.seconds.min()) if s in by.index else ""
+                    for s in present) + " | " + " | ".join(v.get(c, ("",))[0] for c in checks)
+                            + " |")
+                failures += [f"* {w['dataset']}, r = {ref['radius']:.4g} "
+                             f"({ref['radius_kind']}), {target:g}, {c}: {ok}"
+                             + (f": {why}" if why else "") for c, (ok, why) in v.items()
+                             if ok not in (AHEAD, "n/a") or c == "fastest" and ok == "n/a"]
+            lines += ["| target | " + " | ".join(present + checks) + " |",
                       "|--:|" + "--:|" * len(present) + ":-:|" * len(checks), *body, ""]
-        lines += [f"{worker_line(w)}; copt's f vs objective.primal: "
-                  f"{w['fcheck']:.1e}; references: " + "; ".join(
+        m = w["memory"]
+        lines += [f"Data load {w['load_s']:.1f} s ({w['prep']['note']}); peak RSS of the "
+                  f"worker {m['peak_rss_mib']:,.0f} MiB (after loading "
+                  f"{m['after_load_rss_mib']:,.0f} MiB); worker {wm.get('seconds', 0):.0f} s; "
+                  f"copt's f vs objective.primal: {w['fcheck']:.1e}; references: " + "; ".join(
                       f"r = {r['radius']:.4g}: P* = {r['p_star']:.10g}, rel gap "
                       f"{r['rel_gap']:.1e}, {r['method']}, {r['seconds']:.0f} s"
                       f"{' (cached)' if r['cached'] else ''}" for r in w["refs"]) + ".", ""]
-    lines += ["## Rows where a check fails or is open", ""]
+    lines += ["## Rows where a check is not ahead", ""]
     lines += failures or ["None: our fastest is ahead of every copt method and each of ours "
-                          "is no slower than its copt counterpart in every row."]
-    lines += ["", "## Notes", ""]
-    for w in meta["datasets"]:
-        if "skipped" in w:
-            lines.append(f"* {w['dataset']}: skipped: {w['skipped']}")
-        elif w.get("missing"):
-            lines.append(f"* {w['dataset']}: not in the registry yet (skipped): "
-                         f"{', '.join(w['missing'])}")
-    lines += [f"* runtime {meta['total_seconds']:.0f} s ({meta['total_seconds'] / 60:.1f} min)",
-              f"* versions: {meta['versions']}", ""]
+                          "ahead of its copt counterparts in every row."]
+    notes = [f"* {w['dataset']}: skipped: {w['skipped']}" for w in meta.get("datasets", [])
+             if "skipped" in w]
+    notes += [f"* {w['dataset']}: not in the registry yet (skipped): {', '.join(w['missing'])}"
+              for w in meta.get("datasets", []) if w.get("missing")]
+    lines += ["", "## Notes", "", *notes,
+              f"* runtime {meta.get('total_seconds', math.nan):.0f} s", ""]
     return "\n".join(lines)
 
 
-def outputs(results: list[dict], out_dir: Path, meta: dict) -> pd.DataFrame:
-    meta["datasets"] = worker_records(results)
-    df = add_ratios(rows_frame(results), ROW_KEYS, against_ours=False)
-    df = df[ORDER + [c for c in df.columns if c not in ORDER]]
-    md = markdown(df, meta)
-    meta = {k: v for k, v in meta.items() if k != "ours_objs"}
-    meta["traces"] = [t for w in results for t in w.get("traces", [])]
-    write_outputs(out_dir, "pdbfw_peers", df, md, meta)
-    return df
+def merge_meta(results: list[dict], settings: dict, t0: float) -> dict:
+    """One metadata of the workers': machine and versions of the first, the watches joined
+    (quiet only if every one was), per data set its record."""
+    metas = [r["meta"] for r in results if "meta" in r]
+    watches = [m["watch"] for m in metas]
+    watch = {"quiet": all(w["quiet"] for w in watches),
+             "other_cores": max(w["other_cores"] for w in watches),
+             "snakemake": any(w["snakemake"] for w in watches),
+             "loadavg": [watches[0]["loadavg"][0], watches[-1]["loadavg"][1]],
+             "seconds": sum(w["seconds"] for w in watches)}
+    datasets = [{**{k: v for k, v in r.items() if k not in ("frame", "meta")},
+                 **({"watch": r["meta"]["watch"]} if "meta" in r else {})} for r in results]
+    return {**{k: metas[0][k] for k in ("machine", "versions", "repeats", "cap_s", "targets")},
+            "watch": watch, "settings": settings, "datasets": datasets,
+            "ours": list(dict.fromkeys(k for r in results for k in r.get("options", {}))),
+            "total_seconds": time.perf_counter() - t0}
 
 
-def render(out_dir: Path) -> int:
-    """Rewrite ``pdbfw_peers.md`` from the csv and json of an earlier run."""
+def rerender(out_dir: Path) -> int:
+    """Rewrite ``pdbfw_peers.md`` from the Parquet and json of an earlier run."""
     from pdsparse.io import atomic_path
 
-    df = pd.read_csv(out_dir / "pdbfw_peers.csv", keep_default_na=True)
-    for c in ("config", "note", "how"):
-        df[c] = df[c].astype(object).fillna("")
-    meta = json.loads((out_dir / "pdbfw_peers.json").read_text())
-    meta["ours_objs"] = [Ours(k.split("[")[0]) for k in meta["ours"]]
-    md = markdown(add_ratios(df.drop(columns=["ratio", "ratio_lower_bound"]), ROW_KEYS,
-                             against_ours=False), meta)
-    with atomic_path(out_dir / "pdbfw_peers.md") as tmp:
+    frame = pd.read_parquet(out_dir / f"{STEM}.parquet")
+    md = render(frame, json.loads((out_dir / f"{STEM}.json").read_text()))
+    with atomic_path(out_dir / f"{STEM}.md") as tmp:
         tmp.write_text(md)
     print(md)
     return 0
@@ -701,7 +706,8 @@ def render(out_dir: Path) -> int:
 def main(argv=None) -> int:
     ap = bench_parser(__doc__, ALL_DATASETS, "duke", "duke only, 10 s caps")
     ap.add_argument("--cap", type=float, default=None,
-                    help="time cap of one solve, s (default 60; quick 10)")
+                    help="time cap of one trace, s (default 60; quick 10)")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved timed rounds")
     ap.add_argument("--radii", default=None,
                     help="config, active or both (default)")
     ap.add_argument("--targets", default=",".join(f"{t:g}" for t in TARGETS))
@@ -714,46 +720,43 @@ def main(argv=None) -> int:
                          "copt_pfw); default all")
     add_data_args(ap, "pdbfw_peers_refs.json", 1800.0)
     ap.add_argument("--render", action="store_true",
-                    help="only rewrite pdbfw_peers.md from the csv and json in --out-dir")
+                    help="only rewrite pdbfw_peers.md from the parquet and json in --out-dir")
     add_worker_args(ap)
     args = ap.parse_args(argv)
     cfg = config_pdbfw()
-    ours = parse_ours(args.ours, config_ours(cfg))
-    opts = {"cap": args.cap or (10.0 if args.quick else 60.0),
+    opts = {"cap": args.cap or (10.0 if args.quick else 60.0), "repeats": args.repeats,
             "radii": set(args.radii.split(",")) if args.radii else None,
             "targets": sorted((float(t) for t in args.targets.split(",")), reverse=True),
             "solvers": set(args.solvers.split(",")) if args.solvers else None,
-            "ours": ours, "radius": float(cfg.get("radius", PAPER_RADIUS)),
+            "ours": parse_ours(args.ours, config_ours(cfg)),
+            "radius": float(cfg.get("radius", PAPER_RADIUS)),
             "mirror": args.mirror, "data_dir": args.data_dir,
             "fresh_refs": args.fresh_refs, "ref_max_s": args.ref_max_s}
 
     defs = datasets_from(cfg)
     if args.render:
-        return render(Path(args.out_dir))
+        return rerender(Path(args.out_dir))
     require_peer("copt", "pdbfw_peers.py")
     if args.worker:
         dd = defs[args.worker]
         return serve_worker(args, lambda: prep_data(dd, opts), lambda prep: worker(dd, opts, prep))
 
     datasets = pick_datasets(ap, args, defs, ["duke"], list(ALL_DATASETS))
-
-    passthrough = pass_on((("--cap", opts["cap"]), ("--targets", args.targets),
-                           ("--data-dir", args.data_dir), ("--ref-max-s", args.ref_max_s),
-                           ("--radii", args.radii), ("--ours", args.ours),
-                           ("--solvers", args.solvers), ("--mirror", args.mirror)),
-                          [("--fresh-refs", args.fresh_refs)])
-
-    def stamp(ds: str, res: dict) -> dict:
-        res["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
-        return res
-
-    watch = Watch()
-    results = run_datasets(Path(__file__), datasets, passthrough, log=log, t0=watch.t,
-                           tmp_prefix="pdsparse-pdbfw-peers-", after=stamp)
-    meta = {**run_record(watch, opts, versions("copt"), results=results, skip=("ours",)),
-            "ours": [v.key for v in ours], "ours_objs": ours, "peers": [p.key for p in PEERS]}
-    outputs(results, Path(args.out_dir), meta)
-    log_total(log, meta)
+    passthrough = pass_on((("--cap", opts["cap"]), ("--repeats", args.repeats),
+                           ("--targets", args.targets), ("--data-dir", args.data_dir),
+                           ("--ref-max-s", args.ref_max_s), ("--radii", args.radii),
+                           ("--ours", args.ours), ("--solvers", args.solvers),
+                           ("--mirror", args.mirror)), [("--fresh-refs", args.fresh_refs)])
+    t0 = time.perf_counter()
+    results = run_datasets(Path(__file__), datasets, passthrough, log=log, t0=t0,
+                           tmp_prefix="pdsparse-pdbfw-peers-")
+    frames = [r["frame"] for r in results if "frame" in r]
+    if not frames:
+        raise SystemExit("pdbfw_peers: no results (every data set was skipped)")
+    settings = {k: (sorted(v) if isinstance(v, set) else v) for k, v in opts.items()}
+    meta = merge_meta(results, settings, t0)
+    print(write(pd.concat(frames, ignore_index=True), meta, Path(args.out_dir) / STEM, render))
+    log(f"total runtime {meta['total_seconds']:.0f} s; quiet: {meta['watch']['quiet']}")
     return 0
 
 

@@ -5,8 +5,9 @@
 
 rule benchmark_peers:
     output:
-        csv="results/benchmarks/peers.csv",
+        parquet="results/benchmarks/peers.parquet",
         md="results/benchmarks/peers.md",
+        json="results/benchmarks/peers.json",
     log:
         "logs/benchmarks/peers.log",
     conda:
@@ -38,8 +39,9 @@ rule benchmark_epoch_vs_matvec:
 # iteration costs. Data are prepared once into results/benchmarks/data/ (a cache, reused).
 rule benchmark_dgpd_peers:
     output:
-        csv="results/benchmarks/dgpd_peers.csv",
+        parquet="results/benchmarks/dgpd_peers.parquet",
         md="results/benchmarks/dgpd_peers.md",
+        json="results/benchmarks/dgpd_peers.json",
     log:
         "logs/benchmarks/dgpd_peers.log",
     conda:
@@ -47,7 +49,7 @@ rule benchmark_dgpd_peers:
     threads: 2
     resources:
         mem_mb=mem_mb(0, base=8000),
-        runtime=minutes(120),
+        runtime=minutes(150),
     shell:
         "python benchmarks/dgpd_peers.py 2> {log}"
 
@@ -74,8 +76,9 @@ rule benchmark_dgpd_scaling:
 # paper's data, and Table 1 measured (time per iteration as d and s vary, synthetic data).
 rule benchmark_pdbfw_peers:
     output:
-        csv="results/benchmarks/pdbfw_peers.csv",
+        parquet="results/benchmarks/pdbfw_peers.parquet",
         md="results/benchmarks/pdbfw_peers.md",
+        json="results/benchmarks/pdbfw_peers.json",
     log:
         "logs/benchmarks/pdbfw_peers.log",
     conda:
@@ -83,7 +86,7 @@ rule benchmark_pdbfw_peers:
     threads: 2
     resources:
         mem_mb=mem_mb(0, base=8000),
-        runtime=minutes(120),
+        runtime=minutes(180),
     shell:
         "python benchmarks/pdbfw_peers.py 2> {log}"
 
