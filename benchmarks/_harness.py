@@ -1,35 +1,24 @@
-"""The benchmark harness: the timing protocol and what every script records beside it.
-
-One home for what ``peers.py``, ``dgpd_peers.py``, ``pdbfw_peers.py``,
-``solve_vs_liblinear.py``, ``dgpd_scaling.py`` and ``pdbfw_table1.py`` share (they had copies
-of it), so that each script keeps only its problems, its peers and its own output format:
+"""What the benchmark scripts share besides the runner (``bench/``): data, traces, the record.
 
 * the peers: :func:`require_peer` imports one (copt, scikit-learn) or stops with one line on
   stderr saying how to install it (``pip install -e '.[bench]'``) and exit status 2;
-* the timing protocol: the wall time of one complete solve, setup included, with
-  ``gc.collect()`` outside the clock (:func:`timed`, :func:`time_kernel`, :func:`time_copt`);
-  repeats by the house rule (:func:`house_repeats`: median of 5 below 0.05 s, of 3 below 1 s,
-  else one run) or interleaved across variants (:func:`interleaved`); the median
-  (:class:`Timing`); the first setting of a peer that reaches the target: the smallest
-  ``max_iter`` by doubling then bisection (:func:`search_max_iter`), the loosest ``tol`` by
-  decades then quarter decades (:func:`search_tol`), or the first evaluated point of a trace
-  (:func:`first_reaching`; traces of our kernels, :func:`trace_kernel`, and of copt through
-  its callback, :func:`callback_trace`); the timed re-runs at each target
-  (:func:`timed_at_targets`, :func:`bench_traced`);
+* the traces a ``"trace"`` solver of the runner records (``bench.solver.Solver.trace``): our
+  kernels evaluated between chunks (:func:`trace_kernel`), copt in its callback
+  (:func:`callback_trace`), both in CPU time (``time.process_time``) as the runner's timed
+  runs and caps are;
 * each data set in a subprocess of its own with single-threaded BLAS, its data prepared in
-  another one before (:func:`run_datasets`, :func:`serve_worker`);
+  another one before (:func:`run_datasets`, :func:`serve_worker`), its prepared data and
+  certified references cached (:func:`prepare_cached`, :func:`cached_ref`);
 * the machine record: machine and library versions (with the git commit from
-  :func:`pdsparse.repro.traces.git_commit`), whether the machine was quiet (no snakemake, few cores
-  kept busy by other processes: :class:`Watch`), peak and current RSS, the run's metadata
-  (:func:`run_record`).
+  :func:`pdsparse.repro.traces.git_commit`), whether the machine was quiet (no snakemake, few
+  cores kept busy by other processes: :class:`Watch`), peak and current RSS, the run's
+  metadata (:func:`run_record`).
 
-The scripts run as ``python benchmarks/<name>.py``, so this directory is on ``sys.path``;
-a script loaded by path (``tests/test_peers_mapping.py``) calls :func:`importable` first.
+The scripts run as ``python benchmarks/<name>.py``, so this directory is on ``sys.path``.
 """
 
 from __future__ import annotations
 
-import gc
 import importlib
 import json
 import math
@@ -37,15 +26,12 @@ import os
 import pickle
 import platform
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
@@ -60,13 +46,6 @@ OTHER_MAX = 0.25
 NOT_QUIET = "NOT quiet: snakemake or another job ran during part of the measurement"
 
 
-def importable() -> None:
-    """Put this directory on ``sys.path`` (for a benchmark module loaded by file path)."""
-    here = str(Path(__file__).resolve().parent)
-    if here not in sys.path:
-        sys.path.insert(0, here)
-
-
 def make_log(tag: str):
     """``log(msg)``: a time-stamped progress line on stderr, ``[tag HH:MM:SS] msg``."""
 
@@ -74,11 +53,6 @@ def make_log(tag: str):
         print(f"[{tag} {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
     return log
-
-
-def repeats_for(first_s: float) -> int:
-    """Median of 5 below 0.05 s, of 3 below 1 s, else one run (the house rule, peers.py)."""
-    return 5 if first_s < 0.05 else 3 if first_s < 1.0 else 1
 
 
 def single_thread_env() -> dict:
@@ -119,211 +93,6 @@ def require_peer(module: str, prog: str | None = None):
 
 
 # ---------------------------------------------------------------------------------------------
-# The timing protocol: one complete solve, setup included
-# ---------------------------------------------------------------------------------------------
-
-
-class Run(NamedTuple):
-    """One timed complete solve: wall seconds (setup included), the iterate (a copy taken
-    inside the clock), the setup's share (ours: ``Problem`` and ``make_kernel``) and the
-    iterations the solver reports (-1: not reported)."""
-
-    seconds: float
-    x: np.ndarray
-    setup_s: float = math.nan
-    nit: int = -1
-
-
-def timed(fn: Callable, clock: Callable[[], float] = time.perf_counter):
-    """(seconds of ``clock``, ``fn()``) of one call; ``gc.collect()`` first, outside the
-    clock. ``clock``: wall time by default, ``time.process_time`` for CPU time."""
-    gc.collect()
-    t0 = clock()
-    out = fn()
-    return clock() - t0, out
-
-
-def time_kernel(build: Callable, budget: int) -> Run:
-    """One complete solve of our kernel, setup included: ``build()`` (``Problem`` ->
-    ``make_kernel``, the setup) -> ``kernel.run(budget)`` -> ``kernel.solution().copy()``."""
-    gc.collect()
-    t0 = time.perf_counter()
-    kernel = build()
-    t_setup = time.perf_counter()
-    if budget > 0:
-        kernel.run(budget)
-    x = kernel.solution().copy()
-    t1 = time.perf_counter()
-    del kernel
-    return Run(t1 - t0, x, t_setup - t0)
-
-
-def our_setup(make_problem: Callable, args: tuple, v, seed: int = 0):
-    """(problem, kernel): the setup of one of our solves, ``make_problem(*args)`` and
-    ``make_kernel`` of ``v`` (an :class:`Ours`) with its options."""
-    from pdsparse.solvers import make_kernel
-
-    prob = make_problem(*args)
-    return prob, make_kernel(prob, v.method, seed=seed, options=dict(v.options))
-
-
-def time_ours(make_problem: Callable, args: tuple, v, budget: int, seed: int = 0) -> Run:
-    """One complete solve of ours, setup included (:func:`time_kernel` of :func:`our_setup`)."""
-    return time_kernel(lambda: our_setup(make_problem, args, v, seed)[1], budget)
-
-
-def house_repeats(run: Callable[[], Run], first: Run | None = None) -> list[Run]:
-    """Complete timed runs by the house rule: the first (``first`` when it was had already),
-    then more up to :func:`repeats_for` its seconds (5 below 0.05 s, 3 below 1 s, else 1)."""
-    runs = [first if first is not None else run()]
-    while len(runs) < repeats_for(runs[0].seconds):
-        runs.append(run())
-    return runs
-
-
-def interleaved(jobs: dict[str, Callable], repeats: int,
-                clock: Callable[[], float] = time.perf_counter) -> tuple[dict, dict]:
-    """``repeats`` rounds, each running every job once in order (:func:`timed` on ``clock``),
-    so that a drift of the machine's load hits all of them alike: ({job: [seconds of each
-    round]}, {job: its last output})."""
-    times: dict[str, list[float]] = {}
-    outs: dict[str, object] = {}
-    for _ in range(repeats):
-        for key, fn in jobs.items():
-            sec, out = timed(fn, clock)
-            times.setdefault(key, []).append(sec)
-            outs[key] = out
-    return times, outs
-
-
-def medians(times: dict[str, list[float]]) -> dict[str, float]:
-    return {k: statistics.median(v) for k, v in times.items()}
-
-
-def samples_text(secs) -> str:
-    """The timed samples as written in the outputs (``seconds_samples``)."""
-    return " ".join(f"{s:.6g}" for s in secs)
-
-
-@dataclass
-class Timing:
-    """The timed runs of one setting, summarized: the median of their wall seconds, and P and
-    the relative suboptimality of the first run's iterate."""
-
-    runs: list[Run]
-    p: float
-    rel: float
-
-    @classmethod
-    def of(cls, runs: list[Run], evaluate: Callable) -> Timing:
-        p, rel = evaluate(runs[0].x)
-        return cls(runs, p, rel)
-
-    @property
-    def secs(self) -> list[float]:
-        return [r.seconds for r in self.runs]
-
-    @property
-    def seconds(self) -> float:
-        return statistics.median(self.secs)
-
-    @property
-    def repeats(self) -> int:
-        return len(self.runs)
-
-    @property
-    def samples(self) -> str:
-        return samples_text(self.secs)
-
-    @property
-    def setup_s(self) -> float:
-        return statistics.median(r.setup_s for r in self.runs)
-
-    def check(self, p_trace: float, what: str = "trace") -> str:
-        """'' when the re-run ended at the traced iterate (same P to 1e-12), else a note."""
-        if abs(self.p - p_trace) <= 1e-12 * abs(p_trace):
-            return ""
-        return f"re-run P {self.p!r} != {what} P {p_trace!r}"
-
-
-# ---------------------------------------------------------------------------------------------
-# The first setting that reaches the target
-# ---------------------------------------------------------------------------------------------
-
-
-def first_reaching(rels, target: float) -> int | None:
-    """Position of the first value <= target (a trace's first point at it), else None."""
-    hit = np.flatnonzero(np.asarray(rels, dtype=float) <= target)
-    return int(hit[0]) if len(hit) else None
-
-
-def search_max_iter(probe: Callable[[int], dict], tols, max_cap: int, *,
-                    bisect_rel: float = 0.03,
-                    give_up: Callable[[int, dict], str] | None = None) -> tuple[dict, str]:
-    """Probe a peer with growing ``max_iter`` caps, for a peer that exposes no trace.
-
-    ``probe(cap)`` runs one complete fit and returns a record with ``"rel"``, its relative
-    suboptimality. Caps double from 1 until the smallest tolerance is reached, ``give_up(cap,
-    record)`` gives a reason to stop (the solver stopped by itself, a fit took too long) or
-    ``max_cap`` is probed (the last cap is ``max_cap`` itself); then, for each tolerance from
-    the largest, the caps around the first probed cap at it are bisected to within
-    max(1, ``bisect_rel`` of it) iterations. Returns ({cap: record}, the reason the doubling
-    stopped before the smallest tolerance, '' if it did not); :func:`first_cap` reads it.
-    """
-    runs: dict[int, dict] = {}
-
-    def run(cap: int) -> dict:
-        runs[cap] = probe(cap)
-        return runs[cap]
-
-    stop = ""
-    cap = 1
-    while True:
-        r = run(cap)
-        if r["rel"] <= min(tols):
-            break
-        stop = give_up(cap, r) if give_up is not None else ""
-        if stop:
-            break
-        if cap >= max_cap:
-            stop = f"cap {max_cap} reached"
-            break
-        cap = min(2 * cap, max_cap)
-    for tol in sorted(tols, reverse=True):
-        hi = first_cap(runs, tol)
-        if hi is None:
-            continue
-        lo = max([c for c in runs if c < hi], default=0)
-        while hi - lo > max(1, int(bisect_rel * hi)):
-            mid = (lo + hi) // 2
-            if run(mid)["rel"] <= tol:
-                hi = mid
-            else:
-                lo = mid
-    return runs, stop
-
-
-def first_cap(runs: dict[int, dict], tol: float) -> int | None:
-    """The smallest probed cap whose fit reached ``tol`` (None: none did)."""
-    return min((c for c in runs if runs[c]["rel"] <= tol), default=None)
-
-
-def search_tol(ok: Callable[[float], bool], decades=range(1, 16),
-               quarters=(0.75, 0.5, 0.25)) -> float | None:
-    """The loosest ``tol`` of a peer whose fit reaches the target (``ok(tol)``): tol = 1e-1,
-    1e-2, ... until one does, then the quarter decades above it. None: no decade does."""
-    good = next((k for k in decades if ok(10.0 ** -k)), None)
-    if good is None:
-        return None
-    best = 10.0 ** -good
-    for q in quarters:
-        t = 10.0 ** -(good - 1 + q)
-        if ok(t):
-            best = max(best, t)
-    return best
-
-
-# ---------------------------------------------------------------------------------------------
 # Traces: our kernels between chunks, copt in its callback
 # ---------------------------------------------------------------------------------------------
 
@@ -353,18 +122,18 @@ def trace_kernel(build: Callable, evaluate: Callable, target: float, *,
     """
     import pandas as pd
 
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     prob, kernel = build()
-    setup = time.perf_counter() - t0
+    setup = time.process_time() - t0
     nnz = prob.nnz
     touched = iters = 0
     ktime = 0.0
 
     def point():
-        te = time.perf_counter()
+        te = time.process_time()
         x = kernel.solution()
         p, rel = evaluate(x)
-        eval_s = time.perf_counter() - te
+        eval_s = time.process_time() - te
         return p, rel, eval_s, (touched, iters, ktime, p, rel, *(extra(kernel, x) if extra
                                                                  else ()))
 
@@ -391,9 +160,9 @@ def trace_kernel(build: Callable, evaluate: Callable, target: float, *,
             chunk = max(chunk, time_frac * eval_s * speed)
             chunk = min(chunk, max(1.0, 1.05 * (cap - setup - ktime) * speed))
         budget = max(1, int(math.ceil(chunk)))
-        t = time.perf_counter()
+        t = time.process_time()
         k_it, k_t = kernel.run(budget)
-        ktime += time.perf_counter() - t
+        ktime += time.process_time() - t
         iters += k_it
         touched += k_t
         p, rel, eval_s, row = point()
@@ -421,10 +190,10 @@ def callback_trace(fit: Callable, evaluate: Callable, target: float, cap: float,
     end_index = end_index or (lambda k, res: k - 1)
     rows = []
     state = {"k": 0, "next": 0, "eval_s": 0.0, "stop": "", "done": False}
-    t0 = time.perf_counter()
+    t0 = time.process_time()
 
     def callback(loc):
-        te = time.perf_counter()
+        te = time.process_time()
         if state["done"]:
             return False
         k = state["k"]
@@ -445,7 +214,7 @@ def callback_trace(fit: Callable, evaluate: Callable, target: float, cap: float,
             state["stop"] = f"cap {cap:g} s ({k} iterations)"
             go = False
         state["done"] = not go
-        state["eval_s"] += time.perf_counter() - te
+        state["eval_s"] += time.process_time() - te
         return None if go else False
 
     res = fit(callback)
@@ -453,160 +222,11 @@ def callback_trace(fit: Callable, evaluate: Callable, target: float, cap: float,
         state["stop"] = f"copt stopped by itself after {int(res.nit)} iterations"
         x = np.asarray(res.x)
         pk, rk = evaluate(x)
-        rows.append((end_index(state["k"], res), time.perf_counter() - t0 - state["eval_s"],
+        rows.append((end_index(state["k"], res), time.process_time() - t0 - state["eval_s"],
                      pk, rk, int(np.count_nonzero(x))))
     tr = pd.DataFrame(rows, columns=CALLBACK_COLUMNS)
     tr = tr[tr.cap >= 0].drop_duplicates("cap", keep="first").reset_index(drop=True)
     return tr, state["stop"]
-
-
-def timed_at_targets(trace, targets, budget_column: str, run: Callable[[int], Run],
-                     evaluate: Callable) -> Iterator[tuple]:
-    """For each target: (target, the first trace row at it or None, budget, :class:`Timing` of
-    the complete re-runs with that row's budget or None). The re-runs follow the house rule and
-    are made once per budget (several targets may share the first row that reaches them)."""
-    done: dict[int, Timing] = {}
-    for target in targets:
-        i = first_reaching(trace.rel_subopt, target)
-        if i is None:
-            yield target, None, None, None
-            continue
-        r = trace.iloc[i]
-        k = int(r[budget_column])
-        if k not in done:
-            done[k] = Timing.of(house_repeats(lambda k=k: run(k)), evaluate)
-        yield target, r, k, done[k]
-
-
-class Relative:
-    """``rel(x)``: P(x) and its relative suboptimality (P - P*)/P*, evaluated with
-    :func:`pdsparse.objective.primal` on ``self.prob`` (outside every timer)."""
-
-    prob: object
-    p_star: float
-
-    def rel(self, x: np.ndarray) -> tuple[float, float]:
-        from pdsparse import objective
-
-        p = objective.primal(self.prob, x)
-        return p, (p - self.p_star) / self.p_star
-
-
-@dataclass
-class Case(Relative):
-    """One problem of a benchmark (a data set at one setting): how to evaluate an iterate,
-    what its rows and kept traces are made of, and where they go.
-
-    ``head``: the columns that name the problem (first in every row and trace record);
-    ``tail``: the columns after the solver's (P*, its certificate, ...); ``args``: what the
-    script's timing functions take before the solver (A, b and the parameters)."""
-
-    head: dict
-    tail: dict
-    args: tuple
-    prob: object  # evaluation only (outside every timer)
-    p_star: float
-    opts: dict
-    rows: list = field(default_factory=list)
-    traces: list = field(default_factory=list)
-
-    def row(self, target, solver, config, ours, seconds, **extra) -> None:
-        self.rows.append({**self.head, "target": target, "solver": solver, "config": config,
-                          "ours": ours, "seconds": seconds, **extra, **self.tail})
-
-    def keep_trace(self, solver, config, setup_s, stop, trace) -> None:
-        self.traces.append({**self.head, "solver": solver, "config": config,
-                            "setup_s": setup_s, "stop": stop,
-                            "trace": trace.to_dict(orient="list")})
-
-
-def bench_traced(case: Case, trace, *, key: str, solver: str, config: str, ours: bool,
-                 setup: float, stop: str, run: Callable[[int], Run], iterations: Callable,
-                 extra: Callable, log: Callable) -> None:
-    """The rows of one traced solver (ours: :func:`trace_kernel`; copt: :func:`callback_trace`)
-    at each target of ``case.opts["targets"]``: the median of the complete timed re-runs
-    ``run(budget)`` with the budget of the trace's first row at it (ours: the work
-    ``touched``; copt: ``cap``, a max_iter), or, when the trace stopped first, the time it
-    ran as a lower bound (``setup`` included: NaN for copt, whose setup is inside its
-    iterations). ``iterations(row, timing)`` and ``extra(row, budget)`` (more columns) are the
-    solver's. The trace is kept in ``case.traces``."""
-    budget_column, time_column, what = (("touched", "kernel_s", "trace") if ours else
-                                        ("cap", "net_s", "callback trace"))
-    last = trace.iloc[-1]
-    if ours:
-        log(f"  {key}: trace {int(last.iterations)} iterations, kernel {last.kernel_s:.3g} s, "
-            f"setup {setup:.3g} s, rel {last.rel_subopt:.2e} ({stop})")
-    else:
-        log(f"  {key}: trace to max_iter {int(last.cap)}, {last.net_s:.3g} s, rel "
-            f"{last.rel_subopt:.2e} ({stop})")
-    case.keep_trace(solver, config, setup if ours else 0.0, stop, trace)
-    for target, r, k, t in timed_at_targets(trace, case.opts["targets"], budget_column, run,
-                                            case.rel):
-        if r is None:
-            case.row(target, solver, config, ours, np.nan, repeats=0, reached=False,
-                     lower_bound_s=float(np.nan_to_num(setup) + last[time_column]),
-                     seconds_samples="", setup_s=setup, budget=np.nan,
-                     iterations=iterations(last, None), trace_s=float(last[time_column]),
-                     p_reached=float(last.primal), rel_subopt=float(last.rel_subopt),
-                     nnz_x=int(last.nnz_x), **extra(last, None),
-                     how=f"{what} stopped before the target: {stop}", note="")
-            continue
-        case.row(target, solver, config, ours, t.seconds, repeats=t.repeats,
-                 reached=bool(t.rel <= target), lower_bound_s=np.nan, seconds_samples=t.samples,
-                 setup_s=t.setup_s, budget=float(k), iterations=iterations(r, t),
-                 trace_s=float(r[time_column]), p_reached=t.p, rel_subopt=t.rel,
-                 nnz_x=int(r.nnz_x), **extra(r, k), how=how_traced(ours, t.repeats, k),
-                 note=t.check(r.primal, what.split()[0]))
-
-
-def how_traced(ours: bool, repeats: int, budget: int) -> str:
-    """How a row of :func:`bench_traced` was measured (its ``how`` column)."""
-    if ours:
-        return ("trace -> smallest evaluated work T at the target; median of "
-                f"{repeats} complete timed re-runs Problem->make_kernel->run(T)->x")
-    return (f"callback trace -> smallest max_iter at the target; median of {repeats} complete "
-            f"fits (tol={PEER_TOL:g}, max_iter={budget})")
-
-
-def measure(cases, ours, peers, bench_ours: Callable, bench_peer: Callable, mem: dict,
-            kept: str = "traces") -> tuple[list, list]:
-    """Every solver of ours, then every peer, on each problem of a data set; ``cases``
-    yields (tag, case). The peak RSS after each group goes in ``mem``
-    (``after_ours_<tag>_maxrss_mib``, ``after_peers_<tag>_maxrss_mib``). Returns the rows and
-    what the cases kept beside them (their attribute ``kept``)."""
-    rows, traces = [], []
-    for tag, case in cases:
-        for v in ours:
-            bench_ours(case, v)
-        mem[f"after_ours_{tag}_maxrss_mib"] = maxrss_mib()
-        for p in peers:
-            bench_peer(case, p)
-        mem[f"after_peers_{tag}_maxrss_mib"] = maxrss_mib()
-        rows += case.rows
-        traces += getattr(case, kept)
-        del case
-        gc.collect()
-    return rows, traces
-
-
-@dataclass(frozen=True)
-class Ours:
-    """One of our solvers: a method of ``pdsparse.solvers`` with its options."""
-
-    method: str
-    options: tuple = ()
-
-    @property
-    def name(self) -> str:
-        return self.method
-
-    @property
-    def config(self) -> str:
-        return ",".join(f"{k}={v}" for k, v in self.options) or "default"
-
-    @property
-    def key(self) -> str:
-        return f"{self.method}[{self.config}]"
 
 
 def solve_reference(prob, rtol: float, max_seconds: float) -> tuple:
@@ -618,22 +238,6 @@ def solve_reference(prob, rtol: float, max_seconds: float) -> tuple:
     ref = reference_solution(prob, rtol=rtol, max_seconds=max_seconds)
     return ref, {"p_star": float(ref.p_star), "rel_gap": float(ref.rel_gap),
                  "method": ref.method, "seconds": time.perf_counter() - t}
-
-
-def warm_up(ours, time_ours: Callable, peers=(), time_peer: Callable | None = None, *,
-            n: int = 60, dense: bool = False) -> None:
-    """First calls (imports, first touch of code) of every solver on a tiny problem, outside
-    every timer: ``time_ours(A, b, v, budget)``, ``time_peer(A, b, p, max_iter)`` (and on the
-    dense array when ``dense``)."""
-    from pdsparse.data.synthetic import zipf_bow
-
-    A, b = zipf_bow(n, 40, 5, 1.0, 1)
-    for v in ours:
-        time_ours(A, b, v, 5 * A.nnz)
-    for p in peers:
-        time_peer(A, b, p, 3)
-        if dense:
-            time_peer(A.toarray(), b, p, 3)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1006,60 +610,6 @@ def cached_ref(path: Path, key: str, fresh: bool, compute: Callable[[], dict],
 # ---------------------------------------------------------------------------------------------
 
 
-def rows_frame(results: list[dict]):
-    """The rows of every data set's worker, one frame (exit when every data set was
-    skipped)."""
-    import pandas as pd
-
-    df = pd.DataFrame([r for w in results if "rows" in w for r in w["rows"]])
-    if df.empty:
-        raise SystemExit("no results (every data set was skipped)")
-    return df
-
-
-def worker_records(results: list[dict], drop=("rows", "traces")) -> list[dict]:
-    """What the metadata keeps of each data set's worker (its rows and traces go elsewhere)."""
-    return [{k: v for k, v in r.items() if k not in drop} for r in results]
-
-
-def cells_of(g, present: list[str], cell: Callable) -> list[str]:
-    """The table cells of one row group ``g`` (one frame row per solver key, column ``key``)
-    in the order ``present``: ``cell(row)``, bold for the fastest that reached the target,
-    empty where a solver has no row."""
-    fastest = g.seconds[g.reached].min() if g.reached.any() else np.nan
-    cells = []
-    for k in present:
-        r = g[g.key == k]
-        if r.empty:
-            cells.append("")
-            continue
-        r = r.iloc[0]
-        c = cell(r)
-        cells.append(f"**{c}**" if r.reached and r.seconds == fastest else c)
-    return cells
-
-
-def log_total(log: Callable, meta: dict) -> None:
-    """The closing line: the run's total seconds (and whether it was quiet)."""
-    quiet = f"; quiet: {meta['quiet']}" if "quiet" in meta else ""
-    log(f"total runtime {meta['total_seconds']:.0f} s{quiet}")
-
-
-def add_ratios(df, keys: list[str], against_ours: bool):
-    """``ratio`` (and ``ratio_lower_bound``, of the lower bounds): seconds over the fastest of
-    ours (``against_ours``) or of the peers in each group of ``keys``."""
-    import pandas as pd
-
-    ratio, lower = [], []
-    for _, g in df.groupby(keys, sort=False):
-        best = g.seconds[g.ours if against_ours else ~g.ours].min()
-        ratio.append(g.seconds / best)
-        lower.append(g.lower_bound_s / best)
-    df["ratio"] = pd.concat(ratio)
-    df["ratio_lower_bound"] = pd.concat(lower)
-    return df
-
-
 def fmt_ratio(r: float) -> str:
     if not np.isfinite(r):
         return ""
@@ -1072,30 +622,6 @@ def machine_line(meta: dict, quiet: str) -> str:
     return (f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['mem_gib']:.0f} GiB; single-threaded "
             f"BLAS; {quiet if meta['quiet'] else NOT_QUIET}; load average before/after "
             f"{meta['loadavg_before']} / {meta['loadavg_after']}.")
-
-
-def worker_line(w: dict) -> str:
-    """Data load, peak RSS and seconds of one data set's worker (for the markdown)."""
-    m = w["memory"]
-    return (f"Data load {w['load_s']:.1f} s ({w['prep']['note']}); peak RSS of the worker "
-            f"{m['peak_rss_mib']:,.0f} MiB (after loading {m['after_load_rss_mib']:,.0f} MiB); "
-            f"worker {w['seconds']:.0f} s")
-
-
-def write_outputs(out_dir: Path, stem: str, df, md: str, meta: dict) -> None:
-    """``<stem>.csv``, ``<stem>.md`` and ``<stem>.json`` (metadata) in ``out_dir``, atomically;
-    the markdown printed."""
-    from pdsparse.io import atomic_path
-
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out_dir / f"{stem}.csv") as tmp:
-        df.to_csv(tmp, index=False, na_rep="")
-    with atomic_path(out_dir / f"{stem}.md") as tmp:
-        tmp.write_text(md)
-    with atomic_path(out_dir / f"{stem}.json") as tmp:
-        tmp.write_text(json.dumps(meta, indent=1, default=float))
-    print(md)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1128,13 +654,3 @@ def smooth_hinge_fgrad(A, b, l2: float):
     return f_grad
 
 
-def time_copt(fit: Callable) -> Run:
-    """One complete copt fit ``fit()``: wall seconds, its x (copied inside the clock) and
-    copt's ``nit``."""
-
-    def call():
-        res = fit()
-        return np.asarray(res.x).copy(), int(res.nit)
-
-    s, (x, nit) = timed(call)
-    return Run(s, x, math.nan, nit)

@@ -1,12 +1,11 @@
-"""The shared timing protocol of ``benchmarks/_harness.py``, with fake solvers and fake peers.
+"""What ``benchmarks/_harness.py`` shares beside the runner, with fake kernels and a fake copt.
 
-Nothing here times anything for real: the fakes report the seconds they are told to, and the
-accuracy of a fake peer is a known function of its ``max_iter`` or ``tol``, so the tests hold
-on a loaded machine. Covered: the search for the first setting that reaches a target (caps by
-doubling and bisection, tolerances by decades, the first point of a trace, copt's callback
-trace), the timed re-runs at each target (house repeats, once per budget, the median), the
-interleaved order of repeats, and a missing peer (one line on stderr, exit status 2), also
-end to end for every script that imports a peer.
+Nothing here times anything for real, so the tests hold on a loaded machine. Covered: the
+traces the runner's ``"trace"`` solvers record (our kernels between chunks, copt in its
+callback: the max_iter whose complete fit returns each evaluated iterate), forwarding of
+options to workers, and a missing peer (one line on stderr, exit status 2), also end to end
+for every script that imports a peer. The runner's searches and rounds:
+tests/test_bench_runner.py.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
-import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,79 +38,8 @@ def h():
 
 
 # ---------------------------------------------------------------------------------------------
-# The first setting that reaches the target
+# Traces
 # ---------------------------------------------------------------------------------------------
-
-
-class FakePeer:
-    """A peer whose relative suboptimality after ``max_iter`` iterations is 10 / max_iter:
-    it reaches 1e-1 from 100 iterations on, 1e-2 from 1000 on."""
-
-    def __init__(self, stops_at: int | None = None):
-        self.probed: list[int] = []
-        self.stops_at = stops_at  # stops by itself after this many iterations
-
-    def probe(self, cap: int) -> dict:
-        self.probed.append(cap)
-        iters = cap if self.stops_at is None else min(cap, self.stops_at)
-        return {"rel": 10.0 / iters, "iters": iters, "secs": [0.001]}
-
-
-def test_search_max_iter_finds_the_first_cap_exactly(h):
-    peer = FakePeer()
-    runs, stop = h.search_max_iter(peer.probe, [1e-1, 1e-2], max_cap=10**6, bisect_rel=0.0)
-    assert stop == ""
-    assert h.first_cap(runs, 1e-1) == 100
-    assert h.first_cap(runs, 1e-2) == 1000
-    assert h.first_cap(runs, 1e-3) is None
-    # doubling from 1 up to the first cap at the smallest tolerance, then bisection
-    assert peer.probed[:11] == [2**k for k in range(11)]
-    assert len(peer.probed) == len(set(peer.probed))  # no cap is fitted twice
-
-
-def test_search_max_iter_bisects_to_within_its_tolerance(h):
-    runs, _ = h.search_max_iter(FakePeer().probe, [1e-2], max_cap=10**6, bisect_rel=0.03)
-    cap = h.first_cap(runs, 1e-2)
-    assert 1000 <= cap <= 1000 + max(1, int(0.03 * cap))
-    below = [c for c in runs if c < cap]
-    assert all(runs[c]["rel"] > 1e-2 for c in below)  # every smaller probe missed it
-
-
-def test_search_max_iter_stops_at_max_cap_and_when_the_peer_gives_up(h):
-    peer = FakePeer()
-    runs, stop = h.search_max_iter(peer.probe, [1e-1, 1e-2], max_cap=300, bisect_rel=0.0)
-    assert stop == "cap 300 reached"
-    assert peer.probed[:10] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300]  # the last: max_cap
-    assert h.first_cap(runs, 1e-2) is None and h.first_cap(runs, 1e-1) == 100
-
-    quitter = FakePeer(stops_at=50)
-
-    def give_up(cap, r):
-        return f"stopped by itself after {r['iters']}" if r["iters"] < cap else ""
-
-    runs, stop = h.search_max_iter(quitter.probe, [1e-2], max_cap=10**6, give_up=give_up)
-    assert stop == "stopped by itself after 50"
-    assert max(runs) == 64 and h.first_cap(runs, 1e-2) is None
-
-
-def test_search_tol_finds_the_loosest_tolerance(h):
-    asked = []
-
-    def ok(tol):  # a peer whose fit reaches the target for tol <= 3e-4
-        asked.append(tol)
-        return tol <= 3e-4
-
-    assert h.search_tol(ok) == pytest.approx(10.0 ** -3.75)
-    assert asked[:4] == pytest.approx([1e-1, 1e-2, 1e-3, 1e-4])  # decades until one works
-    assert h.search_tol(lambda tol: False) is None
-    assert h.search_tol(lambda tol: True) == pytest.approx(10.0 ** -0.25)
-
-
-def test_first_reaching(h):
-    rels = [1.0, 0.5, 0.01, 0.001, 0.02]
-    assert h.first_reaching(rels, 0.01) == 2
-    assert h.first_reaching(rels, 0.5) == 1
-    assert h.first_reaching(rels, 1e-9) is None
 
 
 def test_callback_trace_gives_the_first_max_iter_at_the_target(h):
@@ -133,8 +60,8 @@ def test_callback_trace_gives_the_first_max_iter_at_the_target(h):
     assert stop == "target"
     assert list(tr.columns) == h.CALLBACK_COLUMNS
     assert list(tr.cap) == [0, 1, 2, 3]  # max_iter = -1 (call 0) is dropped
-    assert int(tr.cap[h.first_reaching(tr.rel_subopt, 1e-3)]) == 3
-    assert int(tr.cap[h.first_reaching(tr.rel_subopt, 1e-1)]) == 1
+    assert int(tr.cap[(tr.rel_subopt <= 1e-3).idxmax()]) == 3  # the first point at each target
+    assert int(tr.cap[(tr.rel_subopt <= 1e-1).idxmax()]) == 1
 
 
 def test_callback_trace_when_copt_stops_by_itself(h):
@@ -181,72 +108,8 @@ def test_trace_kernel_evaluates_every_1_64_epoch_then_2_percent(h):
 
 
 # ---------------------------------------------------------------------------------------------
-# Timed runs: house repeats, median, interleaving
+# Options forwarded to the workers
 # ---------------------------------------------------------------------------------------------
-
-
-def fake_runs(h, seconds):
-    """run() returning the given seconds in turn (and its call number as the iterate)."""
-    it = iter(seconds)
-    calls = []
-
-    def run():
-        calls.append(len(calls))
-        return h.Run(next(it), np.array([float(len(calls))]))
-
-    return run, calls
-
-
-@pytest.mark.parametrize(("first", "n"), [(0.01, 5), (0.049, 5), (0.05, 3), (0.5, 3), (1.0, 1),
-                                          (30.0, 1)])
-def test_house_repeats_follow_the_first_run(h, first, n):
-    run, calls = fake_runs(h, [first] + [9.0] * 10)
-    runs = h.house_repeats(run)
-    assert len(runs) == n == len(calls)
-    run, calls = fake_runs(h, [9.0] * 10)
-    runs = h.house_repeats(run, first=h.Run(first, np.zeros(1)))  # first run already had
-    assert len(runs) == n and len(calls) == n - 1 and runs[0].seconds == first
-
-
-def test_timing_is_the_median_of_the_runs(h):
-    runs = [h.Run(s, np.array([1.0]), setup_s=su) for s, su in ((0.03, 0.3), (0.01, 0.1),
-                                                                (0.02, 0.2))]
-    t = h.Timing.of(runs, lambda x: (2.0, 0.5))
-    assert t.seconds == 0.02 and t.setup_s == 0.2 and t.repeats == 3
-    assert t.samples == "0.03 0.01 0.02"
-    assert (t.p, t.rel) == (2.0, 0.5)
-    assert t.check(2.0) == ""
-    assert t.check(2.1, "callback") == "re-run P 2.0 != callback P 2.1"
-    assert math.isnan(h.Timing.of([h.Run(1.0, np.zeros(1))], lambda x: (1, 1)).setup_s)
-
-
-def test_timed_at_targets_reruns_the_first_budget_at_each_target_once(h):
-    trace = pd.DataFrame({"touched": [0, 10, 20, 40], "rel_subopt": [1.0, 0.05, 1e-3, 1e-7]})
-    budgets = []
-
-    def run(k):
-        budgets.append(k)
-        return h.Run(0.5, np.array([float(k)]))  # below 1 s: 3 runs
-
-    out = list(h.timed_at_targets(trace, [1e-1, 1e-2, 1e-3, 1e-9], "touched", run,
-                                  lambda x: (x[0], 1.0 / (1 + x[0]))))
-    assert [(tgt, k) for tgt, _r, k, _t in out] == [(1e-1, 10), (1e-2, 20), (1e-3, 20),
-                                                  (1e-9, None)]
-    assert budgets == [10] * 3 + [20] * 3  # 1e-2 and 1e-3 share the row of 20
-    assert out[1][3] is out[2][3]
-    assert out[3][1] is None and out[3][3] is None
-    assert out[0][3].seconds == 0.5 and out[0][3].p == 10.0
-
-
-def test_interleaved_runs_every_job_once_per_round(h):
-    order = []
-    jobs = {name: (lambda name=name: order.append(name) or name.upper())
-            for name in ("a", "b", "c")}
-    times, outs = h.interleaved(jobs, 3)
-    assert order == ["a", "b", "c"] * 3
-    assert {k: len(v) for k, v in times.items()} == {"a": 3, "b": 3, "c": 3}
-    assert outs == {"a": "A", "b": "B", "c": "C"}
-    assert h.medians({"a": [3.0, 1.0, 2.0]}) == {"a": 2.0}
 
 
 def test_pass_on_forwards_what_is_set(h):

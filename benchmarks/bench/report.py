@@ -111,6 +111,12 @@ def summary_line(table: pd.DataFrame) -> str:
             f"{int((above.verdict == INCONCLUSIVE).sum())} inconclusive)")
 
 
+def _load(watch: dict) -> str:
+    """The 1-minute load average at the start and at the end of the run."""
+    ends = watch.get("loadavg") or []
+    return " -> ".join(f"{la[0]:.2f}" for la in ends) or "?"
+
+
 def _fmt(x: float) -> str:
     return "not reached" if x == math.inf else ("-" if x != x else f"{x:.3g}")
 
@@ -129,7 +135,7 @@ def markdown(frame: pd.DataFrame, meta: dict, *, title: str, keys: list[str],
              f"{m.get('mem_gib', math.nan):.0f} GiB; "
              + ("quiet" if watch.get("quiet") else "NOT quiet")
              + f" (other processes kept {watch.get('other_cores', math.nan):.2f} cores busy; "
-             f"load average {watch.get('loadavg', '?')}); median of {meta.get('repeats', '?')} "
+             f"load average {_load(watch)}); median of {meta.get('repeats', '?')} "
              "interleaved CPU times; commit "
              f"{meta.get('versions', {}).get('git_commit', '?')}.", "",
              summary_line(table), "",
