@@ -1,12 +1,35 @@
-"""Shared fixtures: tiny problems the tests make themselves."""
+"""Shared fixtures: tiny problems the tests make themselves, and the benchmark scripts."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import os
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@contextlib.contextmanager
+def bench_script(filename: str):
+    """The benchmark script ``benchmarks/<filename>`` as a module, with ``benchmarks/`` on
+    ``sys.path`` (its ``_harness`` and ``bench`` imports) while it is in use."""
+    name = f"pdsparse_bench_{Path(filename).stem}"
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / filename)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod  # dataclasses look their module up while the class is built
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec.loader.exec_module(mod)
+        yield mod
+    finally:
+        sys.modules.pop(name, None)
+        sys.path.remove(str(BENCHMARKS))
 
 
 def make_data(n: int = 40, d: int = 25, density: float = 0.3, seed: int = 0, loss="logistic"):

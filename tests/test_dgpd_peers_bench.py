@@ -5,7 +5,6 @@ No timings are asserted."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import os
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import bench_script
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "benchmarks"
@@ -24,16 +24,8 @@ BENCH = REPO / "benchmarks"
 @pytest.fixture(scope="module")
 def dp():
     pytest.importorskip("copt")
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("dgpd_peers_bench", BENCH / "dgpd_peers.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod  # its dataclass looks its module up
-        spec.loader.exec_module(mod)
+    with bench_script("dgpd_peers.py") as mod:
         yield mod
-    finally:
-        sys.modules.pop("dgpd_peers_bench", None)
-        sys.path.remove(str(BENCH))
 
 
 def test_copt_rerun_at_a_traced_max_iter_ends_at_the_traced_iterate(dp):

@@ -5,13 +5,12 @@ race. No timings are asserted."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import bench_script
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "benchmarks"
@@ -20,17 +19,8 @@ BENCH = REPO / "benchmarks"
 @pytest.fixture(scope="module")
 def pp():
     pytest.importorskip("copt")
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("pdbfw_peers_bench",
-                                                      BENCH / "pdbfw_peers.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod  # its dataclasses look their module up
-        spec.loader.exec_module(mod)
+    with bench_script("pdbfw_peers.py") as mod:
         yield mod
-    finally:
-        sys.modules.pop("pdbfw_peers_bench", None)
-        sys.path.remove(str(BENCH))
 
 
 @pytest.fixture(scope="module")

@@ -20,14 +20,13 @@ reference. P agrees to 1e-8 for every solver. No timings are asserted.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import bench_script
 
 from pdsparse import objective
 from pdsparse.data.normalize import normalize
@@ -39,15 +38,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def peers():
-    name = "pdsparse_bench_peers"
-    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / "peers.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # dataclasses look their module up while the class is built
-    try:
-        spec.loader.exec_module(mod)
+    with bench_script("peers.py") as mod:
         yield mod
-    finally:
-        sys.modules.pop(name, None)
 
 
 def _tiny(seed: int = 0, n: int = 40, d: int = 12):

@@ -95,6 +95,16 @@ class Found:
     why: str = ""
 
 
+def _given_up(setting: str, sub: float, secs: float, cap: float) -> str:
+    """Why a search stops at a run that missed its targets ('' when it goes on): the run
+    passed the cap, or its P is not finite."""
+    if secs > cap:
+        return f"{NOT_REACHED}: {setting} took {secs:.3g} s > cap {cap:g} s"
+    if not math.isfinite(sub):
+        return f"{FAILED}: P not finite at {setting} (diverged)"
+    return ""
+
+
 def _search_tolerance(solver, cell, targets, cap, points, found) -> dict[float, Found]:
     why = f"{NOT_REACHED}: tightest tol {TOLS[-1]:g}"
     for tol in TOLS:
@@ -106,11 +116,9 @@ def _search_tolerance(solver, cell, targets, cap, points, found) -> dict[float, 
                 found[t] = Found(tol, sub)
         if len(found) == len(targets):
             break
-        if secs > cap:
-            why = f"{NOT_REACHED}: tol {tol:g} took {secs:.3g} s > cap {cap:g} s"
-            break
-        if not math.isfinite(sub):
-            why = f"{FAILED}: P not finite at tol {tol:g} (diverged)"
+        given_up = _given_up(f"tol {tol:g}", sub, secs, cap)
+        if given_up:
+            why = given_up
             break
     return found | {t: Found(None, points[-1][1], why) for t in targets if t not in found}
 
@@ -130,11 +138,8 @@ def _search_iteration(solver, cell, targets, cap, points, found) -> dict[float, 
         sub, secs = runs[k], points[-1][2]
         if sub <= min(targets):
             break
-        if secs > cap:
-            why = f"{NOT_REACHED}: max_iter {k} took {secs:.3g} s > cap {cap:g} s"
-            break
-        if not math.isfinite(sub):
-            why = f"{FAILED}: P not finite at max_iter {k} (diverged)"
+        why = _given_up(f"max_iter {k}", sub, secs, cap)
+        if why:
             break
         if prev is not None and x is not None and np.array_equal(prev, x):
             why = f"{NOT_REACHED}: stopped by itself at max_iter {k // 2}"
