@@ -23,9 +23,9 @@
     for a second (n, d). Plot: ``results/benchmarks/dgpd_scaling.png``.
 
 Data come from ``benchmarks/dgpd_peers.py``'s cache (``results/benchmarks/data/``; prepared
-when missing). Outputs (atomic): ``results/benchmarks/dgpd_scaling.csv`` (part a),
-``dgpd_scaling_iterations.csv`` (part b, one row per chunk), ``dgpd_scaling.md``,
-``dgpd_scaling.png``, ``dgpd_scaling.json`` (machine, quietness, versions, fits).
+when missing). Outputs (atomic, ``bench.report.write``): ``results/benchmarks/dgpd_scaling``
+``.parquet`` (part a's rows with ``part`` "epochs", part b's with "dgpd_iterations", one per
+chunk), ``.md``, ``.json`` (machine, quietness, versions, fits) and ``dgpd_scaling.png``.
 
 Usage::
 

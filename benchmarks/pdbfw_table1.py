@@ -40,8 +40,9 @@ Clock: thread CPU time (the machine is shared; ``--clock wall`` for wall time; b
 kept). One ``A @ x`` in the same layout is timed beside (one pass over A).
 Single-threaded BLAS (the script re-runs itself with OMP/OPENBLAS/MKL_NUM_THREADS=1).
 
-Outputs (atomic) in ``results/benchmarks/``: ``pdbfw_table1.csv`` (one row per series x
-size x method), ``pdbfw_table1.md`` (the measured times, the fitted slopes with R^2 beside
+Outputs (atomic, ``bench.report.write``) in ``results/benchmarks/``: ``pdbfw_table1.parquet``
+(one row per series x size x method; the PDBFW scorecard's Table 1 row reads it),
+``pdbfw_table1.md`` (the measured times, the fitted slopes with R^2 beside
 Table 1's O-notation and the slope it implies), ``pdbfw_table1.json`` (machine, quietness,
 versions, settings, fits).
 

@@ -361,3 +361,23 @@ def test_scorecard_cells_stay_short_and_the_row_is_said_in_full_below():
     assert '<a id="item-1"></a>' in md and "[more](#item-1)" in md
     assert ours in md and "b" * 300 in md and "short of 15× " * 20 in md + " "
     assert '<a id="item-2"></a>' not in md
+
+
+def test_pdbfw_table1_is_graded_from_the_benchmarks_parquet(tmp_path):
+    """The Table 1 row reads ``pdbfw_table1.parquet`` (bench.report.write's long table): PDBFW's
+    time per iteration flat in d and linear in s, Acc PG's the other way round."""
+    from pdsparse.repro.papers.pdbfw import scorecard, values
+    from pdsparse.repro.scoring import Context
+
+    ctx = Context({}, tmp_path, {}, benchmarks=tmp_path)
+    (row,) = scorecard._pdbfw_table1(ctx, values)
+    assert row.reproduced.startswith("not run")
+    rows = [{"series": "dense", "vary": vary, "method": m, "d": d, "s": s,
+             "seconds": 1e-6 * (s if m == "pdbfw" else d)}
+            for m in ("pdbfw", "acc_pg")
+            for vary, sizes in (("d", [(500, 8), (1000, 8), (2000, 8)]),
+                                ("s", [(1000, 4), (1000, 8), (1000, 16)]))
+            for d, s in sizes]
+    pd.DataFrame(rows).to_parquet(tmp_path / "pdbfw_table1.parquet")
+    graded = scorecard._pdbfw_table1(ctx, values)
+    assert len(graded) == 2 and all(r.agreement == "yes" for r in graded), graded

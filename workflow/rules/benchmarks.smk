@@ -22,7 +22,9 @@ rule benchmark_peers:
 
 rule benchmark_epoch_vs_matvec:
     output:
-        csv="results/benchmarks/epoch_vs_matvec.csv",
+        parquet="results/benchmarks/epoch_vs_matvec.parquet",
+        md="results/benchmarks/epoch_vs_matvec.md",
+        json="results/benchmarks/epoch_vs_matvec.json",
     log:
         "logs/benchmarks/epoch_vs_matvec.log",
     conda:
@@ -32,7 +34,7 @@ rule benchmark_epoch_vs_matvec:
         mem_mb=mem_mb(0, base=2000),
         runtime=minutes(10),
     shell:
-        "python benchmarks/epoch_vs_matvec.py --out {output.csv} 2> {log}"
+        "python benchmarks/epoch_vs_matvec.py --out results/benchmarks/epoch_vs_matvec 2> {log}"
 
 
 # DGPD (benchmarks/README.md, "DGPD"): ours against copt on the paper's data; epoch and DGPD
@@ -56,9 +58,9 @@ rule benchmark_dgpd_peers:
 
 rule benchmark_dgpd_scaling:
     output:
-        csv="results/benchmarks/dgpd_scaling.csv",
-        iterations="results/benchmarks/dgpd_scaling_iterations.csv",
+        parquet="results/benchmarks/dgpd_scaling.parquet",
         md="results/benchmarks/dgpd_scaling.md",
+        json="results/benchmarks/dgpd_scaling.json",
         png="results/benchmarks/dgpd_scaling.png",
     log:
         "logs/benchmarks/dgpd_scaling.log",
@@ -93,8 +95,9 @@ rule benchmark_pdbfw_peers:
 
 rule benchmark_pdbfw_table1:
     output:
-        csv="results/benchmarks/pdbfw_table1.csv",
+        parquet="results/benchmarks/pdbfw_table1.parquet",
         md="results/benchmarks/pdbfw_table1.md",
+        json="results/benchmarks/pdbfw_table1.json",
     log:
         "logs/benchmarks/pdbfw_table1.log",
     conda:

@@ -268,13 +268,13 @@ def _pdbfw_table1(ctx: Context, pv) -> list[Row]:
     import pandas as pd
 
     P, out = "pdbfw", "benchmark"
-    path = (ctx.benchmarks or ctx.path("benchmarks")) / "pdbfw_table1.csv"
+    path = (ctx.benchmarks or ctx.path("benchmarks")) / "pdbfw_table1.parquet"
     if not path.is_file():
         return [not_run_row(P, out, "Table 1: per-iteration cost",
                          "not run: a benchmark outside the default run; to get it: "
                          "`snakemake --cores 2 benchmark_pdbfw_table1`",
                          "PDBFW O(ns) per iteration, the others O(nd)")]
-    df = pd.read_csv(path)
+    df = pd.read_parquet(path)
     rows = []
     for method, (paper_name, exp_d, exp_s) in PDBFW_TABLE1_SOLVERS.items():
         cost = pv.TABLE1.get(paper_name, ("?", "?"))[0]
