@@ -32,7 +32,7 @@ and ``.json``.
 
 Usage::
 
-    python benchmarks/sparse_vs_peers.py                       # the six binary mirror sets
+    python benchmarks/sparse_vs_peers.py                       # six mirror sets, three generated
     python benchmarks/sparse_vs_peers.py --datasets colon-cancer,duke --repeats 1
 """
 
@@ -54,14 +54,28 @@ from bench.runner import Cell, benchmark  # noqa: E402
 from bench.solver import OursEstimator, library_peers  # noqa: E402
 
 DATASETS = ("colon-cancer", "duke", "leu", "gisette_scale.t", "ijcnn1", "cod-rna")
+GENERATED = {
+    # name: pdsparse.data.synthetic.zipf_bow's (n, d, mean nonzeros a row), Zipf exponent 1,
+    # seed 0: bag-of-words rows, labels sign(A w_true + noise) of a planted w_true
+    "zipf-20000x200": (20_000, 200, 10),  # n >> d
+    "zipf-5000x5000": (5_000, 5_000, 30),  # n ~ d
+    "zipf-500x20000": (500, 20_000, 100),  # d >> n
+}
 KEYS = ["dataset", "n x d", "penalty", "l1"]
 
 
 def load(name: str, mirror: Path):
-    """The mirror's file as a problem (``Problem.from_libsvm``: two classes to -1/+1, rows
-    scaled by the mean row norm); each cell takes its penalty with ``with_penalty``."""
+    """The mirror's file (``Problem.from_libsvm``: two classes to -1/+1) or a generated set
+    (:data:`GENERATED`), rows scaled by the mean row norm, as a problem; each cell takes its
+    penalty with ``with_penalty``."""
+    from pdsparse.data.normalize import normalize
+    from pdsparse.data.synthetic import zipf_bow
     from pdsparse.problem import Problem
 
+    if name in GENERATED:
+        n, d, per_row = GENERATED[name]
+        A, b = zipf_bow(n, d, per_row, 1.0, 0)
+        return Problem(normalize(A, "avg_example_norm")[0], b, "logistic")
     path = next((p for p in (mirror / f"{name}.bz2", mirror / name) if p.exists()), None)
     if path is None:
         raise SystemExit(f"sparse_vs_peers: {name} is not in the mirror {mirror} "
@@ -91,7 +105,8 @@ def cells(args):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--datasets", default=",".join((*DATASETS, *GENERATED)),
+                    help="mirror sets and generated ones (" + ", ".join(GENERATED) + ")")
     ap.add_argument("--mirror", default=os.environ.get("PDSPARSE_DATA_MIRROR",
                                                        "/work/shared/datasets"))
     ap.add_argument("--fractions", default="10,100", help="l1 = lambda_max / each")
