@@ -91,3 +91,26 @@ def test_from_dataset_makes_multiclass_one_vs_rest():
     ds = Dataset("toy", A, y.astype(float), {"task": "multiclass"})
     p = Problem.from_dataset(ds, "smooth_hinge", l2=0.1, l1=0.01)
     assert p.matrix and p.k == 3 and set(np.unique(p.b)) == {-1.0, 1.0}
+
+
+@pytest.mark.parametrize(("method", "options"), [
+    ("dgpd", {"inner": "3"}), ("dual_rcd", {}), ("primal_rcd", {}), ("spdc", {})])
+def test_one_vs_rest_chunked_calls_equal_one_long_call(method, options):
+    """The columns' kernels, advanced in lockstep, end where one long call ends whatever the
+    calls' sizes (``solve`` splits its calls by the time left: a column's overshoot past one
+    call's share moved the next call's, so a time-capped run's evaluations landed on other
+    iterations than an uncapped one's: the DGPD runs on digits differed between clean runs)."""
+    from pdsparse.solvers import make_kernel
+
+    A, y = _data(n=60, d=20, seed=3)
+    B, _ = one_vs_rest(y)
+    p = Problem(A, B, "smooth_hinge", l2=0.05, l1=0.01)
+    one, many = (make_kernel(p, method, options=options) for _ in range(2))
+    iters, touched = one.run(30 * p.nnz * p.k)
+    rng = np.random.default_rng(0)
+    done_t = 0
+    while done_t < touched:
+        budget = min(touched - done_t, int(rng.integers(1, 2 * p.nnz)))
+        done_t += many.run(budget)[1]
+    assert done_t == touched
+    np.testing.assert_array_equal(many.solution(), one.solution())

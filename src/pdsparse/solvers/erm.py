@@ -167,8 +167,9 @@ class SPDCKernel(_Kernel):
     the sampled row's support follows a fixed 1-D map until its column is touched, and is
     brought forward in closed form when it is read (``_erm.spdc_lazy``): an iteration costs
     2 nnz(a_k) instead of d + nnz(a_k). Every :meth:`run` ends by forming the current x and
-    xbar from the lazy state (``_erm.spdc_catch_up``, d units of work, inside the timed
-    call), leaving that state as it is, so that chunked runs equal one long run exactly.
+    xbar from the lazy state (``_erm.spdc_catch_up``, O(d), inside the timed call but not
+    counted as work), leaving that state as it is, so that chunked runs equal one long run
+    exactly, in iterates and in work.
     The iterates are the dense update's to rounding (``tests/test_erm_kernels.py``).
     On sparse data the lazy epoch is an order of magnitude faster than the dense one (measured:
     benchmarks/README.md, "Measurements cited by the code"). Dense data, or ``lazy=False`` (Python
@@ -224,9 +225,10 @@ class SPDCKernel(_Kernel):
                                         self.xbar_lazy, self.last, self.clock, self.tau,
                                         self.sigma, self.theta, p.l2, p.l1, p.loss_id,
                                         self.state, budget)
-        touched += _erm.spdc_catch_up(self.v, self.x_lazy, self.xbar_lazy, self.last,
-                                      self.clock, self.tau, self.theta, p.l2, p.l1, self.x,
-                                      self.xbar)
+        # x and xbar formed for readers: inside the timed call, not counted as work (a count
+        # that grew with the number of calls would move a time-capped run's evaluations)
+        _erm.spdc_catch_up(self.v, self.x_lazy, self.xbar_lazy, self.last, self.clock,
+                           self.tau, self.theta, p.l2, p.l1, self.x, self.xbar)
         return iters, touched
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:

@@ -346,10 +346,16 @@ def _listed(names: Iterable[str]) -> str:
 
 class _OneVsRest(_Kernel):
     """A vector kernel per label column of a label-matrix problem (one-vs-rest), advanced in
-    lockstep: each call gives every column an equal share of the budget, so the trace's
-    time is the sum over the columns and P, D are the summed objectives (DGPD Sec. 5; the
-    penalty is separable, so the k problems decouple). Its alpha is each column's own (pure
-    l1: scaled per column), so it is not ``paired`` even when the columns' kernels are."""
+    lockstep: every column gets an equal share of the work, so the trace's time is the sum
+    over the columns and P, D are the summed objectives (DGPD Sec. 5; the penalty is
+    separable, so the k problems decouple). Its alpha is each column's own (pure l1: scaled
+    per column), so it is not ``paired`` even when the columns' kernels are.
+
+    The shares are absolute: a call with ``budget`` runs each column until its own work
+    reaches ceil((work so far + budget) / k), so that chunked calls end where one call ends
+    (a share per call let each column's overshoot past one call's share move the next
+    call's: ``solve`` splits its calls by the time left, and the evaluations of a
+    time-capped run landed on other iterations than an uncapped run's)."""
 
     def __init__(self, spec: SolverSpec, problem: Problem, options: Any, seed: int,
                  start: np.ndarray | None = None):
@@ -361,14 +367,18 @@ class _OneVsRest(_Kernel):
                                      None if start is None else start[:, c])
                         for c in range(problem.k)]
         self.max_chunk_epochs = self.kernels[0].max_chunk_epochs  # one solver, k columns
+        self.done = np.zeros(problem.k, dtype=np.int64)  # each column's work so far
 
     def run(self, budget: int) -> tuple[int, int]:
-        share = max(1, -(-budget // len(self.kernels)))
+        # some column is below the goal (the columns' sum is below k * goal), so work is done
+        goal = -(-(int(self.done.sum()) + budget) // len(self.kernels))
         iters = touched = 0
-        for kernel in self.kernels:
-            i, t = kernel.run(share)
-            iters += i
-            touched += t
+        for c, kernel in enumerate(self.kernels):
+            if self.done[c] < goal:
+                i, t = kernel.run(int(goal - self.done[c]))
+                self.done[c] += t
+                iters += i
+                touched += t
         return iters, touched
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
