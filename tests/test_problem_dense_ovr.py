@@ -93,24 +93,28 @@ def test_from_dataset_makes_multiclass_one_vs_rest():
     assert p.matrix and p.k == 3 and set(np.unique(p.b)) == {-1.0, 1.0}
 
 
+@pytest.mark.parametrize("dense", [False, True], ids=["sparse", "dense"])
 @pytest.mark.parametrize(("method", "options"), [
-    ("dgpd", {"inner": "3"}), ("dual_rcd", {}), ("primal_rcd", {}), ("spdc", {})])
-def test_one_vs_rest_chunked_calls_equal_one_long_call(method, options):
+    ("dgpd", {"inner": "3"}), ("dual_rcd", {}), ("primal_rcd", {"sampling": "uniform"}),
+    ("spdc", {}), ("dgpd", {"inner": "5", "batch": "8", "passes": "gauss_seidel",
+                           "step": "curvature", "eta": "theorem"})])
+def test_one_vs_rest_chunked_calls_equal_one_long_call(method, options, dense):
     """The columns' kernels, advanced in lockstep, end where one long call ends whatever the
-    calls' sizes (``solve`` splits its calls by the time left: a column's overshoot past one
-    call's share moved the next call's, so a time-capped run's evaluations landed on other
-    iterations than an uncapped one's: the DGPD runs on digits differed between clean runs)."""
+    calls' sizes, and the work counted is the same (``solve`` splits its calls by the time
+    left and stops once the counted work reaches its goal: with a share per call, or with
+    the columns' actual work counted, a time-capped run evaluated on other iterations than an
+    uncapped run: the DGPD runs on digits differed between clean runs)."""
     from pdsparse.solvers import make_kernel
 
-    A, y = _data(n=60, d=20, seed=3)
+    rng = np.random.default_rng(3)
+    A, y = rng.standard_normal((60, 20)), rng.integers(0, 3, size=60)
     B, _ = one_vs_rest(y)
-    p = Problem(A, B, "smooth_hinge", l2=0.05, l1=0.01)
+    p = Problem(A if dense else sp.csr_matrix(A), B, "smooth_hinge", l2=0.05, l1=0.01)
     one, many = (make_kernel(p, method, options=options) for _ in range(2))
-    iters, touched = one.run(30 * p.nnz * p.k)
-    rng = np.random.default_rng(0)
-    done_t = 0
-    while done_t < touched:
-        budget = min(touched - done_t, int(rng.integers(1, 2 * p.nnz)))
-        done_t += many.run(budget)[1]
-    assert done_t == touched
+    goal = 30 * p.nnz * p.k
+    touched = one.run(goal)[1]
+    done = 0
+    while done < goal:  # as solve's loop: each call asks for what is left, or less
+        done += many.run(min(goal - done, int(rng.integers(1, 2 * p.nnz))))[1]
+    assert done == touched
     np.testing.assert_array_equal(many.solution(), one.solution())

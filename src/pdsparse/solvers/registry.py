@@ -351,11 +351,14 @@ class _OneVsRest(_Kernel):
     separable, so the k problems decouple). Its alpha is each column's own (pure l1: scaled
     per column), so it is not ``paired`` even when the columns' kernels are.
 
-    The shares are absolute: a call with ``budget`` runs each column until its own work
-    reaches ceil((work so far + budget) / k), so that chunked calls end where one call ends
-    (a share per call let each column's overshoot past one call's share move the next
-    call's: ``solve`` splits its calls by the time left, and the evaluations of a
-    time-capped run landed on other iterations than an uncapped run's)."""
+    The work is counted in shares, so that chunked calls end where one call ends: a call with
+    ``budget`` raises every column's share to ceil((work so far + budget) / k) and runs each
+    column until its own work reaches it (a column past it from its last iteration waits),
+    and the work it reports is k times the rise of the share. Each column's own work stays
+    within one of its iterations of the share. (A share per call let a column's overshoot
+    move the next call's, and counting the columns' actual work let the caller stop while a
+    column lagged its share: ``solve`` splits its calls by the time left, and a time-capped
+    run evaluated on other iterations than an uncapped run.)"""
 
     def __init__(self, spec: SolverSpec, problem: Problem, options: Any, seed: int,
                  start: np.ndarray | None = None):
@@ -367,18 +370,19 @@ class _OneVsRest(_Kernel):
                                      None if start is None else start[:, c])
                         for c in range(problem.k)]
         self.max_chunk_epochs = self.kernels[0].max_chunk_epochs  # one solver, k columns
-        self.done = np.zeros(problem.k, dtype=np.int64)  # each column's work so far
+        self.share = 0  # each column's share of the work so far
+        self.done = np.zeros(problem.k, dtype=np.int64)  # each column's own work so far
 
     def run(self, budget: int) -> tuple[int, int]:
-        # some column is below the goal (the columns' sum is below k * goal), so work is done
-        goal = -(-(int(self.done.sum()) + budget) // len(self.kernels))
-        iters = touched = 0
+        k = len(self.kernels)
+        share = -(-(k * self.share + budget) // k)  # > self.share: budget >= 1
+        iters = 0
         for c, kernel in enumerate(self.kernels):
-            if self.done[c] < goal:
-                i, t = kernel.run(int(goal - self.done[c]))
+            if self.done[c] < share:
+                i, t = kernel.run(int(share - self.done[c]))
                 self.done[c] += t
                 iters += i
-                touched += t
+        touched, self.share = k * (share - self.share), share
         return iters, touched
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
