@@ -240,7 +240,7 @@ class Ours(OursKernel):
     """:class:`bench.solver.OursKernel` that keeps, for the report's explanations, the
     kernel's iterations at each work its trace evaluated (``work``: {budget: iterations}) and
     the CPU seconds of the setup of each run (``setups``: ``Problem`` and ``make_kernel``,
-    one ``time.process_time`` read inside the timed call); a non-finite P (diverged or
+    as :meth:`OursKernel.details` reads them); a non-finite P (diverged or
     outside the ball) stops the trace."""
 
     def __init__(self, method: str, name: str, options: dict):
@@ -248,12 +248,8 @@ class Ours(OursKernel):
         self.work, self.setups = {}, []
 
     def run(self, budget) -> None:
-        t = time.process_time()
-        kernel = self.build()[1]
-        self.setups.append(time.process_time() - t)
-        if budget > 0:
-            kernel.run(int(budget))
-        self.result = kernel.solution().copy()
+        super().run(budget)
+        self.setups.append(self.details()["setup_s"])
 
     def trace(self, subopt, target, cap):
         def evaluate(x):

@@ -10,15 +10,11 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import bench_script
-
-REPO = Path(__file__).resolve().parents[1]
-BENCH = REPO / "benchmarks"
+from conftest import BENCHMARKS, bench_script
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +84,7 @@ def test_dgpd_peers_small_run_writes_the_long_frame_and_the_report(tmp_path):
     out, data = tmp_path / "out", tmp_path / "data"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run(
-        [sys.executable, str(BENCH / "dgpd_peers.py"), "--datasets", "digits-rb",
+        [sys.executable, str(BENCHMARKS / "dgpd_peers.py"), "--datasets", "digits-rb",
          "--settings", "0.1,1.0", "--targets", "1e-3", "--repeats", "2", "--cap", "20",
          "--solvers", "dual_rcd,copt_pg", "--data-dir", str(data), "--out-dir", str(out)],
         capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)

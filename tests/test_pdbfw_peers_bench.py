@@ -6,14 +6,10 @@ race. No timings are asserted."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from conftest import bench_script
-
-REPO = Path(__file__).resolve().parents[1]
-BENCH = REPO / "benchmarks"
 
 
 @pytest.fixture(scope="module")

@@ -95,15 +95,12 @@ class OursEstimator(Solver):
 
     def run(self, budget: float) -> None:
         from pdsparse.estimators import LinearClassifier
+        from pdsparse.peers import strength
 
-        pen = self.problem.penalty
-        if pen.l1 == 0:
-            kw = {"penalty": "l2", "alpha": pen.l2}
-        elif pen.l2 == 0:
-            kw = {"penalty": "l1", "alpha": pen.l1}
-        else:
-            kw = {"penalty": "elasticnet", "alpha": pen.l1 + pen.l2,
-                  "l1_ratio": pen.l1 / (pen.l1 + pen.l2)}
+        alpha, ratio = strength(self.problem)
+        kw = ({"penalty": "l2", "alpha": alpha} if ratio == 0.0 else
+              {"penalty": "l1", "alpha": alpha} if ratio == 1.0 else
+              {"penalty": "elasticnet", "alpha": alpha, "l1_ratio": ratio})
         model = LinearClassifier(**kw, tol=budget, max_iter=10**6, fit_intercept=False,
                                  solver=self.solver)
         self.result = _coef(model.fit(self.problem.mat, self.problem.b))
@@ -180,16 +177,21 @@ class OursKernel(Solver):
         if budget > 0:
             iters = kernel.run(int(budget))[0]
         self.result = kernel.solution().copy()
-        alpha = getattr(kernel, "alpha", None)
-        self._details = {"iterations": int(iters), "epochs": float(budget) / max(prob.nnz, 1),
-                         "setup_s": setup, "nnz_x": int(np.count_nonzero(self.result)),
-                         **({"nnz_alpha": int(np.count_nonzero(alpha))}
-                            if isinstance(alpha, np.ndarray) else {})}
+        # counted by details(), outside the clock
+        self._last = (int(iters), float(budget) / max(prob.nnz, 1), setup,
+                      getattr(kernel, "alpha", None))
 
     def details(self) -> dict:
         """Iterations, epochs (the budget over nnz(A)), the setup's CPU seconds and the
         nonzeros of x (and of alpha, for a dual kernel) of the last run."""
-        return getattr(self, "_details", {})
+        if getattr(self, "_last", None) is None:
+            return {}
+        iters, epochs, setup, alpha = self._last
+        out = {"iterations": iters, "epochs": epochs, "setup_s": setup,
+               "nnz_x": int(np.count_nonzero(self.result))}
+        if isinstance(alpha, np.ndarray):
+            out["nnz_alpha"] = int(np.count_nonzero(alpha))
+        return out
 
     def trace(self, subopt, target, cap):
         from _harness import trace_kernel

@@ -34,7 +34,7 @@ import numpy as np
 from pdsparse.penalties import ElasticNet
 from pdsparse.problem import Problem
 
-__all__ = ["PEERS", "Peer", "family", "installed", "race_peer"]
+__all__ = ["PEERS", "Peer", "family", "installed", "race_peer", "strength"]
 
 TOLS = tuple(10.0 ** -k for k in range(2, 15))
 """The stopping tolerances a peer is tried at, loosest first."""
@@ -66,7 +66,7 @@ class Peer:
         return problem.loss in self.losses and family(problem) in self.families
 
 
-def _strength(problem: Problem) -> tuple[float, float]:
+def strength(problem: Problem) -> tuple[float, float]:
     """(alpha, l1_ratio): l1 ||w||_1 + l2/2 ||w||^2 = alpha (r ||w||_1 + (1 - r)/2 ||w||^2)."""
     pen = problem.penalty
     alpha = pen.l1 + pen.l2
@@ -93,7 +93,7 @@ def _logreg(solver: str) -> Callable[[Problem, float], np.ndarray]:
     def fit(problem: Problem, tol: float) -> np.ndarray:
         from sklearn.linear_model import LogisticRegression
 
-        alpha, ratio = _strength(problem)
+        alpha, ratio = strength(problem)
         return _coef(LogisticRegression(**_mix(ratio), C=1.0 / (problem.n * alpha), solver=solver,
                                         tol=tol, max_iter=10**5, fit_intercept=False,
                                         random_state=0)
@@ -104,7 +104,7 @@ def _logreg(solver: str) -> Callable[[Problem, float], np.ndarray]:
 def _sklearn_cd(problem: Problem, tol: float) -> np.ndarray:
     from sklearn.linear_model import ElasticNet as SkElasticNet
 
-    alpha, ratio = _strength(problem)
+    alpha, ratio = strength(problem)
     return _coef(SkElasticNet(alpha=alpha, l1_ratio=ratio, tol=tol, max_iter=10**5,
                               fit_intercept=False).fit(problem.mat, problem.b))
 
@@ -113,7 +113,7 @@ def _skglm(solver: str) -> Callable[[Problem, float], np.ndarray]:
     def fit(problem: Problem, tol: float) -> np.ndarray:
         from skglm import GeneralizedLinearEstimator, datafits, penalties, solvers
 
-        alpha, ratio = _strength(problem)
+        alpha, ratio = strength(problem)
         datafit = datafits.Logistic() if problem.loss == "logistic" else datafits.Quadratic()
         penalty = penalties.L1(alpha) if ratio == 1 else penalties.L1_plus_L2(alpha, ratio)
         inner = getattr(solvers, solver)(tol=tol, max_iter=1000, fit_intercept=False)
