@@ -69,6 +69,12 @@ its own threads is counted too."""
 DEFAULT_MAX_SECONDS = 600.0
 """Default kernel-time budget of :func:`solve` (the CLI's ``run --max-seconds`` default)."""
 
+NOT_READY_CALLS = 10
+"""At most this many kernel calls in a row without an evaluation while the kernel says it
+cannot be done yet (``ready(tol)`` False: its own bound, e.g. prox_newton's violations with
+pure l1); then an evaluation all the same (a bound that rounding keeps above tol must not
+run a solve to its time budget)."""
+
 
 @dataclass(repr=False)
 class Result:
@@ -390,7 +396,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     # pure l1: every rescaled dual point alpha(w) is feasible, so the largest D seen so far
     # certifies (celer keeps it too); alpha(w) alone is a noisy bound on the inactive features
     best_dual = None if problem.l2 == 0 and not problem.penalty.bounded else False
-    iters = touched = 0
+    iters = touched = skipped = 0  # skipped: the kernel's calls since it was last ready
     elapsed = wall = eval_s = 0.0
     last = (0, 0.0)  # the last kernel call's work and CPU seconds: the speed of the next
     target = schedule.first()  # nonzeros touched at the next evaluation
@@ -410,6 +416,12 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
             wall += time.perf_counter() - t_wall
             iters += k_iters
             touched += k_touched
+        # not before the kernel could be done (it says so from its own iterations' by-products)
+        if schedule.adaptive and tol > 0 and touched < limit and elapsed < max_seconds \
+                and skipped < NOT_READY_CALLS and not kernel.ready(tol):
+            target, skipped = touched + 1, skipped + 1  # one more of its iterations
+            continue
+        skipped = 0
         # evaluate, outside the timer
         t = time.perf_counter()
         w, alpha, p_val, d_val, gap = kernel.evaluated()

@@ -15,7 +15,9 @@ optimality violation, and q is minimized by cyclic coordinate descent over them:
 reads one column of A and no exp (the curvature D is fixed), keeping r = A delta up to date.
 """
 
-from libc.math cimport fabs, fmax
+from libc.math cimport fabs, fmax, sqrt
+
+import numpy as np
 
 from pdsparse._losses cimport loss_value_deriv_curv
 
@@ -64,6 +66,118 @@ cdef inline double intercept_step(double p, double h, double c, double *worst,
     return diff
 
 
+cdef inline void _remember(double[:, ::1] hist, int k, const int[::1] ws,
+                           const double[::1] delta, bint intercept, Py_ssize_t c) noexcept nogil:
+    """hist[k] = delta on the working set (and the intercept's, last)."""
+    cdef Py_ssize_t t, m = ws.shape[0]
+    for t in range(m):
+        hist[k, t] = delta[ws[t]]
+    if intercept:
+        hist[k, m] = delta[c]
+
+
+cdef double model_value(const double[::1] r, const double[::1] curv, const int[::1] ws,
+                        const double[::1] grad, const double[::1] w, const double[::1] x,
+                        double l2, double l1, bint intercept, Py_ssize_t c) noexcept nogil:
+    """q(delta) = g^T delta + 1/2 sum_i D_i r_i^2 + l2/2 ||delta||^2 + l1 ||w + delta||_1 over
+    the working set (``x``: delta there, then the intercept's; ``r`` = A delta): the model
+    Anderson's acceptance compares (its l1 part without the features off the working set,
+    the same for both points)."""
+    cdef Py_ssize_t t, i, m = ws.shape[0]
+    cdef double value = 0.0, quad = 0.0
+    for t in range(m):
+        value += grad[ws[t]] * x[t] + 0.5 * l2 * x[t] * x[t] + l1 * fabs(w[ws[t]] + x[t])
+    if intercept:
+        value += grad[c] * x[m]
+    for i in range(r.shape[0]):
+        quad += curv[i] * r[i] * r[i]
+    return value + 0.5 * quad
+
+
+cdef long long _extrapolate(const double[::1] data, const int[::1] indices,
+                            const int[::1] indptr, const int[::1] ws, const double[::1] curv,
+                            const double[::1] grad, const double[::1] w, double[::1] delta,
+                            double[::1] r, double l2, double l1, bint intercept,
+                            double[:, ::1] hist, double[::1] coef, double[:, ::1] gram,
+                            double[::1] r_e) noexcept nogil:
+    """:func:`pn_inner`'s Anderson step from the iterates ``hist`` (K + 1 rows): x_e, its
+    r_e = A x_e, and both taken if q(x_e) < q(x_K). Returns the work (entries read)."""
+    cdef Py_ssize_t K = hist.shape[0] - 1, q = hist.shape[1], m = ws.shape[0]
+    cdef Py_ssize_t a, e, t, k, j, i, n = r.shape[0], c = w.shape[0] - 1
+    cdef double acc, total, trace = 0.0, pivot, x_t
+    cdef long long touched = 0
+    # G = U^T U, U's columns the K steps x_k - x_(k-1)
+    for a in range(K):
+        for e in range(a, K):
+            acc = 0.0
+            for t in range(q):
+                acc += (hist[a + 1, t] - hist[a, t]) * (hist[e + 1, t] - hist[e, t])
+            gram[a, e] = acc
+            gram[e, a] = acc
+        trace += gram[a, a]
+    if not trace > 0.0:
+        return touched
+    for a in range(K):  # a ridge of 1e-10 of the mean step: the steps are nearly parallel
+        gram[a, a] += 1e-10 * trace / K
+    # G c = 1 by Cholesky (G = L L^T, L stored in gram's lower triangle)
+    for a in range(K):
+        for e in range(a + 1):
+            acc = gram[a, e]
+            for k in range(e):
+                acc -= gram[a, k] * gram[e, k]
+            if a == e:
+                if not acc > 0.0:
+                    return touched
+                gram[a, a] = sqrt(acc)
+            else:
+                gram[a, e] = acc / gram[e, e]
+    for a in range(K):
+        acc = 1.0
+        for k in range(a):
+            acc -= gram[a, k] * coef[k]
+        coef[a] = acc / gram[a, a]
+    for a in range(K - 1, -1, -1):
+        acc = coef[a]
+        for k in range(a + 1, K):
+            acc -= gram[k, a] * coef[k]
+        coef[a] = acc / gram[a, a]
+    total = 0.0
+    for a in range(K):
+        total += coef[a]
+    if not fabs(total) > 0.0:
+        return touched
+    # x_e = sum_k c_k x_(k+1) / sum c, into hist[0] (x_0 is not needed any more), and its r_e
+    for t in range(q):
+        acc = 0.0
+        for a in range(K):
+            acc += coef[a] * hist[a + 1, t]
+        hist[0, t] = acc / total
+    for i in range(n):
+        r_e[i] = 0.0
+    for t in range(m):
+        j = ws[t]
+        x_t = hist[0, t]
+        if x_t != 0.0:
+            for k in range(indptr[j], indptr[j + 1]):
+                r_e[indices[k]] += x_t * data[k]
+        touched += indptr[j + 1] - indptr[j]
+    if intercept:
+        for i in range(n):
+            r_e[i] += hist[0, m]
+    touched += 3 * n
+    for t in range(q):  # x_K, for its value
+        hist[1, t] = hist[K, t]
+    if model_value(r_e, curv, ws, grad, w, hist[0], l2, l1, intercept, c) \
+            < model_value(r, curv, ws, grad, w, hist[1], l2, l1, intercept, c):
+        for t in range(m):
+            delta[ws[t]] = hist[0, t]
+        if intercept:
+            delta[c] = hist[0, m]
+        for i in range(n):
+            r[i] = r_e[i]
+    return touched
+
+
 def violations(const double[::1] grad, const double[::1] w, double l1, double[::1] out):
     """Each feature's :func:`violation` at w_j from the gradient ``grad`` of the smooth part
     (0 where 0 is optimal) into ``out``; returns the largest (0 for no feature)."""
@@ -91,7 +205,7 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
              const int[::1] ws, const double[::1] curv, const double[::1] grad,
              const double[::1] w, double[::1] delta, double[::1] r,
              double l2, double l1, int max_passes, double tol, bint intercept=False,
-             double viol_tol=0.0):
+             double viol_tol=0.0, int anderson=0):
     """Cyclic coordinate descent on q over the features ``ws`` (CSC arrays of A; ``curv``:
     D's diagonal, n entries; ``grad``, ``w``, ``delta``: d entries; ``r`` = A delta, n
     entries; ``delta`` and ``r`` updated in place). Coordinate j: the model's partial
@@ -106,15 +220,37 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
     correlated columns each step can be small while their sum moves every p_j, so that the
     pass-time test alone stopped after one pass with the model's violation unchanged (20
     Newton steps of one pass each on gisette, a relative gap stalled near 1e-4 on
-    Mnist-RB). With ``intercept`` the last entry of ``w``,
+    Mnist-RB). Only a pass over every coordinate stops the descent: after one that does not,
+    the passes visit the nonzero coordinates alone (w_j + delta_j != 0, at their turn) until
+    those settle by the same tests, then every coordinate again (glmnet's active-set cycles:
+    Friedman, Hastie & Tibshirani, J. Stat. Softw. 33(1), 2010, Sec. 2.6; LIBLINEAR's
+    newGLMNET shrinks its inner passes alike): a zero coordinate that stays zero is read once
+    a cycle, not once a pass. With ``intercept`` the last entry of ``w``,
     ``grad`` and ``delta`` is an unpenalized intercept c, a column of ones: each pass ends
     with its exact step, delta_c -= (g_c + sum_i D_i r_i) / sum_i D_i, r += that (n reads).
-    Returns (entries read, passes)."""
+
+    ``anderson`` = K > 0: Anderson extrapolation of the passes over the nonzero coordinates
+    (Bertrand & Massias, "Anderson acceleration of coordinate descent", AISTATS 2021, Alg. 1
+    with skglm's acceptance test): after K such passes in a row, from the K + 1 iterates
+    x_0..x_K (delta on the working set and the intercept, x_0 the pass over every coordinate
+    before them), c solves (U^T U) c = 1 normalized to sum 1 (U's columns x_k - x_(k-1)) and
+    x_e = sum_k c_k x_k, r_e = A x_e (one pass over the working set's columns) replace the
+    iterate if q(x_e) < q(x_K) (:func:`model_value`); then K more. On an ill-conditioned
+    model (d >> n, no l2: the sweeps run out of passes) the sequence's slow directions
+    cancel. Returns (entries read, passes)."""
     cdef Py_ssize_t m = ws.shape[0], n = r.shape[0], t, k, j, c = w.shape[0] - 1
+    cdef Py_ssize_t q = m + 1 if intercept else m
+    cdef int stored = 0
+    cdef double[:, ::1] hist = _zeros((anderson + 1) * q).reshape(anderson + 1, q) \
+        if anderson > 0 else None
+    cdef double[::1] coef = _zeros(anderson + 1), r_e = _zeros(n) if anderson > 0 else None
+    cdef double[:, ::1] gram = _zeros(anderson * anderson).reshape(anderson, anderson) \
+        if anderson > 0 else None
     cdef double hc = 0.0
     cdef long long touched = 0
     cdef int passes = 0
     cdef double h, p, v, diff, biggest, moved, worst
+    cdef bint full = True
     cdef double[::1] hjj = _zeros(m)
     with nogil:
         for t in range(m):
@@ -134,10 +270,12 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
             worst = 0.0
             for t in range(m):
                 j = ws[t]
+                v = w[j] + delta[j]
+                if v == 0.0 and not full:
+                    continue
                 p = grad[j] + l2 * delta[j]
                 for k in range(indptr[j], indptr[j + 1]):
                     p += data[k] * curv[indices[k]] * r[indices[k]]
-                v = w[j] + delta[j]
                 diff = cd_step(p, v, hjj[t], l1, &worst, &moved, &biggest) - v
                 if diff != 0.0:
                     delta[j] += diff
@@ -154,6 +292,22 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
                     for k in range(n):
                         r[k] += diff
                 touched += 2 * n
+            if not full:  # the nonzero coordinates settled: every coordinate next
+                full = moved <= tol * biggest or worst <= viol_tol
+                if anderson > 0 and not full:
+                    _remember(hist, stored, ws, delta, intercept, c)
+                    stored += 1
+                    if stored == anderson + 1:
+                        touched += _extrapolate(data, indices, indptr, ws, curv, grad, w,
+                                                delta, r, l2, l1, intercept, hist, coef, gram,
+                                                r_e)
+                        _remember(hist, 0, ws, delta, intercept, c)
+                        stored = 1
+                continue
+            full = False
+            if anderson > 0:  # the cycle's first iterate
+                _remember(hist, 0, ws, delta, intercept, c)
+                stored = 1
             if moved <= tol * biggest:
                 break
             if worst <= viol_tol:
@@ -220,6 +374,53 @@ def ws_hessian(const double[::1] data, const int[::1] indices, const int[::1] in
     return out, touched
 
 
+def ws_hessian_rows(const double[::1] data, const int[::1] indices, const int[::1] indptr,
+                    const int[::1] pos, Py_ssize_t m, const double[::1] curv,
+                    bint intercept=False):
+    """:func:`ws_hessian`'s Q = A_ws^T D A_ws from the rows of A (CSR arrays, each row's
+    indices increasing; ``pos``: each feature's position in the working set, -1 off it, ``m``
+    its size): each row adds D_i a_it a_is to Q[t, s] for each pair t <= s of its entries in
+    the working set, so that the cost is a scan of A plus sum_i k_i (k_i + 1) / 2 (k_i: the
+    row's entries in the working set) where the columns' version reads |ws| nnz_ws / 2: on
+    short rows and a wide working set (n >> d, a bag of words: 10 entries a row, 200
+    features) a few passes' worth instead of a hundred. The same sums to the bit: every
+    Q[t, s] adds its rows' terms a_is (a_it D_i) in row order, as the columns' dot products
+    do. Returns (Q, entries scanned, pairs added)."""
+    cdef Py_ssize_t n = curv.shape[0], q = m + 1 if intercept else m
+    cdef Py_ssize_t i, k, a, e, t, cnt, longest = 0
+    cdef long long pairs = 0
+    cdef double di, va
+    out = _zeros(q * q).reshape(q, q)
+    cdef double[:, ::1] Q = out
+    for i in range(n):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    cdef int[::1] at = np.empty(longest, dtype=np.int32)
+    cdef double[::1] val = _zeros(longest)
+    with nogil:
+        for i in range(n):
+            di = curv[i]
+            cnt = 0
+            for k in range(indptr[i], indptr[i + 1]):
+                if pos[indices[k]] >= 0:
+                    at[cnt] = pos[indices[k]]
+                    val[cnt] = data[k]
+                    cnt += 1
+            pairs += cnt * (cnt + 1) // 2
+            for a in range(cnt):
+                t = at[a]
+                va = val[a] * di
+                for e in range(a, cnt):
+                    Q[t, at[e]] += val[e] * va
+                if intercept:
+                    Q[t, m] += va
+            if intercept:
+                Q[m, m] += di
+        for t in range(q):
+            for a in range(t + 1, q):
+                Q[a, t] = Q[t, a]
+    return out, indptr[n], pairs
+
+
 def gram_cd(const double[:, ::1] Q, const int[::1] ws, const double[::1] grad,
             const double[::1] w, double[::1] delta, double l2, double l1, int max_passes,
             double tol, bint intercept=False, double viol_tol=0.0):
@@ -233,6 +434,7 @@ def gram_cd(const double[:, ::1] Q, const int[::1] ws, const double[::1] grad,
     cdef long long touched = 0
     cdef int passes = 0
     cdef double h, p, v, diff, biggest, moved, worst, acc
+    cdef bint full = True
     cdef double[::1] hq = _zeros(q), hjj = _zeros(q)
     with nogil:
         for t in range(q):
@@ -249,13 +451,16 @@ def gram_cd(const double[:, ::1] Q, const int[::1] ws, const double[::1] grad,
             worst = 0.0
             for t in range(m):
                 j = ws[t]
-                p = grad[j] + l2 * delta[j] + hq[t]
                 v = w[j] + delta[j]
+                if v == 0.0 and not full:
+                    continue
+                p = grad[j] + l2 * delta[j] + hq[t]
                 diff = cd_step(p, v, hjj[t], l1, &worst, &moved, &biggest) - v
                 if diff != 0.0:
                     delta[j] += diff
                     for s in range(q):
                         hq[s] += diff * Q[s, t]
+                touched += q
             if intercept and Q[m, m] > 1e-300:
                 diff = intercept_step(grad[c] + hq[m], Q[m, m], w[c] + delta[c], &worst,
                                       &moved, &biggest)
@@ -263,7 +468,11 @@ def gram_cd(const double[:, ::1] Q, const int[::1] ws, const double[::1] grad,
                     delta[c] += diff
                     for s in range(q):
                         hq[s] += diff * Q[s, m]
-            touched += q * q
+                touched += q
+            if not full:  # pn_inner's passes over the nonzero coordinates
+                full = moved <= tol * biggest or worst <= viol_tol
+                continue
+            full = False
             if moved <= tol * biggest:
                 break
             if worst <= viol_tol:  # then the violation at the pass's end (pn_inner's test)

@@ -90,6 +90,14 @@ class _Kernel:
         self.state = seed_state(seed)
         self.sampling = sampling
 
+    def ready(self, tol: float) -> bool:
+        """Whether an evaluation could find the relative gap at most ``tol`` (a kernel that
+        knows it cannot, from what its iterations computed anyway, says False and the
+        adaptive schedule runs it on; never more than :attr:`max_chunk_epochs` passes
+        between two evaluations). Only when to check depends on it, never what is
+        certified."""
+        return True
+
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
         if not self.paired:
             raise NotImplementedError(f"{type(self).__name__} defines no iterates()")

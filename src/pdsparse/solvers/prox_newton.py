@@ -14,8 +14,11 @@ working set. One outer iteration, at w with z = A w:
    the working set's gradient (its columns only), minimizes the quadratic model over it by
    coordinate descent (``_prox_newton.pn_inner``: D = s phi''(z) / n fixed, no exp; until
    the model's violation is :data:`WS_TOL` times the working set's target, skglm's
-   ``EPS_TOL * tol_in``, or :data:`INNER_PASSES` passes; the same steps on the working
-   set's Hessian formed once, ``ws_hessian`` and ``gram_cd``, glmnet's covariance updates,
+   ``EPS_TOL * tol_in``, or :data:`INNER_PASSES` passes; glmnet's active-set cycles, a
+   pass over every coordinate then passes over the nonzero ones, with Anderson
+   extrapolation of those (:data:`ANDERSON`); the same steps on the working set's Hessian
+   formed once, from its columns or from the rows of A (``ws_hessian``,
+   ``ws_hessian_rows``: short rows, n >> d) and ``gram_cd``, glmnet's covariance updates,
    where that costs less than the passes the previous descent took, as on a few long
    columns, n >> d, followed by active-set solves where the sweeps run out of passes; and
    without an l1 term the model's exact minimizer, a linear solve, on working sets of at
@@ -70,6 +73,16 @@ EXACT_WS = 128
 intercept) is minimized exactly, by a linear solve on its Hessian formed: coordinate descent's
 sweeps crawl on an ill-conditioned model (n < d with a small l2: 100,000 passes left a
 relative gap of 0.1), and the exact step makes the outer loop Newton's method."""
+PAIR_COST = 2
+"""A pair of ``ws_hessian_rows`` (a scattered update of Q) against a read of a column (measured
+on the Zipf sets: about 1 ns against 0.55)."""
+READY = 10.0
+"""Pure l1: no evaluation while the largest violation exceeds l1 and this many times tol l1
+(:meth:`ProxNewtonKernel.ready`: the gap was at least 0.15 v / l1 there, so a tol above 0.1
+needs v above tol l1 / 0.1)."""
+ANDERSON = 5
+"""The inner descent's Anderson extrapolation: every this many passes over the nonzero
+coordinates (``pn_inner``'s ``anderson``; skglm's AndersonCD default)."""
 NEWTON_STEPS = 20
 """Most proximal Newton steps on one working set (each: the working set's gradient, the
 inner passes, the line search)."""
@@ -121,6 +134,10 @@ class ProxNewtonKernel(_Kernel):
         self.w, self.z = primal_start(p, w0)
         self._at_z = None  # (loss term, derivatives, curvatures) at z, once computed
         self._passes = 4  # the last inner descent's passes (a guess before the first)
+        self._grad = None  # (full gradient, largest violation) at w, once computed
+        per_row = np.diff(p.csr.indptr).astype(np.int64)
+        self._row_pairs = int((per_row * (per_row + 1) // 2).sum())  # all of A's row pairs
+        self._pairs = None  # (working set, its rows' pairs), once counted
 
     def _penalized(self, w: np.ndarray, loss_mean: float) -> float:
         """P(w) from its loss term 1/n sum_i s_i phi(z_i) (the line search's test): the
@@ -175,19 +192,37 @@ class ProxNewtonKernel(_Kernel):
                                              float(p.n), deriv, curv)
         return value, deriv, curv
 
+    def ready(self, tol: float) -> bool:
+        """Pure l1: the gap's dual point is alpha(w) scaled by l1 / (l1 + v), v the largest
+        violation off the support; while v > l1 (scaled by less than 1/2) the relative gap
+        measured was at least 0.15 on every set of ``sparse_vs_peers`` and the tests' (0.28-
+        1.0, benchmarks/README.md): no evaluation while v > l1 max(1, :data:`READY` tol).
+        Below l1 the gap fell to a thousandth of v / l1 (heavy-tailed columns): no bound
+        there. With l2 > 0 the gap falls as the violations squared: always ready."""
+        return not (self.l2 == 0.0 and self._grad is not None
+                    and self._grad[1] > self.l1 * max(1.0, READY * tol))
+
     def run(self, budget: int) -> tuple[int, int]:
         """Whole outer iterations until ``budget`` entries are read (never a part of one, so
-        that chunked calls give one long call's iterates)."""
+        that chunked calls give one long call's iterates). Each call ends with the next
+        iteration's full gradient and violation at the iterate it leaves (:meth:`ready`),
+        which that iteration takes up."""
         p, C = self.problem, self.C
         touched = iters = 0
-        while touched < budget:
+        while True:
+            if self._grad is None:
+                deriv, curv = self._derivs()
+                grad = self._full_gradient(deriv)
+                touched += max(p.nnz, 1)  # an all-zero A still ends the loop
+                self._grad = (grad, self._violations(grad))
+            if touched >= budget and iters:
+                break
+            (grad, viol), self._grad = self._grad, None
             deriv, curv = self._derivs()
-            grad = self._full_gradient(deriv)
-            touched += max(p.nnz, 1)  # an all-zero A still ends the loop
             ws = self.working_set(grad)
             # the working set's subproblem, to a fraction of the whole problem's violation
             # (skglm's EPS_TOL = 0.3)
-            target = WS_TOL * self._violations(grad)
+            target = WS_TOL * viol
             for step in range(NEWTON_STEPS):
                 if step:
                     deriv, curv = self._derivs()
@@ -199,28 +234,66 @@ class ProxNewtonKernel(_Kernel):
                 if self._violations(grad, ws) <= target:
                     break
                 delta, r = np.zeros(self.w.shape[0]), np.zeros(p.n)
-                # the Hessian formed (|ws| / 2 + 2 passes over the working set's columns)
-                # where it costs less than the passes the last descent took (2 each, + 1)
+                # the Hessian formed (its cheaper builder, then |ws|^2 a pass and one pass
+                # over the working set's columns) where that costs less than the passes the
+                # last descent took (2 reads an entry each)
                 if self.l1 == 0.0 and ws.size <= EXACT_WS:
                     read = self._exact_step(curv, grad, ws, delta, r)
-                elif ws.size < 4 * self._passes - 2:
+                elif self._hessian_cost(ws)[0] + self._passes * ws.size ** 2 \
+                        < 2 * self._passes * self._ws_entries(ws):
                     read, passes = self._gram_descent(curv, grad, ws, delta, r,
                                                       WS_TOL * target)
                     self._passes = min(passes, INNER_PASSES)  # pn_inner's steps too
                 else:
                     read, passes = _prox_newton.pn_inner(
                         C.data, C.indices, C.indptr, ws, curv, grad, self.w, delta, r,
-                        self.l2, self.l1, INNER_PASSES, INNER_TOL, self.c, WS_TOL * target)
+                        self.l2, self.l1, INNER_PASSES, INNER_TOL, self.c, WS_TOL * target,
+                        ANDERSON)
                     self._passes = passes
                 touched += read + self._line_search(grad, ws, delta, r)
             iters += 1
         return iters, touched
 
+    def _ws_entries(self, ws: np.ndarray) -> int:
+        """The entries of A in the working set's columns."""
+        return int((self.C.indptr[ws + 1] - self.C.indptr[ws]).sum())
+
+    def _hessian_cost(self, ws: np.ndarray) -> tuple[float, bool]:
+        """(cost, by rows) of the working set's Hessian by its cheaper builder, in reads of
+        A: the columns' (``ws_hessian``: |ws| / 2 + 2 passes over the working set's
+        columns) or the rows' (``ws_hessian_rows``: a scan of A and each row's pairs in the
+        working set, :data:`PAIR_COST` reads each, counted by the working set's last Newton
+        step or, before it, estimated from all of A's pairs scaled by the working set's
+        share of the entries, squared)."""
+        entries = self._ws_entries(ws)
+        cols = (ws.size / 2 + 2) * entries
+        if self._pairs is not None and self._pairs[0] is ws:
+            pairs = self._pairs[1]
+        else:
+            share = entries / max(self.problem.nnz, 1)
+            pairs = self._row_pairs * share * share
+        rows = self.problem.nnz + PAIR_COST * pairs + entries
+        return (rows, True) if rows < cols else (cols, False)
+
+    def _hessian(self, curv, ws) -> tuple[np.ndarray, int]:
+        """``ws_hessian``'s Q (and the work) by the cheaper builder (the same sums to the
+        bit)."""
+        if not self._hessian_cost(ws)[1]:
+            C = self.C
+            return _prox_newton.ws_hessian(C.data, C.indices, C.indptr, ws, curv, self.c)
+        R = self.problem.csr
+        pos = np.full(self.problem.d, -1, dtype=np.int32)
+        pos[ws] = np.arange(ws.size, dtype=np.int32)
+        Q, scanned, pairs = _prox_newton.ws_hessian_rows(R.data, R.indices, R.indptr, pos,
+                                                         ws.size, curv, self.c)
+        self._pairs = (ws, pairs)
+        return Q, scanned + pairs
+
     def _gram_descent(self, curv, grad, ws, delta, r, viol_tol) -> tuple[int, int]:
         """``pn_inner``'s descent on the working set's Hessian formed once
-        (``ws_hessian``, ``gram_cd``), then r += A delta. Returns (work, passes)."""
+        (``_hessian``, ``gram_cd``), then r += A delta. Returns (work, passes)."""
         C = self.C
-        Q, read = _prox_newton.ws_hessian(C.data, C.indices, C.indptr, ws, curv, self.c)
+        Q, read = self._hessian(curv, ws)
         ops, passes = _prox_newton.gram_cd(Q, ws, grad, self.w, delta, self.l2, self.l1,
                                            GRAM_PASSES, INNER_TOL, self.c, viol_tol)
         idx = np.append(ws, delta.shape[0] - 1) if self.c else ws
@@ -292,7 +365,7 @@ class ProxNewtonKernel(_Kernel):
         Hessian ``ws_hessian`` plus l2 on the features, then r += A delta. Returns the
         work."""
         C, m = self.C, ws.size
-        Q, read = _prox_newton.ws_hessian(C.data, C.indices, C.indptr, ws, curv, self.c)
+        Q, read = self._hessian(curv, ws)
         Q[np.arange(m), np.arange(m)] += self.l2
         idx = np.append(ws, delta.shape[0] - 1) if self.c else ws
         step = _solve_pos(Q, -grad[idx])
