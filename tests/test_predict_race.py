@@ -406,3 +406,32 @@ def test_l2_prediction_reads_the_probe_where_faceoffs_t_misses_the_default():
         assert res.status == "converged"  # a certified relative gap <= 1e-6
         cost[method] = res.trace.epoch.iloc[-1] * pass_cost(method, "logistic", p.nnz, coords)
     assert cost["dual_rcd"] < cost["primal_rcd"] / 2
+
+
+def test_a_sparse_elastic_net_with_n_at_least_d_goes_to_prox_newton_without_a_probe():
+    """n >= d and l1 >= lambda_max / NEWTON_L1_FRACTION (a sparse optimum): prox_newton,
+    no probe run (no starts); below the threshold, with d > n, or with dense A the probe
+    decides between the RCD sides as before; "auto" then solves to a certified gap."""
+    from pdsparse.solvers.predict import NEWTON_L1_FRACTION, lambda_max
+
+    A, b = data(n=200, d=40)
+    base = Problem(A, b, "logistic", l2=1.0 / 200)
+    lam = lambda_max(base)
+    for frac, want in ((NEWTON_L1_FRACTION, "prox_newton"), (2.0, "prox_newton"),
+                       (3 * NEWTON_L1_FRACTION, None)):
+        p = base.with_penalty(ElasticNet(1.0 / 200, lam / frac))
+        starts = {}
+        pred = predict(p, starts=starts)
+        if want:
+            assert pred.method == want and not starts and "lambda_max / 10" in pred.reason
+        else:
+            assert pred.method in ("primal_rcd", "dual_rcd") and starts
+    wide = Problem(*data(n=40, d=200), "logistic", l2=1.0 / 40)
+    wide = wide.with_penalty(ElasticNet(1.0 / 40, lambda_max(wide) / 5))
+    assert predict(wide).method in ("primal_rcd", "dual_rcd")
+    dense = Problem(A.toarray(), b, "logistic", l2=1.0 / 200)
+    dense = dense.with_penalty(ElasticNet(1.0 / 200, lambda_max(dense) / 5))
+    assert predict(dense).method in ("primal_rcd", "dual_rcd")
+    res = solve(base.with_penalty(ElasticNet(1.0 / 200, lam / 5)), "auto", tol=1e-10)
+    assert res.status == "converged" and res.params["method"] == "prox_newton"
+    assert res.rel_gap <= 1e-10

@@ -472,6 +472,36 @@ def test_with_pure_l1_no_evaluation_is_deferred_that_would_have_certified(proble
 
 @pytest.mark.parametrize("loss", ["logistic", "squared", "smooth_hinge"])
 @pytest.mark.parametrize("weighted", [False, True])
+def test_with_l2_the_gap_from_the_gradient_is_the_certificates(loss, weighted):
+    """l2 > 0, no intercept: objective.gap_from_gradient (the penalty's Fenchel-Young gap at
+    the loss gradient, O(d)) is the gap certificate() measures with alpha(w), along a
+    prox_newton run; the kernel is ready exactly when it is within twice tol |P|, and
+    never unready where the certified gap is within tol |P|. Refused with pure l1 or an
+    intercept."""
+    A, b = make_data(n=60, d=90, seed=2, loss=loss)
+    p = Problem(A, b, loss, l2=1e-3, l1=0.003, sample_weight=_weights(60) if weighted else None)
+    kernel, unready = make_kernel(p, "prox_newton"), 0
+    for _ in range(15):
+        kernel.run(1)
+        P, _, gap, _ = objective.certificate(p, kernel.w)
+        grad, _ = kernel._grad
+        est = objective.gap_from_gradient(p, kernel.w, grad - p.l2 * kernel.w)
+        assert est == pytest.approx(gap, rel=1e-6, abs=1e-14 * abs(P))
+        for tol in (1e-2, 1e-4, 1e-6, 1e-8, 1e-10):
+            assert kernel.ready(tol) == (est <= 2 * tol * abs(P)) or abs(est - 2 * tol * P) \
+                < 1e-12 * abs(P)
+            if not kernel.ready(tol):
+                assert gap > tol * abs(P)
+                unready += 1
+        if gap <= 1e-13 * abs(P):
+            break
+    assert unready > 0
+    with pytest.raises(ConfigError, match="l2 > 0 and no intercept"):
+        objective.gap_from_gradient(heavy_tailed_problem(), np.zeros(3), np.zeros(3))
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared", "smooth_hinge"])
+@pytest.mark.parametrize("weighted", [False, True])
 def test_the_fused_derivatives_are_the_losses_to_the_bit(loss, weighted):
     """pn_value_derivs (one exp for all three) gives losses.derivs and losses.curvatures,
     times the weights, over n, bit for bit, and the sum of losses.values to about an ulp."""

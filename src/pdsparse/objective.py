@@ -256,6 +256,20 @@ def _alpha_at(problem: Problem, z: np.ndarray, rmatvec) -> tuple[np.ndarray, np.
     return alpha, u
 
 
+def gap_from_gradient(problem: Problem, w: np.ndarray, loss_grad: np.ndarray) -> float:
+    """The duality gap P(w) - D(alpha(w)) of a problem with l2 > 0 and no intercept from the
+    loss part's gradient grad f(w) = A^T (s phi'(A w)) / n alone, O(d): at alpha(w) =
+    -phi'(A w) the loss's Fenchel-Young inequality is an equality, so that what is left is
+    the penalty's, g(w) + g*(-grad f(w)) + <w, grad f(w)> >= 0 (Fenchel-Young; the gap
+    :func:`certificate` measures, up to rounding; what a primal method that keeps the
+    gradient tells without a pass)."""
+    if not problem.l2 > 0 or problem.intercept:
+        raise ConfigError("gap_from_gradient: l2 > 0 and no intercept (else alpha(w) is "
+                          "rescaled or balanced, and the loss's term is not zero)")
+    pen = problem.penalty
+    return float(pen.value(w) + pen.conjugate(-loss_grad) + float(w @ loss_grad))
+
+
 def duality_gap(problem: Problem, w: np.ndarray, alpha: np.ndarray) -> float:
     """P(w) - D(alpha) >= P(w) - P* >= 0."""
     return primal(problem, w) - dual(problem, alpha)

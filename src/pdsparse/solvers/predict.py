@@ -32,6 +32,10 @@ The rule (deterministic: the same problem gives the same answer on every machine
   lambda_max / 10 and / 100 (benchmarks/README.md, ``sparse_vs_peers.py``). With l2 > 0 the
   two were within 1.5x of each other either way at l2 = 1/n, and the rule above stands.
   An unpenalized intercept: prox_newton too (coordinate descent zigzags against it).
+* **a sparse elastic net with n >= d** (l1 >= lambda_max / :data:`NEWTON_L1_FRACTION`,
+  sparse A, a loss prox_newton takes): prox_newton, without a probe: its working sets and
+  Newton steps on the few features of the optimum beat both RCD sides there, and with its
+  gap read from the gradient it is evaluated once (0.38-0.77x dual RCD on seven sets).
 * DGPD, SPDC and
   DGPD's Algorithm 1 are never predicted: at their defaults they were behind importance
   dual RCD on every data set of the DGPD reproduction (docs/dgpd.md: 2.6-93x), and DGPD led
@@ -89,6 +93,14 @@ much) on six generated calibration sets, dual RCD at its defaults (permutation, 
 only ratios between kernels enter the prediction. The fit, its machine and date:
 benchmarks/README.md, "`pass_cost.py`"."""
 
+NEWTON_L1_FRACTION = 10.0
+"""The elastic net with n >= d: prox_newton without a probe where l1 >= lambda_max / this.
+Against dual RCD named directly (CPU s to a certified 1e-6, median of 3, 2026-11-29,
+benchmarks/README.md): 0.38-0.77x at lambda_max / 10 on all seven sets tried with n >= d
+(cod-rna, ijcnn1, four Zipf bags of words from 20,000 x 200 to 100,000 x 100, and 5,000 x
+5,000); at lambda_max / 12-14 0.64-1.09x, at lambda_max / 20 0.63-1.33x (3 of 5 faster), at
+lambda_max / 100 0.52-1.85x (2 of 7); with d > n 1.9-2.3x at lambda_max / 10 (colon-cancer,
+duke, a 500 x 20,000 bag of words): there the probe decides."""
 PROBE_PASSES = 4
 """Passes of each RCD side from 0 whose measured rates predict the elastic net's times."""
 PROBE_EVALUATIONS = (2, 4)
@@ -470,6 +482,14 @@ def predict(problem: Problem, stats: dict | None = None,
                           f"with the {problem.loss} loss{' and dense A' if problem.dense else ''}"
                           " (l2 = 0; the dual and primal-dual methods need l2 > 0)", fam,
                           rcd, {})
+    if newton is not None and fam == "elastic_net" and problem.n >= problem.d:
+        lam = float(stats["lambda_max"]) if stats and "lambda_max" in stats else \
+            lambda_max(problem)
+        if float(problem.l1) >= lam / NEWTON_L1_FRACTION * (1 - 1e-9):  # lambda_max's rounding
+            return Prediction("prox_newton", f"prox_newton: the elastic net with n >= d and "
+                              f"l1 >= lambda_max / {NEWTON_L1_FRACTION:g} (a sparse optimum: "
+                              "0.38-0.77x dual RCD's CPU time on the seven such sets tried: "
+                              "benchmarks/README.md)", fam, newton, {})
     if problem.weights is not None or problem.intercept:
         # sample weights or an intercept: only the kernels that read them (the statistics
         # below read the weights, not the intercept)

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from pdsparse import _products
+from pdsparse import _products, objective
 from pdsparse.errors import ConfigError
 from pdsparse.problem import Problem
 from pdsparse.solvers import _prox_newton
@@ -193,14 +193,24 @@ class ProxNewtonKernel(_Kernel):
         return value, deriv, curv
 
     def ready(self, tol: float) -> bool:
-        """Pure l1: the gap's dual point is alpha(w) scaled by l1 / (l1 + v), v the largest
-        violation off the support; while v > l1 (scaled by less than 1/2) the relative gap
-        measured was at least 0.15 on every set of ``sparse_vs_peers`` and the tests' (0.28-
-        1.0, benchmarks/README.md): no evaluation while v > l1 max(1, :data:`READY` tol).
-        Below l1 the gap fell to a thousandth of v / l1 (heavy-tailed columns): no bound
-        there. With l2 > 0 the gap falls as the violations squared: always ready."""
-        return not (self.l2 == 0.0 and self._grad is not None
-                    and self._grad[1] > self.l1 * max(1.0, READY * tol))
+        """Whether the gap at the iterate could be at most ``tol`` |P(w)|, from the full
+        gradient the next iteration takes up (no pass). l2 > 0 and no intercept: the gap
+        itself, ``objective.gap_from_gradient`` (O(d)), at most twice tol |P| (the margin
+        for rounding; P from the line search's loss term). Pure l1: the gap's dual point is
+        alpha(w) scaled by l1 / (l1 + v), v the largest violation off the support; while
+        v > l1 (scaled by less than 1/2) the relative gap measured was at least 0.15 on
+        every set of ``sparse_vs_peers`` and the tests' (0.28-1.0, benchmarks/README.md): not
+        ready while v > l1 max(1, :data:`READY` tol); below l1 the gap fell to a thousandth
+        of v / l1 (heavy-tailed columns): no bound there. An intercept with l2 > 0 (alpha
+        balanced): always ready."""
+        if self._grad is None or (self.c and self.l2 > 0.0):
+            return True
+        grad, viol = self._grad
+        if self.l2 == 0.0:
+            return viol <= self.l1 * max(1.0, READY * tol)
+        gap = objective.gap_from_gradient(self.problem, self.w, grad - self.l2 * self.w)
+        self._derivs()  # the loss term at the iterate
+        return gap <= 2.0 * tol * abs(self._penalized(self.w, self._at_z[0]))
 
     def run(self, budget: int) -> tuple[int, int]:
         """Whole outer iterations until ``budget`` entries are read (never a part of one, so
