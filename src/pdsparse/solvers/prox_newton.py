@@ -7,7 +7,7 @@ working set. One outer iteration, at w with z = A w:
 
 1. g = A^T (s phi'(z)) / n + l2 w (one pass over A) and each feature's optimality
    violation: |g_j + l1 sign(w_j)| if w_j != 0, else max(|g_j| - l1, 0);
-2. the working set: the support of w and the most violating features, max(10, 2 |support|)
+2. the working set: the support of w and the most violating features, max(10, 4 |support|)
    in all (option ``ws=all``: every feature, plain proximal Newton);
 3. up to :data:`NEWTON_STEPS` proximal Newton steps on the working set, until its largest
    violation is :data:`WS_TOL` times the whole problem's (skglm's inner loop): each takes
@@ -55,6 +55,16 @@ __all__ = ["ProxNewtonKernel", "ProxNewtonOptions", "prox_newton_factory"]
 
 WS_START = 10
 """The first working set's size (skglm's ``p0``)."""
+WS_GROWTH = 4
+"""The working set holds this many times the support's features (skglm's and celer's 2).
+The support filled half of every working set on the Zipf sets (10, 20, 40, ... 320
+features, an outer iteration each, each a full gradient and line search); with 4, CPU s of
+``solve(p, "prox_newton")`` on pure l1 (2026-11-29, median of 5, benchmarks/README.md):
+zipf 20,000 x 200 at lambda_max / 100 21 -> 17 ms, 5,000 x 5,000 14 -> 10, 500 x 20,000 15
+-> 13.5, colon-cancer 5.0 -> 4.1 (3.4 -> 2.5 at lambda_max / 10), leu and duke at
+lambda_max / 10 5.3 -> 4.8 and 6.5 -> 5.3, gisette_scale.t 308 -> 288 and 160 -> 143; duke at
+lambda_max / 100 7.3 -> 8.6 ms, the one set slower (3: the Zipf sets gained as much, 500 x
+20,000 lost 15 %)."""
 INNER_PASSES = 50
 """Most passes of the inner coordinate descent per Newton step: skglm's 20 leave a model on
 a few hundred correlated dense columns (gisette_scale.t) short at every step, so that more
@@ -101,7 +111,7 @@ class ProxNewtonOptions(_Options):
 
     ws: str = _option("grow", ("grow", "all"),
                       "working set: grow (skglm's: the support and the most violating "
-                      "features, max(10, 2 |support|)) or all (every feature: proximal Newton "
+                      "features, max(10, 4 |support|)) or all (every feature: proximal Newton "
                       "without working sets)")
 
 
@@ -153,7 +163,7 @@ class ProxNewtonKernel(_Kernel):
         viol = np.empty(d)
         _prox_newton.violations(grad[:d], self.w[:d], self.l1, viol)
         support = np.flatnonzero(self.w[:d])
-        size = min(d, max(WS_START, 2 * support.size))
+        size = min(d, max(WS_START, WS_GROWTH * support.size))
         viol[support] = np.inf  # the support always stays in
         chosen = np.argpartition(-viol, size - 1)[:size] if size < d else np.arange(d)
         return np.sort(chosen).astype(np.int32)
