@@ -425,11 +425,13 @@ def test_a_solve_evaluates_every_20_passes_at_least(monkeypatch):
 @pytest.mark.parametrize("problem", ["heavy_tailed", "wide"])
 def test_with_pure_l1_no_evaluation_is_deferred_that_would_have_certified(problem,
                                                                           monkeypatch):
-    """Pure l1: ``ready(tol)`` is False only while the largest violation v exceeds
-    l1 max(1, READY tol) (the dual point's scale is l1 / (l1 + v)); at every iterate where
-    it says so the certified relative gap is above tol (none deferred that would have
-    stopped the solve), the solve's result is certified all the same, and a kernel never
-    ready is still evaluated after NOT_READY_CALLS + 1 calls at most."""
+    """Pure l1: ``ready(tol)`` is False while the largest violation v exceeds l1 max(1,
+    READY tol) (the dual point's scale is l1 / (l1 + v)), else where the gap read from the
+    gradient and the kernel's margins (gap_from_gradient, O(n), the certificate's to
+    rounding) exceeds twice tol |P|; at every iterate where it says so the certified
+    relative gap is above tol (none deferred that would have stopped the solve), the
+    solve's result is certified all the same, and a kernel never ready is still evaluated
+    after NOT_READY_CALLS + 1 calls at most."""
     from pdsparse.solvers import NOT_READY_CALLS, prox_newton
 
     if problem == "wide":
@@ -444,9 +446,14 @@ def test_with_pure_l1_no_evaluation_is_deferred_that_would_have_certified(proble
         grad, viol = kernel._grad
         assert viol == pytest.approx(_prox_newton.violations(
             grad, kernel.w, p.penalty.l1, np.empty(p.d)), rel=1e-12)
+        est = objective.gap_from_gradient(p, kernel.w, grad, kernel.z)
+        assert est == pytest.approx(gap, rel=1e-6, abs=1e-13 * abs(P))
         for tol in (1e-2, 1e-4, 1e-6, 1e-8, 1e-10):
             ready = kernel.ready(tol)
-            assert ready == (viol <= max(1.0, prox_newton.READY * tol) * p.penalty.l1)
+            if viol > max(1.0, prox_newton.READY * tol) * p.penalty.l1:
+                assert not ready
+            elif abs(est - 2 * tol * abs(P)) > 1e-12 * abs(P):
+                assert ready == (est <= 2 * tol * abs(P))
             if not ready:
                 assert gap > tol * abs(P), (tol, gap / abs(P), viol / p.penalty.l1)
                 deferred += 1
@@ -477,8 +484,8 @@ def test_with_l2_the_gap_from_the_gradient_is_the_certificates(loss, weighted):
     """l2 > 0, no intercept: objective.gap_from_gradient (the penalty's Fenchel-Young gap at
     the loss gradient, O(d)) is the gap certificate() measures with alpha(w), along a
     prox_newton run; the kernel is ready exactly when it is within twice tol |P|, and
-    never unready where the certified gap is within tol |P|. Refused with pure l1 or an
-    intercept."""
+    never unready where the certified gap is within tol |P|. Refused with an intercept, and
+    with pure l1 without the margins."""
     A, b = make_data(n=60, d=90, seed=2, loss=loss)
     p = Problem(A, b, loss, l2=1e-3, l1=0.003, sample_weight=_weights(60) if weighted else None)
     kernel, unready = make_kernel(p, "prox_newton"), 0
@@ -497,8 +504,11 @@ def test_with_l2_the_gap_from_the_gradient_is_the_certificates(loss, weighted):
         if gap <= 1e-13 * abs(P):
             break
     assert unready > 0
-    with pytest.raises(ConfigError, match="l2 > 0 and no intercept"):
+    with pytest.raises(ConfigError, match="pure l1 needs the margins"):
         objective.gap_from_gradient(heavy_tailed_problem(), np.zeros(3), np.zeros(3))
+    with_c = Problem(A, b, loss, l2=1e-3, intercept=True)
+    with pytest.raises(ConfigError, match="no intercept"):
+        objective.gap_from_gradient(with_c, np.zeros(91), np.zeros(90))
 
 
 @pytest.mark.parametrize("loss", ["logistic", "squared", "smooth_hinge"])

@@ -203,22 +203,22 @@ class ProxNewtonKernel(_Kernel):
         return value, deriv, curv
 
     def ready(self, tol: float) -> bool:
-        """Whether the gap at the iterate could be at most ``tol`` |P(w)|, from the full
-        gradient the next iteration takes up (no pass). l2 > 0 and no intercept: the gap
-        itself, ``objective.gap_from_gradient`` (O(d)), at most twice tol |P| (the margin
-        for rounding; P from the line search's loss term). Pure l1: the gap's dual point is
-        alpha(w) scaled by l1 / (l1 + v), v the largest violation off the support; while
-        v > l1 (scaled by less than 1/2) the relative gap measured was at least 0.15 on
-        every set of ``sparse_vs_peers`` and the tests' (0.28-1.0, benchmarks/README.md): not
-        ready while v > l1 max(1, :data:`READY` tol); below l1 the gap fell to a thousandth
-        of v / l1 (heavy-tailed columns): no bound there. An intercept with l2 > 0 (alpha
-        balanced): always ready."""
-        if self._grad is None or (self.c and self.l2 > 0.0):
+        """Whether the gap at the iterate could be at most ``tol`` |P(w)|: the gap
+        ``objective.gap_from_gradient`` reads from the full gradient the next iteration
+        takes up (no pass over A: O(d) with l2 > 0, O(n) at the kernel's margins with pure
+        l1) within twice tol |P| (a margin for rounding; P from the line search's loss
+        term). Pure l1 first asks the free bound: the dual point is alpha(w) scaled by
+        l1 / (l1 + v), v the largest violation off the support, and while v > l1 (scaled by
+        less than 1/2) the relative gap measured was at least 0.15 (0.28-1.0 on every set of
+        ``sparse_vs_peers`` and the tests', benchmarks/README.md): not ready while v > l1
+        max(1, :data:`READY` tol). With an intercept (alpha balanced): always ready."""
+        if self._grad is None or self.c:
             return True
         grad, viol = self._grad
-        if self.l2 == 0.0:
-            return viol <= self.l1 * max(1.0, READY * tol)
-        gap = objective.gap_from_gradient(self.problem, self.w, grad - self.l2 * self.w)
+        if self.l2 == 0.0 and viol > self.l1 * max(1.0, READY * tol):
+            return False
+        gap = objective.gap_from_gradient(self.problem, self.w, grad - self.l2 * self.w,
+                                          self.z)
         self._derivs()  # the loss term at the iterate
         return gap <= 2.0 * tol * abs(self._penalized(self.w, self._at_z[0]))
 
