@@ -448,6 +448,10 @@ def test_with_pure_l1_no_evaluation_is_deferred_that_would_have_certified(proble
             grad, kernel.w, p.penalty.l1, np.empty(p.d)), rel=1e-12)
         est = objective.gap_from_gradient(p, kernel.w, grad, kernel.z)
         assert est == pytest.approx(gap, rel=1e-6, abs=1e-13 * abs(P))
+        loss_term, deriv, _ = kernel._at_z  # the kernel's own: alpha and the loss term
+        assert objective.gap_from_gradient(p, kernel.w, grad, alpha=-p.n * deriv,
+                                           loss_term=loss_term) == pytest.approx(
+            est, rel=1e-6, abs=1e-13 * abs(P))
         for tol in (1e-2, 1e-4, 1e-6, 1e-8, 1e-10):
             ready = kernel.ready(tol)
             if viol > max(1.0, prox_newton.READY * tol) * p.penalty.l1:

@@ -257,7 +257,8 @@ def _alpha_at(problem: Problem, z: np.ndarray, rmatvec) -> tuple[np.ndarray, np.
 
 
 def gap_from_gradient(problem: Problem, w: np.ndarray, loss_grad: np.ndarray,
-                      z: np.ndarray | None = None) -> float:
+                      z: np.ndarray | None = None, alpha: np.ndarray | None = None,
+                      loss_term: float | None = None) -> float:
     """The duality gap P(w) - D(alpha) at the dual point :func:`certificate` pairs with w,
     from the loss part's gradient grad f(w) = A^T (s phi'(A w)) / n, without a pass over A
     (what a primal method that keeps the gradient tells). No intercept (its dual point is
@@ -265,22 +266,25 @@ def gap_from_gradient(problem: Problem, w: np.ndarray, loss_grad: np.ndarray,
 
     l2 > 0: O(d). At alpha(w) = -phi'(A w) the loss's Fenchel-Young inequality is an
     equality, so that what is left is the penalty's, g(w) + g*(-grad f(w)) + <w, grad f(w)>.
-    Pure l1: O(n) with the margins ``z`` = A w: alpha(w) scaled into the dual's domain by
-    :meth:`~pdsparse.penalties.Penalty.dual_scale` of -grad f(w) = A^T (s alpha) / n, D from
-    its phi* values, P from z (the values :func:`certificate` computes from a fresh A w,
-    up to rounding)."""
+    Pure l1: O(n) with the margins ``z`` = A w (or, when the caller has them, ``alpha`` =
+    -phi'(z) and ``loss_term`` = 1/n sum_i s_i phi(z_i)): alpha scaled into the dual's
+    domain by :meth:`~pdsparse.penalties.Penalty.dual_scale` of -grad f(w) = A^T (s alpha)
+    / n, D from its phi* values; the values :func:`certificate` computes from a fresh A w,
+    up to rounding."""
     if problem.intercept:
         raise ConfigError("gap_from_gradient: no intercept (its dual point is balanced)")
     pen = problem.penalty
     if problem.l2 > 0:
         return float(pen.value(w) + pen.conjugate(-loss_grad) + float(w @ loss_grad))
-    if z is None:
+    if z is None and (alpha is None or loss_term is None):
         raise ConfigError("gap_from_gradient: pure l1 needs the margins z = A w")
     scale = pen.dual_scale(-loss_grad)
-    alpha = -scale * losses.derivs(problem.loss_id, z, problem.b)
-    v = -scale * loss_grad
-    conj = _conj_neg(problem, alpha)
-    return _primal_at(problem, w, z) - _dual_at(problem, alpha, conj, problem.n * v)
+    if alpha is None:
+        alpha = -losses.derivs(problem.loss_id, z, problem.b)
+    alpha = scale * alpha
+    p_val = _primal_at(problem, w, z) if loss_term is None else pen.add_value(loss_term, w)
+    return float(p_val - _dual_at(problem, alpha, _conj_neg(problem, alpha),
+                                  -problem.n * scale * loss_grad))
 
 
 def duality_gap(problem: Problem, w: np.ndarray, alpha: np.ndarray) -> float:

@@ -217,9 +217,10 @@ class ProxNewtonKernel(_Kernel):
         grad, viol = self._grad
         if self.l2 == 0.0 and viol > self.l1 * max(1.0, READY * tol):
             return False
+        deriv, _ = self._derivs()  # s phi'(z) / n and the loss term at the iterate
+        alpha = None if self.s is not None else -self.problem.n * deriv
         gap = objective.gap_from_gradient(self.problem, self.w, grad - self.l2 * self.w,
-                                          self.z)
-        self._derivs()  # the loss term at the iterate
+                                          self.z, alpha, self._at_z[0])
         return gap <= 2.0 * tol * abs(self._penalized(self.w, self._at_z[0]))
 
     def run(self, budget: int) -> tuple[int, int]:
