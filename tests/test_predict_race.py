@@ -410,8 +410,9 @@ def test_l2_prediction_reads_the_probe_where_faceoffs_t_misses_the_default():
 
 def test_a_sparse_elastic_net_with_n_at_least_d_goes_to_prox_newton_without_a_probe():
     """n >= d and l1 >= lambda_max / NEWTON_L1_FRACTION (a sparse optimum): prox_newton,
-    no probe run (no starts); below the threshold, with d > n, or with dense A the probe
-    decides between the RCD sides as before; "auto" then solves to a certified gap."""
+    no probe run (no starts); below the threshold or with dense A the probe decides between
+    the RCD sides as before; with d > n dual RCD, no probe; "auto" then solves to a
+    certified gap."""
     from pdsparse.solvers.predict import NEWTON_L1_FRACTION, lambda_max
 
     A, b = data(n=200, d=40)
@@ -427,8 +428,12 @@ def test_a_sparse_elastic_net_with_n_at_least_d_goes_to_prox_newton_without_a_pr
         else:
             assert pred.method in ("primal_rcd", "dual_rcd") and starts
     wide = Problem(*data(n=40, d=200), "logistic", l2=1.0 / 40)
-    wide = wide.with_penalty(ElasticNet(1.0 / 40, lambda_max(wide) / 5))
-    assert predict(wide).method in ("primal_rcd", "dual_rcd")
+    for frac in (5.0, 100.0):  # d > n: dual RCD whatever l1, no probe either
+        starts = {}
+        pred = predict(wide.with_penalty(ElasticNet(1.0 / 40, lambda_max(wide) / frac)),
+                       starts=starts)
+        assert pred.method == "dual_rcd" and not starts and "d > n" in pred.reason
+    assert predict(wide).method in ("primal_rcd", "dual_rcd")  # l2 alone: the probe's
     dense = Problem(A.toarray(), b, "logistic", l2=1.0 / 200)
     dense = dense.with_penalty(ElasticNet(1.0 / 200, lambda_max(dense) / 5))
     assert predict(dense).method in ("primal_rcd", "dual_rcd")
