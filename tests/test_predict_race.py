@@ -428,11 +428,14 @@ def test_a_sparse_elastic_net_with_n_at_least_d_goes_to_prox_newton_without_a_pr
         else:
             assert pred.method in ("primal_rcd", "dual_rcd") and starts
     wide = Problem(*data(n=40, d=200), "logistic", l2=1.0 / 40)
-    for frac in (5.0, 100.0):  # d > n: dual RCD whatever l1, no probe either
+    for frac in (NEWTON_L1_FRACTION, 100.0):  # d > n, l1 <= lambda_max / 10: dual RCD
         starts = {}
         pred = predict(wide.with_penalty(ElasticNet(1.0 / 40, lambda_max(wide) / frac)),
                        starts=starts)
         assert pred.method == "dual_rcd" and not starts and "d > n" in pred.reason
+    starts = {}  # sparser: the probe's
+    assert predict(wide.with_penalty(ElasticNet(1.0 / 40, lambda_max(wide) / 3)),
+                   starts=starts).method in ("primal_rcd", "dual_rcd") and starts
     assert predict(wide).method in ("primal_rcd", "dual_rcd")  # l2 alone: the probe's
     dense = Problem(A.toarray(), b, "logistic", l2=1.0 / 200)
     dense = dense.with_penalty(ElasticNet(1.0 / 200, lambda_max(dense) / 5))

@@ -58,6 +58,7 @@ BALL_BATCH_CAPS = ("n", "none")
 BALL_SNAPSHOTS = ("last", "average")
 TRACE_RANKS = ("auto",)
 PROX_NEWTON_WS = ("grow", "all")
+PROX_NEWTON_SCREENS = ("off", "gap_safe")
 SYNTHETIC_KINDS = ("worst_case_general", "worst_case_binary_dual", "dense_gaussian", "zipf_bow",
                    "lowrank_sensing")
 
@@ -78,7 +79,7 @@ SOLVER_OPTIONS = {
     "block_fw": {"s": TRACE_RANKS, "step": STEP_MULTIPLIERS},
     "pdbfw": {"s": PDBFW_SIZES, "k": PDBFW_KS, "delta": PDBFW_DELTAS,
               "extrapolate": PDBFW_EXTRAPOLATIONS},
-    "prox_newton": {"ws": PROX_NEWTON_WS},
+    "prox_newton": {"ws": PROX_NEWTON_WS, "screen": PROX_NEWTON_SCREENS},
 }
 """Each solver's options and their named values (``SOLVERS[m].choices()``, tested): the
 ``run --option`` help."""

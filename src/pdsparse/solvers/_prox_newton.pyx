@@ -517,6 +517,21 @@ cdef _zeros(Py_ssize_t m):
     return np.zeros(m)
 
 
+def col_norms(const double[::1] data, const int[::1] indptr):
+    """||a_j||_2 of each column (CSC arrays), one pass: Gap Safe screening's column norms."""
+    cdef Py_ssize_t d = indptr.shape[0] - 1, j, k
+    cdef double acc
+    out = _zeros(d)
+    cdef double[::1] norms = out
+    with nogil:
+        for j in range(d):
+            acc = 0.0
+            for k in range(indptr[j], indptr[j + 1]):
+                acc += data[k] * data[k]
+            norms[j] = sqrt(acc)
+    return out
+
+
 def ws_gradient(const double[::1] data, const int[::1] indices, const int[::1] indptr,
                 const int[::1] ws, const double[::1] deriv, double[::1] out):
     """out[j] = sum_i A_ij deriv_i for the features j in ``ws`` (CSC arrays), the others

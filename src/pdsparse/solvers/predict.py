@@ -36,10 +36,11 @@ The rule (deterministic: the same problem gives the same answer on every machine
   sparse A, a loss prox_newton takes): prox_newton, without a probe: its working sets and
   Newton steps on the few features of the optimum beat both RCD sides there, and with its
   gap read from the gradient it is evaluated once (0.38-0.77x dual RCD on seven sets).
-* **the elastic net with d > n**: dual RCD (Prox-SDCA), without a probe: it beat primal
-  RCD by 1.8-6.2x on all 10 such cells tried (five sets, l1 = lambda_max / 10 and / 100,
-  l2 = 1/n) and prox_newton by 1.9-5.9x on the 6 tried, where the probe cost 11-70 % of
-  its solve.
+* **the elastic net with d > n and l1 <= lambda_max / 10**: dual RCD (Prox-SDCA), without
+  a probe: it beat primal RCD by 1.8-6.2x on all 10 such cells tried (five sets, l1 =
+  lambda_max / 10 and / 100, l2 = 1/n) and prox_newton by 1.9-5.9x on the 6 tried, where
+  the probe cost 11-70 % of its solve. Sparser (l1 nearer lambda_max) the probe decides:
+  with 2 nonzeros in x* primal RCD won by 1.8x (docs/library.md's advise example).
 * DGPD, SPDC and
   DGPD's Algorithm 1 are never predicted: at their defaults they were behind importance
   dual RCD on every data set of the DGPD reproduction (docs/dgpd.md: 2.6-93x), and DGPD led
@@ -486,21 +487,23 @@ def predict(problem: Problem, stats: dict | None = None,
                           f"with the {problem.loss} loss{' and dense A' if problem.dense else ''}"
                           " (l2 = 0; the dual and primal-dual methods need l2 > 0)", fam,
                           rcd, {})
-    if newton is not None and fam == "elastic_net" and problem.n >= problem.d:
+    if fam == "elastic_net":
+        # lambda_max's rounding: l1 = lambda_max / 10 computed elsewhere is on the threshold
         lam = float(stats["lambda_max"]) if stats and "lambda_max" in stats else \
             lambda_max(problem)
-        if float(problem.l1) >= lam / NEWTON_L1_FRACTION * (1 - 1e-9):  # lambda_max's rounding
+        sparse = float(problem.l1) >= lam / NEWTON_L1_FRACTION * (1 - 1e-9)
+        if newton is not None and problem.n >= problem.d and sparse:
             return Prediction("prox_newton", f"prox_newton: the elastic net with n >= d and "
                               f"l1 >= lambda_max / {NEWTON_L1_FRACTION:g} (a sparse optimum: "
                               "0.38-0.77x dual RCD's CPU time on the seven such sets tried: "
                               "benchmarks/README.md)", fam, newton, {})
-    if fam == "elastic_net" and problem.d > problem.n:
         dual = options_for(problem, "dual_rcd")
-        if dual is not None:
-            return Prediction("dual_rcd", "dual RCD (Prox-SDCA): the elastic net with d > n, "
-                              "without a probe (primal RCD 1.8-6.2x slower on all 10 such "
-                              "cells tried, prox_newton 1.9-5.9x on 6: benchmarks/README.md)",
-                              fam, dual, {})
+        if problem.d > problem.n and float(problem.l1) <= lam / NEWTON_L1_FRACTION * (
+                1 + 1e-9) and dual is not None:
+            return Prediction("dual_rcd", "dual RCD (Prox-SDCA): the elastic net with d > n "
+                              f"and l1 <= lambda_max / {NEWTON_L1_FRACTION:g}, without a probe "
+                              "(primal RCD 1.8-6.2x slower on all 10 such cells tried, "
+                              "prox_newton 1.9-5.9x on 6: benchmarks/README.md)", fam, dual, {})
     if problem.weights is not None or problem.intercept:
         # sample weights or an intercept: only the kernels that read them (the statistics
         # below read the weights, not the intercept)
