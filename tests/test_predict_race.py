@@ -410,9 +410,8 @@ def test_l2_prediction_reads_the_probe_where_faceoffs_t_misses_the_default():
 
 def test_a_sparse_elastic_net_with_n_at_least_d_goes_to_prox_newton_without_a_probe():
     """n >= d and l1 >= lambda_max / NEWTON_L1_FRACTION (a sparse optimum): prox_newton,
-    no probe run (no starts); below the threshold or with dense A the probe decides between
-    the RCD sides as before; with d > n dual RCD, no probe; "auto" then solves to a
-    certified gap."""
+    no probe run (no starts); below the threshold, with d > n or with dense A the probe
+    decides between the RCD sides as before; "auto" then solves to a certified gap."""
     from pdsparse.solvers.predict import NEWTON_L1_FRACTION, lambda_max
 
     A, b = data(n=200, d=40)
@@ -428,14 +427,11 @@ def test_a_sparse_elastic_net_with_n_at_least_d_goes_to_prox_newton_without_a_pr
         else:
             assert pred.method in ("primal_rcd", "dual_rcd") and starts
     wide = Problem(*data(n=40, d=200), "logistic", l2=1.0 / 40)
-    for frac in (NEWTON_L1_FRACTION, 100.0):  # d > n, l1 <= lambda_max / 10: dual RCD
-        starts = {}
+    for frac in (NEWTON_L1_FRACTION, 100.0):  # d > n: the probe's (news20: dual RCD 84x
+        starts = {}                            # behind prox_newton, others 1.9-5.9x ahead)
         pred = predict(wide.with_penalty(ElasticNet(1.0 / 40, lambda_max(wide) / frac)),
                        starts=starts)
-        assert pred.method == "dual_rcd" and not starts and "d > n" in pred.reason
-    starts = {}  # sparser: the probe's
-    assert predict(wide.with_penalty(ElasticNet(1.0 / 40, lambda_max(wide) / 3)),
-                   starts=starts).method in ("primal_rcd", "dual_rcd") and starts
+        assert pred.method in ("primal_rcd", "dual_rcd") and starts
     assert predict(wide).method in ("primal_rcd", "dual_rcd")  # l2 alone: the probe's
     dense = Problem(A.toarray(), b, "logistic", l2=1.0 / 200)
     dense = dense.with_penalty(ElasticNet(1.0 / 200, lambda_max(dense) / 5))

@@ -36,11 +36,6 @@ The rule (deterministic: the same problem gives the same answer on every machine
   sparse A, a loss prox_newton takes): prox_newton, without a probe: its working sets and
   Newton steps on the few features of the optimum beat both RCD sides there, and with its
   gap read from the gradient it is evaluated once (0.38-0.77x dual RCD on seven sets).
-* **the elastic net with d > n and l1 <= lambda_max / 10**: dual RCD (Prox-SDCA), without
-  a probe: it beat primal RCD by 1.8-6.2x on all 10 such cells tried (five sets, l1 =
-  lambda_max / 10 and / 100, l2 = 1/n) and prox_newton by 1.9-5.9x on the 6 tried, where
-  the probe cost 11-70 % of its solve. Sparser (l1 nearer lambda_max) the probe decides:
-  with 2 nonzeros in x* primal RCD won by 1.8x (docs/library.md's advise example).
 * DGPD, SPDC and
   DGPD's Algorithm 1 are never predicted: at their defaults they were behind importance
   dual RCD on every data set of the DGPD reproduction (docs/dgpd.md: 2.6-93x), and DGPD led
@@ -105,7 +100,10 @@ benchmarks/README.md): 0.38-0.77x at lambda_max / 10 on all seven sets tried wit
 (cod-rna, ijcnn1, four Zipf bags of words from 20,000 x 200 to 100,000 x 100, and 5,000 x
 5,000); at lambda_max / 12-14 0.64-1.09x, at lambda_max / 20 0.63-1.33x (3 of 5 faster), at
 lambda_max / 100 0.52-1.85x (2 of 7); with d > n 1.9-2.3x at lambda_max / 10 (colon-cancer,
-duke, a 500 x 20,000 bag of words): there the probe decides."""
+duke, a 500 x 20,000 bag of words): there the probe decides. On ``advise_accuracy.py``'s sets
+it sent 14 problems to prox_newton, the race's winner on 9 (dual RCD stalled on one) and
+1.08-1.33x behind on three, 1.6-3.3x on the three dense Gaussian sets whose x* keeps most
+features: 3 misses beyond 1.5x where the probe alone had 5 (up to 40x)."""
 PROBE_PASSES = 4
 """Passes of each RCD side from 0 whose measured rates predict the elastic net's times."""
 PROBE_EVALUATIONS = (2, 4)
@@ -487,23 +485,15 @@ def predict(problem: Problem, stats: dict | None = None,
                           f"with the {problem.loss} loss{' and dense A' if problem.dense else ''}"
                           " (l2 = 0; the dual and primal-dual methods need l2 > 0)", fam,
                           rcd, {})
-    if fam == "elastic_net":
+    if fam == "elastic_net" and newton is not None and problem.n >= problem.d:
         # lambda_max's rounding: l1 = lambda_max / 10 computed elsewhere is on the threshold
         lam = float(stats["lambda_max"]) if stats and "lambda_max" in stats else \
             lambda_max(problem)
-        sparse = float(problem.l1) >= lam / NEWTON_L1_FRACTION * (1 - 1e-9)
-        if newton is not None and problem.n >= problem.d and sparse:
+        if float(problem.l1) >= lam / NEWTON_L1_FRACTION * (1 - 1e-9):
             return Prediction("prox_newton", f"prox_newton: the elastic net with n >= d and "
                               f"l1 >= lambda_max / {NEWTON_L1_FRACTION:g} (a sparse optimum: "
                               "0.38-0.77x dual RCD's CPU time on the seven such sets tried: "
                               "benchmarks/README.md)", fam, newton, {})
-        dual = options_for(problem, "dual_rcd")
-        if problem.d > problem.n and float(problem.l1) <= lam / NEWTON_L1_FRACTION * (
-                1 + 1e-9) and dual is not None:
-            return Prediction("dual_rcd", "dual RCD (Prox-SDCA): the elastic net with d > n "
-                              f"and l1 <= lambda_max / {NEWTON_L1_FRACTION:g}, without a probe "
-                              "(primal RCD 1.8-6.2x slower on all 10 such cells tried, "
-                              "prox_newton 1.9-5.9x on 6: benchmarks/README.md)", fam, dual, {})
     if problem.weights is not None or problem.intercept:
         # sample weights or an intercept: only the kernels that read them (the statistics
         # below read the weights, not the intercept)
