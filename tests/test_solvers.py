@@ -362,3 +362,24 @@ def test_dual_rcd_defaults_are_liblinears_and_need_fewer_epochs():
     assert solve(p, "dual_rcd", tol=1e-6).params["options"] == {
         "sampling": "permutation", "dual_step": "newton"}
     assert epochs["default"] < 0.75 * epochs["paper"], epochs
+
+
+@pytest.mark.parametrize("l1", [0.0, 0.01])
+def test_a_row_kernels_evaluations_on_a_wide_matrix_build_no_csc(l1, monkeypatch):
+    """d > n: an evaluation runs over the CSC only when a column kernel built it or d >=
+    CSC_EVAL_MIN_D (before: every wide evaluation built it, a third of a small dual RCD
+    solve); the values are the same to the bit either way."""
+    A, b = make_data(n=30, d=200, seed=4)
+    p = Problem(A, b, "logistic", l2=0.05, l1=l1)
+    res = solve(p, "dual_rcd", tol=1e-8)
+    assert res.status == "converged" and not p.csc_built
+    by_rows = [objective.certificate(p, res.w, res.alpha)[:3],
+               objective.certificate(p, res.w)[:3]]
+    monkeypatch.setattr(objective, "CSC_EVAL_MIN_D", 100)  # as if d were large
+    fresh = Problem(A, b, "logistic", l2=0.05, l1=l1)
+    assert [objective.certificate(fresh, res.w, res.alpha)[:3],
+            objective.certificate(fresh, res.w)[:3]] == by_rows
+    assert fresh.csc_built
+    primal = Problem(A, b, "logistic", l2=0.05, l1=l1)
+    solve(primal, "primal_rcd", tol=1e-3)  # a column kernel: its CSC serves the evaluations
+    assert primal.csc_built

@@ -299,6 +299,14 @@ def evaluate(problem: Problem, w: np.ndarray,
     return certificate(problem, w, alpha)[:3]
 
 
+CSC_EVAL_MIN_D = 2**17
+"""A wide matrix's evaluations build its CSC from this many features (a length-d vector of 1
+MiB, past the L2 cache, where the CSR's scattered reads miss: Mnist-RB's 3x); below, an
+evaluation uses the CSC only when a column kernel has built it: building it for the
+evaluations of a row kernel cost leu's dual RCD solve 1.3 of its 4.6 ms (benchmarks/
+README.md)."""
+
+
 def certificate(problem: Problem, w: np.ndarray,
                 alpha: np.ndarray | None = None) -> tuple[float, float, float, np.ndarray]:
     """(P(w), D(alpha), gap, alpha), with alpha = alpha(w) when not given (returned: what a
@@ -307,10 +315,10 @@ def certificate(problem: Problem, w: np.ndarray,
     products come from ``_products``' kernels with scipy's operations in scipy's order: A w
     and A^T alpha from one pass over A when alpha is given (an evaluation of
     :func:`pdsparse.solvers.solve` then costs 0.6x as much), else A w once for alpha(w) and
-    its P. On a wide matrix (d > n) the pass runs over the CSC (built once, as the column
-    kernels do), whose random accesses go to the length-n vectors: about 3x faster on
-    Mnist-RB (d = 1.6e6, n = 5.8e4; measured: benchmarks/README.md, "Measurements cited by
-    the code")."""
+    its P. On a wide matrix (d > n) the pass runs over the CSC when a column kernel built
+    it or d >= :data:`CSC_EVAL_MIN_D`: its random accesses go to the length-n vectors, about
+    3x faster on Mnist-RB (d = 1.6e6, n = 5.8e4; measured: benchmarks/README.md,
+    "Measurements cited by the code")."""
     if problem.dense or problem.matrix:
         if alpha is None:
             alpha = alpha_of_w(problem, w)
@@ -318,8 +326,8 @@ def certificate(problem: Problem, w: np.ndarray,
         return p_val, d_val, p_val - d_val, alpha
     w = _check(problem, w, problem.var_shape, "primal variable")
     coef = _coef(problem, w)
-    M = problem.csc if problem.d > problem.n else problem.csr
-    wide = M is not problem.csr
+    wide = problem.d > problem.n and (problem.csc_built or problem.d >= CSC_EVAL_MIN_D)
+    M = problem.csc if wide else problem.csr
     if alpha is None:
         if wide:
             z = _products.csc_matvec(M.data, M.indices, M.indptr, coef, problem.n)

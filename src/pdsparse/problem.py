@@ -403,6 +403,11 @@ class Problem:
                               "Problem.lines (a CSR copy of dense features is never made)")
         return self._csr
 
+    @property
+    def csc_built(self) -> bool:
+        """The CSC copy exists already (a column kernel or an evaluation asked for it)."""
+        return "csc" in self.__dict__
+
     @cached_property
     def csc(self) -> sp.csc_matrix:
         C = self.csr.tocsc()

@@ -18,7 +18,8 @@ The model, in CPU seconds per job:
   of NumPy, SciPy, pandas, pyarrow and the kernels) plus :data:`SCHEDULER_S` of Snakemake's
   own work per job;
 * a run: reading its data (:data:`LOAD_NS_PER_NNZ`) and, sparse, the CSC copy the
-  column kernels and a wide matrix's evaluations use (:data:`CSC_NS_PER_NNZ`), once; per
+  column kernels and the evaluations of a very wide matrix use (:data:`CSC_NS_PER_NNZ`;
+  counted for every sparse run: an upper bound for the row kernels), once; per
   seed ``min(max_seconds, max_epochs * pass, expected * pass) + setup + evaluations``,
   where ``pass`` is one pass over A (:func:`pass_seconds`), ``expected`` the passes to
   the tolerance of a linearly converging coordinate method
