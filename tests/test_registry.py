@@ -208,3 +208,26 @@ def test_integer_options_are_counts_or_names():
     for bad in ("0", "-1", "x", 1.5, True, "\uff11"):
         with pytest.raises(ConfigError, match="positive integer"):
             Opts(s=bad)
+
+
+def test_option_names_is_computed_once_and_solvers_for_holds_no_problem():
+    """option_names() is cached (it was a tenth of a small solve's time; the decorator had
+    slid onto solvers_for when that was added above it, commit b18a648), and solvers_for
+    keeps no reference to the problems it was asked about (its cache held each problem's
+    matrices for the life of the process)."""
+    import gc
+    import weakref
+
+    import scipy.sparse as sp
+
+    from pdsparse.problem import Problem
+    from pdsparse.solvers.registry import solvers_for
+
+    assert hasattr(option_names, "cache_info") and option_names() is option_names()
+    p = Problem(sp.random(20, 5, density=0.5, format="csr", random_state=0),
+                np.r_[np.ones(10), -np.ones(10)], "logistic", l2=0.1)
+    assert "dual_rcd" in solvers_for(p)
+    ref = weakref.ref(p)
+    del p
+    gc.collect()
+    assert ref() is None

@@ -496,7 +496,6 @@ def solver_of_options(options: type) -> str:
     return registered_name(options)
 
 
-@functools.cache
 def solvers_for(problem: Problem) -> list[str]:
     """The registered solvers that take ``problem``, at their defaults or, where an option
     value is what needs l2 > 0, at another value of that option (named: ``acc_pg
@@ -514,6 +513,7 @@ def solvers_for(problem: Problem) -> list[str]:
     return out
 
 
+@functools.cache
 def option_names() -> tuple[str, ...]:
     """Every option name of the registry, in order of first appearance (the key columns).
 
