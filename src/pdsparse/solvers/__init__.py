@@ -338,9 +338,10 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         epoch cap, tol and max_seconds decide.
     eval_every : None (default): evaluate where the gap is predicted to reach tol (the
         schedule above :class:`_AdaptiveSchedule`; a few evaluations per run, no row at
-        the start). A number: a trace row at the start and every ``eval_every`` epochs, as
-        for figures (the evaluation points on a fixed grid of epochs, whatever the gap's
-        rate).
+        the start) and the kernel does not know better (its ``ready(tol)``: prox_newton
+        reads its gap from its gradient, so that it is evaluated about once). A number: a
+        trace row at the start and every ``eval_every`` epochs, as for figures (the
+        evaluation points on a fixed grid of epochs, whatever the gap's rate).
     eval_per_decade : with ``eval_every``, > 0 makes the evaluation points geometric: at
         the start, after ``eval_every`` epochs, then this many per decade of epochs.
     w0, alpha0 : warm start of primal (w0) or dual (alpha0) RCD.

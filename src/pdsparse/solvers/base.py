@@ -93,9 +93,9 @@ class _Kernel:
     def ready(self, tol: float) -> bool:
         """Whether an evaluation could find the relative gap at most ``tol`` (a kernel that
         knows it cannot, from what its iterations computed anyway, says False and the
-        adaptive schedule runs it on; never more than :attr:`max_chunk_epochs` passes
-        between two evaluations). Only when to check depends on it, never what is
-        certified."""
+        adaptive schedule runs it on, one call at a time, at most
+        :data:`pdsparse.solvers.NOT_READY_CALLS` calls in a row). Only when to check
+        depends on it, never what is certified."""
         return True
 
     def iterates(self) -> tuple[np.ndarray, np.ndarray]:
