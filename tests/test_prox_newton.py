@@ -589,3 +589,24 @@ def test_gap_safe_screening_drops_only_features_zero_at_the_optimum(loss, l2, l1
     assert not make_kernel(weighted, "prox_newton", options={"screen": "gap_safe"}).screening
     assert not make_kernel(Problem(A, b, loss, l2=max(l2, 1e-3), l1=l1, intercept=True),
                            "prox_newton", options={"screen": "gap_safe"}).screening
+
+
+def test_the_readiness_checks_are_outside_the_kernel_timer(monkeypatch):
+    """``ready`` (an O(n) gap with pure l1) runs between kernel calls: its time goes to
+    ``eval_s`` with the evaluations, never to the trace's kernel time (before: counted
+    nowhere): a check made to take 0.05 s of wall time shows in eval_s."""
+    import time as _time
+
+    from pdsparse.solvers import prox_newton
+
+    ready = prox_newton.ProxNewtonKernel.ready
+
+    def slow(self, tol):
+        _time.sleep(0.05)
+        return ready(self, tol)
+
+    monkeypatch.setattr(prox_newton.ProxNewtonKernel, "ready", slow)
+    A, b = make_data(n=50, d=200, seed=4)
+    res = solve(Problem(A, b, "logistic", l2=0.0, l1=0.002), "prox_newton", tol=1e-8)
+    assert res.status == "converged"
+    assert res.eval_s >= 0.05

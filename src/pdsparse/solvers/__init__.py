@@ -99,7 +99,9 @@ class Result:
     ``time_s``; the trace's ``setup_s`` column."""
     params: dict = field(default_factory=dict)
     eval_s: float = 0.0
-    """Wall time of the evaluations (P, D, gap, nonzero counts), outside ``time_s``."""
+    """Wall time of the evaluations (P, D, gap, nonzero counts) and of the kernel's
+    readiness checks (``ready``: prox_newton's gap read from its gradient), outside
+    ``time_s``."""
     setup_wall_s: float = 0.0
     """Wall time of the setup."""
 
@@ -419,9 +421,13 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
             touched += k_touched
         # not before the kernel could be done (it says so from its own iterations' by-products)
         if schedule.adaptive and tol > 0 and touched < limit and elapsed < max_seconds \
-                and skipped < NOT_READY_CALLS and not kernel.ready(tol):
-            target, skipped = touched + 1, skipped + 1  # one more of its iterations
-            continue
+                and skipped < NOT_READY_CALLS:
+            t = time.perf_counter()
+            ready = kernel.ready(tol)
+            eval_s += time.perf_counter() - t  # outside the timer, as an evaluation is
+            if not ready:
+                target, skipped = touched + 1, skipped + 1  # one more of its iterations
+                continue
         skipped = 0
         # evaluate, outside the timer
         t = time.perf_counter()

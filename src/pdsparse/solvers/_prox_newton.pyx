@@ -104,7 +104,7 @@ cdef long long _extrapolate(const double[::1] data, const int[::1] indices,
     r_e = A x_e, and both taken if q(x_e) < q(x_K). Returns the work (entries read)."""
     cdef Py_ssize_t K = hist.shape[0] - 1, q = hist.shape[1], m = ws.shape[0]
     cdef Py_ssize_t a, e, t, k, j, i, n = r.shape[0], c = w.shape[0] - 1
-    cdef double acc, total, trace = 0.0, pivot, x_t
+    cdef double acc, total, trace = 0.0, x_t
     cdef long long touched = 0
     # G = U^T U, U's columns the K steps x_k - x_(k-1)
     for a in range(K):

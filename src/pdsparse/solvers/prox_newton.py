@@ -224,11 +224,8 @@ class ProxNewtonKernel(_Kernel):
         gradient (``objective.gap_from_gradient``, no pass), raised by 1e-6 of itself and
         1e-12 |P| against the margins' rounding; features nonzero at w are kept. Returns the
         gap."""
-        deriv, _ = self._derivs()
         loss_grad = grad - self.l2 * self.w
-        gap = objective.gap_from_gradient(self.problem, self.w, loss_grad, self.z,
-                                          -self.problem.n * deriv, self._at_z[0])
-        p_val = self._penalized(self.w, self._at_z[0])
+        gap, p_val = self._gap(grad)
         if not (self.l1 > 0 and math.isfinite(gap)):
             return gap
         if self._norms is None:
@@ -277,13 +274,21 @@ class ProxNewtonKernel(_Kernel):
         grad, viol, gap = self._grad
         if self.l2 == 0.0 and viol > self.l1 * max(1.0, READY * tol):
             return False
-        deriv, _ = self._derivs()  # s phi'(z) / n and the loss term at the iterate
         if gap is None:
-            alpha = None if self.s is not None else -self.problem.n * deriv
-            gap = objective.gap_from_gradient(self.problem, self.w, grad - self.l2 * self.w,
-                                              self.z, alpha, self._at_z[0])
-        p_val = self._penalized(self.w, self._at_z[0])
+            gap, p_val = self._gap(grad)
+        else:
+            p_val = self._penalized(self.w, self._at_z[0])
         return gap <= (tol * READY_SLACK + 1e-12) * abs(p_val)
+
+    def _gap(self, grad: np.ndarray) -> tuple[float, float]:
+        """(the gap ``objective.gap_from_gradient`` reads from the full gradient ``grad`` at
+        the iterate, P(w)), both from the kernel's margins and line-search values: its
+        alpha = -phi'(z) = -n deriv / s (without weights) and loss term."""
+        deriv, _ = self._derivs()
+        alpha = None if self.s is not None else -self.problem.n * deriv
+        gap = objective.gap_from_gradient(self.problem, self.w, grad - self.l2 * self.w,
+                                          self.z, alpha, self._at_z[0])
+        return gap, self._penalized(self.w, self._at_z[0])
 
     def run(self, budget: int) -> tuple[int, int]:
         """Whole outer iterations until ``budget`` entries are read (never a part of one, so
