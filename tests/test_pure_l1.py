@@ -239,3 +239,18 @@ def test_the_best_dual_point_so_far_certifies():
     assert objective.dual(p, res.alpha) == dual[-1]
     f_star, _ = lbfgs_optimum(A, b, "logistic", p.l1)
     assert dual[-1] <= f_star + 1e-12
+
+
+@pytest.mark.parametrize("intercept", [False, True])
+def test_the_loss_gradient_is_phi_prime_not_the_scaled_dual_point(intercept):
+    """objective.loss_gradient is A^T (s phi'(A w + c)) / n, also with pure l1 (whose alpha(w)
+    is scaled into the dual's domain) and an intercept (whose alpha(w) is balanced): it
+    returned the gradient at that dual point before, 0.23 of the gap bound's value."""
+    A, b = _data(n=40, d=12, seed=3)
+    p = Problem(A, b, "logistic", l2=0.0, l1=0.001, intercept=intercept)
+    w = np.random.default_rng(1).standard_normal(p.var_shape) * 3
+    coef, c = (w[:-1], w[-1]) if intercept else (w, 0.0)
+    z = A @ coef + c
+    want = A.T @ (-b / (1.0 + np.exp(b * z))) / p.n
+    assert p.penalty.dual_scale(-want) < 0.5  # the scaled point differs
+    np.testing.assert_allclose(objective.loss_gradient(p, w), want, rtol=1e-12, atol=1e-15)
