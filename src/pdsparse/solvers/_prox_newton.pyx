@@ -19,7 +19,7 @@ from libc.math cimport fabs, fmax, sqrt
 
 import numpy as np
 
-from pdsparse._losses cimport loss_value_deriv_curv
+from pdsparse._losses cimport LOGISTIC, loss_value_deriv_curv
 
 
 cdef inline double violation(double p, double v, double l1) noexcept nogil:
@@ -564,10 +564,20 @@ def pn_value_derivs(int loss, const double[::1] z, const double[::1] b, const do
     problem)."""
     cdef Py_ssize_t i, m = z.shape[0]
     cdef bint weighted = s.shape[0] > 0
-    cdef double v, d, c, t, total = 0.0, comp = 0.0
+    cdef double v, d, c, t, total = 0.0, comp = 0.0, v0, d0, c0
+    # the logistic loss at z = 0 (each example at the usual start w = 0, and each one
+    # sharing no feature with the iterate's support) without its exp and log1p: the same
+    # values (phi'(0) = -b / 2, exact)
+    cdef bint zero_fast = loss == LOGISTIC
+    v0 = loss_value_deriv_curv(LOGISTIC, 0.0, 1.0, &d0, &c0)
     with nogil:
         for i in range(m):
-            v = loss_value_deriv_curv(loss, z[i], b[i], &d, &c)
+            if zero_fast and z[i] == 0.0:
+                v = v0
+                d = b[i] * d0
+                c = c0
+            else:
+                v = loss_value_deriv_curv(loss, z[i], b[i], &d, &c)
             if weighted:
                 v = v * s[i]
                 d = d * s[i]
