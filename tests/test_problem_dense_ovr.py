@@ -118,3 +118,25 @@ def test_one_vs_rest_chunked_calls_equal_one_long_call(method, options, dense):
         done += many.run(min(goal - done, int(rng.integers(1, 2 * p.nnz))))[1]
     assert done == touched
     np.testing.assert_array_equal(many.solution(), one.solution())
+
+
+def test_a_matrix_is_checked_for_its_canonical_format_once(monkeypatch):
+    """Duplicates are summed and indices sorted (the kernels assume both), and scipy's cached
+    check on the caller's CSR is asked, so that repeated problems of one matrix (a
+    regularization path, a benchmark's fits) scan it once, not once a problem."""
+    from scipy.sparse import _compressed
+
+    messy = sp.csr_matrix((np.array([1.0, 2.0, 5.0, 4.0]), np.array([2, 0, 2, 1]),
+                           np.array([0, 3, 4])), shape=(2, 3))
+    p = Problem(messy, np.array([1.0, -1.0]), "logistic", l2=0.1)
+    assert p.csr.toarray().tolist() == [[2.0, 0.0, 6.0], [0.0, 4.0, 0.0]]
+    assert p.csr.indices.tolist() == [0, 2, 1]
+    scans = []
+    real = _compressed.csr_has_canonical_format
+    monkeypatch.setattr(_compressed, "csr_has_canonical_format",
+                        lambda *a: scans.append(1) or real(*a))
+    A = sp.random(40, 30, density=0.2, format="csr", random_state=0)
+    b = np.where(np.arange(40) % 2, 1.0, -1.0)
+    for _ in range(3):
+        Problem(A, b, "logistic", l2=0.1)
+    assert len(scans) == 1

@@ -126,7 +126,12 @@ class Problem:
             n, d = A.shape
             dense = A
         else:
+            # scipy caches a matrix's canonical-format check (an O(nnz) scan) on the object:
+            # asked of the caller's CSR, repeated fits on one matrix scan it once
+            canonical = sp.issparse(A) and A.format == "csr" and A.has_canonical_format
             A = sp.csr_matrix(A, dtype=np.float64)
+            if canonical:
+                A.has_canonical_format = True
             A.sum_duplicates()
             A.sort_indices()
             n, d = A.shape
