@@ -140,3 +140,37 @@ def test_a_matrix_is_checked_for_its_canonical_format_once(monkeypatch):
     for _ in range(3):
         Problem(A, b, "logistic", l2=0.1)
     assert len(scans) == 1
+
+
+@pytest.mark.parametrize("shape,density", [((7, 1000), 0.6), ((30, 600), 0.9),
+                                           ((40, 300), 0.05), ((5, 257), 1.0)])
+def test_the_banded_csc_is_scipys(shape, density):
+    """The CSC copy built in bands of columns (``_products.csr_to_csc``; long rows, as on
+    leu's) has scipy's ``tocsc`` arrays exactly, empty rows, empty columns and a last
+    partial band included, for every band width; the Problem picks bands where its rule
+    says so and scipy's copy elsewhere, the same arrays either way."""
+    from pdsparse import _products
+    from pdsparse.problem import CSC_BAND, CSC_BAND_ROW_ENTRIES
+
+    rng = np.random.default_rng(shape[1])
+    A = sp.random(*shape, density=density, format="csr", random_state=rng)
+    A = sp.csr_matrix(A.multiply(rng.uniform(size=(shape[0], 1)) < 0.8))  # some empty rows
+    A.indices, A.indptr = A.indices.astype(np.int32), A.indptr.astype(np.int32)
+    want = A.tocsc()
+    want.sort_indices()
+    for band in (1, 3, 64, 256, shape[1], 10 * shape[1]):
+        data, indices, indptr = _products.csr_to_csc(A.data, A.indices, A.indptr, shape[1],
+                                                     band)
+        assert data.tobytes() == want.data.tobytes()
+        assert indices.tolist() == want.indices.tolist()
+        assert indptr.tolist() == want.indptr.tolist()
+    with pytest.raises(ValueError, match="block must be positive"):
+        _products.csr_to_csc(A.data, A.indices, A.indptr, shape[1], 0)
+    p = Problem(A, np.where(np.arange(shape[0]) % 2, 1.0, -1.0), "logistic", l2=0.1)
+    banded = shape[1] > CSC_BAND and A.nnz >= CSC_BAND_ROW_ENTRIES * shape[0] * -(
+        -shape[1] // CSC_BAND)
+    assert banded == (density >= 0.6)
+    C = p.csc
+    assert C.data.tobytes() == want.data.tobytes() and C.indices.dtype == np.int32
+    assert C.indices.tolist() == want.indices.tolist()
+    assert C.indptr.tolist() == want.indptr.tolist() and C.indptr.dtype == np.int32

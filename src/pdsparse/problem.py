@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from pdsparse import _products
 from pdsparse.errors import ConfigError, DataError
 from pdsparse.losses import LossInfo, get_loss
 from pdsparse.penalties import (
@@ -33,6 +34,14 @@ from pdsparse.penalties import (
 )
 
 _UNSET: Any = object()
+
+CSC_BAND = 256
+"""The CSC copy is built in bands of this many columns (``_products.csr_to_csc``) when the
+rows hold at least :data:`CSC_BAND_ROW_ENTRIES` entries a band on average: each band's
+column cursors stay in the cache. Measured (2026-11-29, benchmarks/README.md): leu, duke,
+colon-cancer 1.4-1.7 / 0.44 ms -> 0.59-0.63 / 0.24, gisette_scale.t 50 -> 35; on the Zipf
+sets' short rows bands of 64-256 were 1.5-4x slower (a visit to every row per band)."""
+CSC_BAND_ROW_ENTRIES = 16
 
 
 def one_class_message(label: float) -> str:
@@ -415,7 +424,18 @@ class Problem:
 
     @cached_property
     def csc(self) -> sp.csc_matrix:
-        C = self.csr.tocsc()
+        """The CSC copy of A (int32 indices): scipy's ``tocsc``, or the same arrays built in
+        bands of :data:`CSC_BAND` columns (``_products.csr_to_csc``) where the rows are long
+        enough."""
+        R = self.csr
+        n, d = R.shape
+        if d > CSC_BAND and R.nnz >= CSC_BAND_ROW_ENTRIES * n * -(-d // CSC_BAND):
+            data, indices, indptr = _products.csr_to_csc(R.data, R.indices, R.indptr, d,
+                                                         CSC_BAND)
+            C = sp.csc_matrix((data, indices, indptr), shape=R.shape, copy=False)
+            C.has_canonical_format = True  # each column's rows in order, no duplicate
+            return C
+        C = R.tocsc()
         C.sort_indices()
         C.indices = C.indices.astype(np.int32, copy=False)
         C.indptr = C.indptr.astype(np.int32, copy=False)
