@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from pdsparse import objective
 from pdsparse.data.normalize import normalize
 from pdsparse.data.synthetic import generate
 from pdsparse.errors import ConfigError
@@ -17,6 +18,7 @@ from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
 from pdsparse.problem import Problem
 from pdsparse.race import TUNE_GRID, RaceEntry, RaceResult, judge, race
 from pdsparse.solvers import SOLVERS, solve
+from pdsparse.solvers.base import _Kernel
 from pdsparse.solvers.predict import (
     PASS_COST,
     PROBE_PASSES,
@@ -214,7 +216,7 @@ def test_solve_auto_runs_the_prediction_to_a_certified_gap(penalty):
     last = auto.trace.iloc[-1]
     assert last["gap"] <= 1e-8 * abs(last["primal"])
     if probed:
-        w0, alpha0, evaluations = starts[pred.method]
+        w0, alpha0, evaluations, _ = starts[pred.method]
         passes = [e for e, _ in evaluations]
         assert passes == sorted(passes) and passes[-1] < PROBE_PASSES + 1  # whole steps
         assert auto.trace.epoch.iloc[0] > 0  # the probe's fit placed the first evaluation
@@ -237,9 +239,10 @@ def test_the_schedule_goes_on_from_the_probes_evaluations():
     assert _AdaptiveSchedule(1e-6, nnz, False, prior=[(2, 1e-4), (3, 1e-7)]).first() == 0
 
 
-def test_a_probe_that_solves_a_side_is_the_answer():
+def test_a_probe_that_solves_a_side_is_the_answer(monkeypatch):
     """With a loose tol dual RCD's probe reaches it: the probe ends there (primal RCD is not
-    probed), the prediction is dual RCD, and solve("auto") certifies its iterate at once."""
+    probed), the prediction is dual RCD, and solve("auto") returns its iterate with the
+    probe's certificate as the one trace row, without evaluating it again."""
     p = problem(ElasticNet(0.05, 0.001))
     full = probe_rates(p)  # tol = 0: both sides, 4 passes each (advise's probe)
     assert list(full) == ["dual_rcd", "primal_rcd"]
@@ -251,9 +254,24 @@ def test_a_probe_that_solves_a_side_is_the_answer():
     assert early["dual_rcd"]["rel_gap"] <= tol and early["dual_rcd"]["passes"] <= PROBE_PASSES
     pred = predict(p, tol=tol)
     assert pred.method == "dual_rcd" and "its probe reached the relative gap" in pred.reason
+    evaluations = []
+    real = _Kernel.evaluated
+
+    def counted(self):
+        evaluations.append(1)
+        return real(self)
+
+    monkeypatch.setattr(_Kernel, "evaluated", counted)
     res = solve(p, "auto", tol=tol)
     assert res.status == "converged" and len(res.trace) == 1 and res.epochs == 0.0
     assert res.trace.gap.iloc[0] <= tol * abs(res.trace.primal.iloc[0])
+    # the probe's iterate and evaluation are the answer: no evaluation after the probe's
+    w, alpha, probe_evals, (p_val, d_val) = starts["dual_rcd"]
+    assert len(evaluations) == len(probe_evals)
+    np.testing.assert_array_equal(res.w, w)
+    np.testing.assert_array_equal(res.alpha, alpha)
+    assert (res.trace.primal.iloc[0], res.trace.dual.iloc[0]) == (p_val, d_val)
+    assert (p_val, d_val) == objective.certificate(p, w, alpha)[:2]
 
 
 def test_the_probe_stops_where_going_on_costs_less_than_probing_the_other_side():

@@ -322,7 +322,8 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         Face-Off's statistics, one pass, only when nothing was probed), after which the
         chosen side goes on from its probe iterate (a warm start: its passes are not lost,
         but they are not in the trace either: ``params["auto"]`` says how many; the schedule
-        fits the probe's evaluations); on the l1 ball L and kappa_max (10 power iterations:
+        fits the probe's evaluations; a probe that reached tol is the answer, its evaluation
+        the trace's one row); on the l1 ball L and kappa_max (10 power iterations:
         about 20 passes). Name the solver to skip it.
     sampling, dual_step : the solver's options (None: its default), see
         :class:`PrimalRCDOptions` / :class:`DualRCDOptions`: sampling ``"importance"``
@@ -355,7 +356,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     and the status on the last row: ``converged``, ``max_epochs``, ``max_time`` or
     ``diverged``.
     """
-    auto, prior = None, ()
+    auto, prior, certified = None, (), None
     if method == "auto":
         from pdsparse.solvers.predict import predict
 
@@ -366,10 +367,12 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         auto = predict(problem, tol=tol if tol > 0 else DEFAULT_TOL, starts=starts)
         method, options = auto.method, auto.options
         if method in starts and w0 is None and alpha0 is None:  # go on from the probe
-            w0, alpha0, prior = starts[method]
-            w0, alpha0 = (w0, None) if get_solver(method).start == "w0" else (None, alpha0)
+            w0, alpha0, prior, certified = starts[method]
             auto.reason += (f"; the run goes on from its probe's iterate ({prior[-1][0]:.3g} "
                             "passes, not in the trace)")
+            if certified is not None:  # the probe's evaluation is the first row (below)
+                certified = (w0, alpha0, *certified, certified[0] - certified[1])
+            w0, alpha0 = (w0, None) if get_solver(method).start == "w0" else (None, alpha0)
     spec = get_solver(method)
     opts = _call_options(spec, options, sampling=sampling, dual_step=dual_step)
     start = _start(spec, w0, alpha0)
@@ -429,9 +432,11 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
                 target, skipped = touched + 1, skipped + 1  # one more of its iterations
                 continue
         skipped = 0
-        # evaluate, outside the timer
+        # evaluate, outside the timer (auto's probe certified tol: its iterate's evaluation)
         t = time.perf_counter()
-        w, alpha, p_val, d_val, gap = kernel.evaluated()
+        w, alpha, p_val, d_val, gap = certified if certified and not touched else \
+            kernel.evaluated()
+        certified = None
         if best_dual is not False:
             if best_dual is None or d_val > best_dual[0]:
                 best_dual = (d_val, alpha.copy())

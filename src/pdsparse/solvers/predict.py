@@ -283,9 +283,10 @@ def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) 
     the same numbers on every machine.
 
     ``starts``: a dict that receives each probed side's iterate and evaluations,
-    ``{method: (w, alpha, [(passes, relative gap), ...])}``, from which a solve can go on
-    (:func:`pdsparse.solvers.solve` with ``"auto"``: the iterate its warm start, the
-    evaluations the start of its schedule's fit)."""
+    ``{method: (w, alpha, [(passes, relative gap), ...], certified)}``, from which a solve
+    can go on (:func:`pdsparse.solvers.solve` with ``"auto"``: the iterate its warm start, the
+    evaluations the start of its schedule's fit); ``certified``: (P, D) of the last
+    evaluation when it reached ``tol`` (the solve's answer as it stands), else None."""
     from pdsparse.solvers.registry import make_kernel
 
     out = {}
@@ -309,7 +310,7 @@ def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) 
             touched += kernel.run(nnz)[1]
             if done not in PROBE_EVALUATIONS:
                 continue
-            w, alpha, p_val, _, gap = kernel.evaluated()
+            w, alpha, p_val, d_val, gap = kernel.evaluated()
             gap = gap / abs(p_val) if p_val else np.nan
             epochs.append(touched / nnz)
             rel.append(gap if np.isfinite(gap) and gap > 0 else np.nan)
@@ -323,7 +324,8 @@ def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) 
                        float(rel[-1]), "passes": float(epochs[-1]),
                        "support": int(np.count_nonzero(w))}
         if starts is not None:
-            starts[method] = (w.copy(), alpha.copy(), list(zip(epochs, rel, strict=True)))
+            starts[method] = (w.copy(), alpha.copy(), list(zip(epochs, rel, strict=True)),
+                              (p_val, d_val) if solved else None)
         if solved:
             break
     return out
