@@ -31,6 +31,7 @@ from pdsparse.solvers.predict import (
     probe_rates,
     problem_stats,
 )
+from pdsparse.solvers.registry import SolverSpec
 from pdsparse.stats import data_stats
 
 
@@ -254,20 +255,22 @@ def test_a_probe_that_solves_a_side_is_the_answer(monkeypatch):
     assert early["dual_rcd"]["rel_gap"] <= tol and early["dual_rcd"]["passes"] <= PROBE_PASSES
     pred = predict(p, tol=tol)
     assert pred.method == "dual_rcd" and "its probe reached the relative gap" in pred.reason
-    evaluations = []
-    real = _Kernel.evaluated
+    evaluations, kernels = [], []
+    real, build = _Kernel.evaluated, SolverSpec.make_kernel
 
     def counted(self):
         evaluations.append(1)
         return real(self)
 
     monkeypatch.setattr(_Kernel, "evaluated", counted)
+    monkeypatch.setattr(SolverSpec, "make_kernel",
+                        lambda self, *a, **k: kernels.append(1) or build(self, *a, **k))
     res = solve(p, "auto", tol=tol)
     assert res.status == "converged" and len(res.trace) == 1 and res.epochs == 0.0
     assert res.trace.gap.iloc[0] <= tol * abs(res.trace.primal.iloc[0])
     # the probe's iterate and evaluation are the answer: no evaluation after the probe's
     w, alpha, probe_evals, (p_val, d_val) = starts["dual_rcd"]
-    assert len(evaluations) == len(probe_evals)
+    assert len(evaluations) == len(probe_evals) and len(kernels) == 1  # the probe's only
     np.testing.assert_array_equal(res.w, w)
     np.testing.assert_array_equal(res.alpha, alpha)
     assert (res.trace.primal.iloc[0], res.trace.dual.iloc[0]) == (p_val, d_val)
@@ -457,3 +460,30 @@ def test_a_sparse_elastic_net_with_n_at_least_d_goes_to_prox_newton_without_a_pr
     res = solve(base.with_penalty(ElasticNet(1.0 / 200, lam / 5)), "auto", tol=1e-10)
     assert res.status == "converged" and res.params["method"] == "prox_newton"
     assert res.rel_gap <= 1e-10
+
+
+def test_with_a_tol_the_probes_second_evaluation_is_where_a_solve_would_put_it():
+    """With tol > 0 ("auto") the probe's second evaluation is at the solve's schedule's
+    prediction from the first (at pass 2) when that is before pass 4, so that a probe that
+    solves the problem takes the passes a solve named would; without a tol (advise's probe)
+    and when the prediction is past pass 4, at pass 4 as always."""
+    from pdsparse.solvers import _AdaptiveSchedule
+
+    p = problem(ElasticNet(0.05, 0.001))
+    assert probe_rates(p)["dual_rcd"]["passes"] == PROBE_PASSES
+    first = {}
+    probe_rates(p, first)
+    (e1, g1), (e2, _) = first["dual_rcd"][2]
+    assert (e1, e2) == (2.0, 4.0)
+    tol = g1 / 30.0  # a decade and a half below the first evaluation
+    nnz = p.nnz
+    want = _AdaptiveSchedule(tol, nnz, from_zero=True).next(int(round(e1 * nnz)), g1)
+    assert want < PROBE_PASSES * nnz
+    starts = {}
+    probe_rates(p, starts, tol=tol)
+    (f1, h1), (f2, h2) = starts["dual_rcd"][2][:2]
+    assert (f1, h1) == (e1, g1)
+    assert 2.0 < f2 < PROBE_PASSES and f2 == pytest.approx(want / nnz, abs=1.0 / p.n)
+    far = {}
+    probe_rates(p, far, tol=g1 * 1e-9)  # predicted past pass 4
+    assert far["dual_rcd"][2][1][0] == 4.0

@@ -370,8 +370,10 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
             w0, alpha0, prior, certified = starts[method]
             auto.reason += (f"; the run goes on from its probe's iterate ({prior[-1][0]:.3g} "
                             "passes, not in the trace)")
-            if certified is not None:  # the probe's evaluation is the first row (below)
+            if certified is not None and tol > 0:  # the probe's evaluation: the one row
                 certified = (w0, alpha0, *certified, certified[0] - certified[1])
+            else:
+                certified = None
             w0, alpha0 = (w0, None) if get_solver(method).start == "w0" else (None, alpha0)
     spec = get_solver(method)
     opts = _call_options(spec, options, sampling=sampling, dual_step=dual_step)
@@ -385,7 +387,8 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
     if tol == 0 and max_epochs is None and max_seconds == math.inf:
         raise ConfigError("nothing would stop this run: give tol > 0, max_seconds or max_epochs")
     t0, t0_wall = CPU_CLOCK(), time.perf_counter()
-    kernel = spec.make_kernel(problem, opts, seed, start)
+    # auto's probe certified tol with the solve's own test: no kernel to build
+    kernel = None if certified else spec.make_kernel(problem, opts, seed, start)
     setup_s, setup_wall_s = CPU_CLOCK() - t0, time.perf_counter() - t0_wall
     nnz = max(problem.nnz * problem.k, 1)  # one epoch: a pass over A for every label column
     per_sweep = spec.sweep_size(problem)
@@ -423,8 +426,8 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
             iters += k_iters
             touched += k_touched
         # not before the kernel could be done (it says so from its own iterations' by-products)
-        if schedule.adaptive and tol > 0 and touched < limit and elapsed < max_seconds \
-                and skipped < NOT_READY_CALLS:
+        if kernel is not None and schedule.adaptive and tol > 0 and touched < limit \
+                and elapsed < max_seconds and skipped < NOT_READY_CALLS:
             t = time.perf_counter()
             ready = kernel.ready(tol)
             eval_s += time.perf_counter() - t  # outside the timer, as an evaluation is
@@ -434,9 +437,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         skipped = 0
         # evaluate, outside the timer (auto's probe certified tol: its iterate's evaluation)
         t = time.perf_counter()
-        w, alpha, p_val, d_val, gap = certified if certified and not touched else \
-            kernel.evaluated()
-        certified = None
+        w, alpha, p_val, d_val, gap = certified if kernel is None else kernel.evaluated()
         if best_dual is not False:
             if best_dual is None or d_val > best_dual[0]:
                 best_dual = (d_val, alpha.copy())
