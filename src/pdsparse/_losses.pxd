@@ -30,6 +30,8 @@ cdef inline double xlogx(double t) noexcept nogil:
 cdef extern from "_fastexp.h" nogil:
     double pd_logistic_dot(const double* val, const int* idx, const double* z,
                            const double* b, long long m)
+    double pd_logistic_pass(const double* z, const double* b, const double* s, long long len,
+                            double n, double* deriv, double* curv)
 
 
 cdef extern from *:
