@@ -1,4 +1,5 @@
-/* A deterministic 4-lane logistic sigmoid for primal RCD's column gradient.
+/* A deterministic 4-lane logistic sigmoid for primal RCD's column gradient, and the
+ * logistic loss's value, phi' and phi'' for prox_newton's line-search pass.
  *
  * Primal RCD with the logistic loss needs phi' (one exp) at every nonzero of a column;
  * four lanes at a time with a table-driven polynomial exp is what makes that loop fast.
