@@ -179,7 +179,7 @@ PD_INLINE double pd_logistic_dot4(const double *val, const int *idx, const doubl
 /* log1p(e) for 0 <= e <= 1 on four lanes: 2 atanh(s) with s = e / (2 + e) in [0, 1/3], the
  * series 2 s (1 + s^2/3 + s^4/5 + ... + s^34/35) by Horner in s^2 (truncated below 2e-18
  * relative at s = 1/3): one division, no table, no branch; about 2 ulp (s's two roundings
- * and the sum's), against glibc's log1p's scalar ~30 cycles. */
+ * and the sum's). */
 PD_INLINE pd_v4d pd_log1p4_unit(pd_v4d e)
 {
     const pd_v4d two = {2.0, 2.0, 2.0, 2.0};
@@ -243,7 +243,7 @@ static double pd_logistic_dot(const double *val, const int *idx, const double *z
 /* prox_newton's line-search pass over the logistic loss (_prox_newton.pn_value_derivs):
  * deriv[i] = s_i phi'(z_i) / n and curv[i] = s_i phi''(z_i) / n (s NULL: no weights), and
  * the returned sum_i s_i phi(z_i) / n, compensated (Neumaier) in four lanes (lane l the
- * examples i = l mod 4, in order; a scalar running sum's latency was a third of the pass)
+ * examples i = l mod 4, in order: a scalar running sum's latency chain is long)
  * whose sums and corrections are then added in lane order, compensated too;
  * pd_softplus4 four examples at a time, the last 1-3 through a group padded with zeros. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)

@@ -103,8 +103,7 @@ def csr_to_csc(const double[::1] data, const int[::1] indices, const int[::1] in
     time (``block`` >= d: all at once, scipy's order): each entry's write goes to its
     column's cursor, and with thousands of columns those cursors and their lines of the
     output leave the cache between two entries of a column; a band keeps them in it, at
-    the cost of a visit to every row per band (2.4x faster on leu's 38 dense rows of 7,129
-    columns, slower on short rows: :data:`pdsparse.problem.CSC_BAND`)."""
+    the cost of a visit to every row per band (:data:`pdsparse.problem.CSC_BAND`)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, nnz = indptr[n], i, k, j, dest, lo, hi, end
     out_ptr = np.zeros(d + 1, dtype=np.int32)
     out_idx = np.empty(nnz, dtype=np.int32)

@@ -301,8 +301,7 @@ def gap_lower_bound(problem: Problem, w: np.ndarray, loss_grad: np.ndarray) -> f
     phi_i*(-alpha_i) >= (1 - t) alpha_i z_i; summed, 1/n sum_i s_i alpha_i z_i = -<w,
     grad f(w)>. The bound gives up that convexity's remainder, which vanishes with 1 - t
     (second order): with pure l1 it tells an iterate far from tol without the O(n) pass of
-    phi* values (leu, lambda_max / 10: within 1 % of the gap from t = 0.88). No
-    intercept."""
+    phi* values. No intercept."""
     if problem.intercept:
         raise ConfigError("gap_lower_bound: no intercept (its dual point is balanced)")
     pen = problem.penalty

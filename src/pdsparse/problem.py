@@ -38,9 +38,9 @@ _UNSET: Any = object()
 CSC_BAND = 256
 """The CSC copy is built in bands of this many columns (``_products.csr_to_csc``) when the
 rows hold at least :data:`CSC_BAND_ROW_ENTRIES` entries a band on average: each band's
-column cursors stay in the cache. Measured (2026-11-29, benchmarks/README.md): leu, duke,
-colon-cancer 1.4-1.7 / 0.44 ms -> 0.59-0.63 / 0.24, gisette_scale.t 50 -> 35; on the Zipf
-sets' short rows bands of 64-256 were 1.5-4x slower (a visit to every row per band)."""
+column cursors stay in the cache, where thousands of columns' cursors leave it between two
+entries of a column; on short rows a visit to every row per band costs more than it saves
+(benchmarks/README.md, "Measurements cited by the code")."""
 CSC_BAND_ROW_ENTRIES = 16
 
 

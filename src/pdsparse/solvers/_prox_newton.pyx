@@ -558,9 +558,8 @@ def pn_value_derivs(int loss, const double[::1] z, const double[::1] b, const do
     value at a trial point gives the next Newton model's D and gradient too. The logistic
     loss's three come from one exp four lanes at a time (``_fastexp.h``'s
     ``pd_logistic_pass``: its exp, a series log1p and phi'' as sigma(m) sigma(-m), within a
-    few ulp of the exact values and the same bits on every CPU; 2.8x the pass of glibc's
-    exp and log1p one at a time on 20,000 examples, the pass a Newton step takes over all
-    of them), the others from ``_losses.loss_value_deriv_curv``. The sum is compensated
+    few ulp of the exact values and the same bits on every CPU; the pass a Newton step takes
+    over all examples), the others from ``_losses.loss_value_deriv_curv``. The sum is compensated
     (Neumaier): the line search compares two such sums within a few ulps of P, which a
     plain running sum's error (up to n ulps) swamps near the optimum (steps refused, the
     run stalled at a relative gap of 3e-11 on a heavy-tailed problem)."""

@@ -308,8 +308,8 @@ def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) 
         kernel = make_kernel(problem, method, options=options)
         touched, epochs, rel = 0, [], []
         # with a tol, the second evaluation where a solve's schedule would put it when that
-        # is before PROBE_PASSES: the probe may be the whole solve (dual RCD's on the small
-        # sets: 4 passes where a solve named took 3.2-3.8)
+        # is before PROBE_PASSES: the probe may be the whole solve (dual RCD's on small
+        # sets), and then it takes the passes of a solve named
         schedule = _AdaptiveSchedule(tol, nnz, from_zero=True) if tol > 0 else None
         done = 0
         while done < PROBE_PASSES:
@@ -345,7 +345,8 @@ def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) 
 
 
 def _slope(x: np.ndarray, y: np.ndarray) -> float:
-    """The least-squares slope of y over x (numpy's polyfit cost 0.1 ms a probe)."""
+    """The least-squares slope of y over x (numpy's polyfit costs more than a small
+    probe's pass)."""
     dx = x - x.mean()
     return float(dx @ (y - y.mean()) / (dx @ dx))
 

@@ -269,9 +269,7 @@ class ProxNewtonKernel(_Kernel):
         less than 1/2) the relative gap measured was at least 0.15 (0.28-1.0 on every set of
         ``sparse_vs_peers`` and the tests', benchmarks/README.md): not ready while v > l1
         max(1, :data:`READY` tol). Below, it asks ``objective.gap_lower_bound`` (O(d),
-        proven) before the O(n) gap: 1-3 of the 3-5 readiness checks of a solve on
-        ``sparse_vs_peers``' sets at lambda_max / 10 saved their pass. With an intercept
-        (alpha balanced): always ready."""
+        proven) before the O(n) gap. With an intercept (alpha balanced): always ready."""
         if self._grad is None or self.c:
             return True
         grad, viol, gap = self._grad
