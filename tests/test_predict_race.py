@@ -275,6 +275,13 @@ def test_a_probe_that_solves_a_side_is_the_answer(monkeypatch):
     np.testing.assert_array_equal(res.alpha, alpha)
     assert (res.trace.primal.iloc[0], res.trace.dual.iloc[0]) == (p_val, d_val)
     assert (p_val, d_val) == objective.certificate(p, w, alpha)[:2]
+    # a schedule that would run on (the probe's relative gap and the solve's test rounding
+    # apart) still ends on the probe's certificate: no kernel to run
+    from pdsparse.solvers import _AdaptiveSchedule
+
+    monkeypatch.setattr(_AdaptiveSchedule, "first", lambda self: 5)
+    again = solve(p, "auto", tol=tol)
+    assert again.status == "converged" and np.array_equal(again.w, res.w)
 
 
 def test_the_probe_stops_where_going_on_costs_less_than_probing_the_other_side():

@@ -140,6 +140,11 @@ def test_a_matrix_is_checked_for_its_canonical_format_once(monkeypatch):
     for _ in range(3):
         Problem(A, b, "logistic", l2=0.1)
     assert len(scans) == 1
+    from pdsparse.estimators import LinearClassifier  # the estimator hands X on as given
+
+    for _ in range(3):  # (no constant column appended: that is a new matrix each fit)
+        LinearClassifier(alpha=0.1, solver="dual_rcd", tol=1e-3, fit_intercept=False).fit(A, b)
+    assert len(scans) == 1
 
 
 @pytest.mark.parametrize("shape,density", [((7, 1000), 0.6), ((30, 600), 0.9),

@@ -115,10 +115,7 @@ class _LinearModel(BaseEstimator):
         if (sample_weight is not None or intercept) and not sp.issparse(A):
             # the dense kernels read no weights and fit no intercept: the sparse ones do
             A = sp.csr_matrix(A)
-        if sp.issparse(A):
-            A = sp.csr_matrix(A)
-            A.indices = A.indices.astype(np.int32, copy=False)
-            A.indptr = A.indptr.astype(np.int32, copy=False)
+        # a sparse X as given (Problem makes its CSR, int32): its cached canonical check
         return Problem(A, targets, loss, penalty=self._penalty(), sample_weight=sample_weight,
                        intercept=intercept)
 

@@ -414,7 +414,7 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         # split so that it ends when the budget does (a kernel call stops where its work
         # budget runs out, so the split moves no evaluation point)
         goal = min(target, limit)
-        while touched < goal and elapsed < max_seconds:
+        while kernel is not None and touched < goal and elapsed < max_seconds:
             budget = goal - touched
             if max_seconds < math.inf:
                 budget = _time_capped(budget, last, elapsed, max_seconds, nnz)

@@ -274,10 +274,11 @@ def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) 
     """The first :data:`PROBE_PASSES` passes of dual RCD (Prox-SDCA with l1 > 0; where it
     takes the problem: not pure l1, nor weights with an l1 part) and then of primal RCD
     (proximal) from 0, the passes of :data:`PROBE_EVALUATIONS` followed by an evaluation of
-    the relative duality gap: per side ``rate`` (decades of relative gap per pass, the slope
-    through those points: the first pass leaves the start's transient), ``rel_gap`` after
-    the last pass, ``passes``, and for the primal side the ``support`` of w (an estimate of
-    x*'s). A side whose gap reaches ``tol`` (> 0) ends the probe there: it is solved, and
+    the relative duality gap (with ``tol`` > 0 the second where a solve's schedule puts it
+    from the first, when that is sooner): per side ``rate`` (decades of relative gap per
+    pass, the slope through those points: the first pass leaves the start's transient),
+    ``rel_gap`` after the last pass, ``passes``, and for the primal side the ``support`` of w
+    (an estimate of x*'s). A side whose gap reaches ``tol`` (> 0) ends the probe there: it is solved, and
     primal RCD is not probed after a solved dual (dual RCD reached 1e-6 within 4 passes on
     the benchmark's elastic nets, l2 = 1/n). The draws are seeded: the same problem gives
     the same numbers on every machine.
