@@ -280,8 +280,8 @@ def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) 
     ``rel_gap`` after the last pass, ``passes``, and for the primal side the ``support`` of w
     (an estimate of x*'s). A side whose gap reaches ``tol`` (> 0) ends the probe there: it
     is solved, and primal RCD is not probed after a solved dual (dual RCD reached 1e-6
-    within 4 passes on the benchmark's elastic nets, l2 = 1/n). The draws are seeded: the same problem gives
-    the same numbers on every machine.
+    within 4 passes on the benchmark's elastic nets, l2 = 1/n). The draws are seeded: the
+    same problem gives the same numbers on every machine.
 
     ``starts``: a dict that receives each probed side's iterate and evaluations,
     ``{method: (w, alpha, [(passes, relative gap), ...], certified)}``, from which a solve
