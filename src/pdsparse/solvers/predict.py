@@ -288,8 +288,8 @@ def probe_rates(problem: Problem, starts: dict | None = None, tol: float = 0.0) 
     can go on (:func:`pdsparse.solvers.solve` with ``"auto"``: the iterate its warm start, the
     evaluations the start of its schedule's fit); ``certified``: (P, D) of the last
     evaluation when it reached ``tol`` (the solve's answer as it stands), else None."""
-    from pdsparse.solvers import _AdaptiveSchedule
     from pdsparse.solvers.registry import make_kernel
+    from pdsparse.solvers.schedule import _AdaptiveSchedule
 
     out = {}
     nnz = max(problem.nnz, 1)
