@@ -123,21 +123,25 @@ PD_INLINE pd_v4d pd_exp4_any(pd_v4d x)
     return (pd_v4d)((normal & (pd_v4i)fast) | (~normal & (pd_v4i)slow));
 }
 
-/* 1 / (1 + exp(-s)) on four lanes without overflow for either sign of s: e = exp(-|s|),
- * then 1 / (1 + e) or e / (1 + e). A group with a lane below PD_EXP_NORMAL (|s| > 708,
- * rare: phi' is then below 1e-307) takes pd_exp4_any, with the same value in every lane
- * where both apply. */
-PD_INLINE pd_v4d pd_sigmoid4(pd_v4d s)
+/* exp(-|s|) on four lanes: pd_exp4_normal, or pd_exp4_any for a group with a lane below
+ * PD_EXP_NORMAL (|s| > 708, rare), with the same value in every lane where both apply. */
+PD_INLINE pd_v4d pd_exp4_neg_abs(pd_v4d s)
 {
-    const pd_v4d zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
     const pd_v4u sign = {1ULL << 63, 1ULL << 63, 1ULL << 63, 1ULL << 63};
     pd_v4d a = (pd_v4d)((pd_v4u)s | sign);                       /* -|s| */
     pd_v4i low = ~(a >= PD_EXP_NORMAL);                           /* also NaN */
-    pd_v4d e;
     if (__builtin_expect((low[0] | low[1]) | (low[2] | low[3]), 0))
-        e = pd_exp4_any(a);
-    else
-        e = pd_exp4_normal(a);
+        return pd_exp4_any(a);
+    return pd_exp4_normal(a);
+}
+
+/* 1 / (1 + exp(-s)) on four lanes without overflow for either sign of s: e = exp(-|s|)
+ * (pd_exp4_neg_abs: phi' is below 1e-307 where it takes the slow exp), then 1 / (1 + e) or
+ * e / (1 + e). */
+PD_INLINE pd_v4d pd_sigmoid4(pd_v4d s)
+{
+    const pd_v4d zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
+    pd_v4d e = pd_exp4_neg_abs(s);
     pd_v4i pos = s >= zero;
     pd_v4d num = (pd_v4d)((pos & (pd_v4i)one) | (~pos & (pd_v4i)e));
     return num / (one + e);
@@ -212,14 +216,7 @@ PD_INLINE pd_v4d pd_log1p4_unit(pd_v4d e)
 PD_INLINE void pd_softplus4(pd_v4d m, pd_v4d *value, pd_v4d *sig, pd_v4d *curv)
 {
     const pd_v4d zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
-    const pd_v4u sign = {1ULL << 63, 1ULL << 63, 1ULL << 63, 1ULL << 63};
-    pd_v4d a = (pd_v4d)((pd_v4u)m | sign);                       /* -|m| */
-    pd_v4i low = ~(a >= PD_EXP_NORMAL);                           /* also NaN */
-    pd_v4d e;
-    if (__builtin_expect((low[0] | low[1]) | (low[2] | low[3]), 0))
-        e = pd_exp4_any(a);
-    else
-        e = pd_exp4_normal(a);
+    pd_v4d e = pd_exp4_neg_abs(m);
     pd_v4d u = one + e;
     pd_v4d big = one / u, small = e * big;                        /* sigma(|m|), sigma(-|m|) */
     pd_v4i pos = m >= zero;
