@@ -31,6 +31,9 @@ present (PDF: presence only)
 
 What is compared
 ----------------
+A column that one tree alone has and that no row sets (NaN, ``""`` or ``"none"``: the option
+of a solver added between the trees, which every other solver's runs leave unset) is left
+out, and the verdict says so; set anywhere, it is a difference.
 Timing columns are dropped before anything is compared: ``time_s`` (kernel time of a trace
 row), ``seconds`` (wall time of a reference solve), and any column whose name says it is a
 time (``TIMING``). Only a Parquet file's data is read, never its metadata (the ``pdsparse``
@@ -219,6 +222,32 @@ def unequal(a: pd.Series, b: pd.Series) -> np.ndarray:
     return ~(equal | both_na)
 
 
+ABSENT = {"", "none"}
+"""The values of an option column where an option does not apply (the registry's ``"none"``;
+``""`` in a CSV)."""
+
+
+def without_added_options(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame,
+                                                                     str]:
+    """Both frames without the columns that one tree alone has and that hold no value in
+    any of its rows (NaN, ``""`` or ``"none"``): a solver's option added between the trees
+    gives every trace an option column that no run of another solver sets. A schema
+    addition, not a changed value; returned as a note for the verdict."""
+
+    def absent(col: pd.Series) -> bool:
+        return bool((col.isna() | col.astype(str).isin(ABSENT)).all())
+
+    only_a = [c for c in a.columns if c not in b.columns and absent(a[c])]
+    only_b = [c for c in b.columns if c not in a.columns and absent(b[c])]
+    note = "; ".join(f"{side} adds option column(s) {cols} that no run sets"
+                     for side, cols in (("OLD", only_a), ("NEW", only_b)) if cols)
+    return a.drop(columns=only_a), b.drop(columns=only_b), (f" ({note})" if note else "")
+
+
+def _noted(verdict: Verdict, note: str) -> Verdict:
+    return Verdict(verdict.kind, verdict.text + note) if note else verdict
+
+
 def column_problem(a: pd.DataFrame, b: pd.DataFrame) -> str | None:
     if list(a.columns) == list(b.columns):
         dtypes = [
@@ -345,13 +374,13 @@ def _runs(df: pd.DataFrame, keys: list[str]) -> dict[tuple, pd.DataFrame]:
 
 def compare_traces(old: Path, new: Path, ctx: Context) -> tuple[Verdict, bool]:
     """A trace or an aggregate: (verdict, whether a run was time-capped in either tree)."""
-    a, b = read_data(old, ctx), read_data(new, ctx)
+    a, b, note = without_added_options(read_data(old, ctx), read_data(new, ctx))
     capped = any(CAPPED in set(df["status"].astype(str)) for df in (a, b) if "status" in df.columns)
     problem = column_problem(a, b)
     if problem:
         return Verdict(DIFFERENT, f"DIFFERENT: {problem}"), capped
     if "iteration" not in a.columns:
-        return compare_frame(a, b), capped
+        return _noted(compare_frame(a, b), note), capped
     keys = [c for c in a.columns if c not in ROW_COLUMNS and a[c].dtype.kind != "f"]
     runs_a, runs_b = _runs(a, keys), _runs(b, keys)
     only = [f"{_run_name(keys, k)} only in OLD" for k in runs_a if k not in runs_b]
@@ -368,14 +397,14 @@ def compare_traces(old: Path, new: Path, ctx: Context) -> tuple[Verdict, bool]:
     cols = len(a.columns)
     size = f"{len(runs_a)} run(s), {cols} columns compared"
     if DIFFERENT in kinds:
-        return Verdict(DIFFERENT, f"{size}: DIFFERENT: {_shown(texts)}"), capped
+        return Verdict(DIFFERENT, f"{size}: DIFFERENT: {_shown(texts)}{note}"), capped
     if PREFIX in kinds:
         return Verdict(
             PREFIX,
             f"{size}: identical on the common prefix ({compared} of "
-            f"{len(a)}/{len(b)} rows; time-capped)",
+            f"{len(a)}/{len(b)} rows; time-capped){note}",
         ), capped
-    return Verdict(IDENTICAL, f"{len(a)} rows, {size}: identical"), capped
+    return Verdict(IDENTICAL, f"{len(a)} rows, {size}: identical{note}"), capped
 
 
 def compare_frame(a: pd.DataFrame, b: pd.DataFrame) -> Verdict:
@@ -422,7 +451,12 @@ def time_dependent_cells(df: pd.DataFrame, other: pd.DataFrame,
 
 
 def compare_csv(old: Path, new: Path, ctx: Context, output: tuple[str, str]) -> Verdict:
-    a, b = read_csv_text(old), read_csv_text(new)
+    a, b, note = without_added_options(read_csv_text(old), read_csv_text(new))
+    return _noted(_compare_csv(a, b, ctx, output), note)
+
+
+def _compare_csv(a: pd.DataFrame, b: pd.DataFrame, ctx: Context,
+                 output: tuple[str, str]) -> Verdict:
     problem = column_problem(a, b)
     if problem:
         return Verdict(DIFFERENT, f"DIFFERENT: {problem}")

@@ -350,3 +350,27 @@ def test_a_sensitivity_tables_final_value_depends_on_time_when_its_runs_were_cap
         assert "time-dependent" in line_of(text, "tables/pdbfw/sensitivity.md")
     else:
         assert status_code == 1 and "DIFFERENT: final of row 0" in verdict
+
+
+def test_an_option_column_no_run_sets_is_a_schema_addition(trees):
+    """A solver added between the trees gives every trace an option column ("ws") that no
+    other solver's run sets ("none"): identical, with a note; set in one run (or with the
+    aggregate's value changed), it is a difference."""
+    old, new = trees
+    for rel in (FACEOFF_RUN, "faceoff/figure1d.parquet"):
+        df = pd.read_parquet(new / rel)
+        df.insert(3, "ws", "none")
+        write_trace(new, rel, df)
+    pd.read_csv(new / "tables/faceoff/table1.csv").assign(ws="").to_csv(
+        new / "tables/faceoff/table1.csv", index=False)
+    status, text = run(old, new)
+    assert status == 0, text
+    for rel in (FACEOFF_RUN, "faceoff/figure1d.parquet", "tables/faceoff/table1.csv"):
+        line = line_of(text, rel)
+        assert "identical" in line and "NEW adds option column(s) ['ws']" in line, line
+    df = pd.read_parquet(new / FACEOFF_RUN)
+    df.loc[0, "ws"] = "grow"
+    write_trace(new, FACEOFF_RUN, df)
+    status, text = run(old, new)
+    assert status == 1 and "columns only in OLD [], only in NEW ['ws']" in line_of(
+        text, FACEOFF_RUN)
