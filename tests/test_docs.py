@@ -213,3 +213,15 @@ def test_results_readme_names_every_trace_column():
     assert listed, "results/README.md: no 'A trace row is `...`' list"
     names = {c.strip() for c in listed.group(1).split(",")}
     assert set(TRACE_COLUMNS) <= names, sorted(set(TRACE_COLUMNS) - names)
+
+
+def test_the_docs_name_the_provenance_key_the_files_carry():
+    """results/README.md and docs/workflow.md name the Parquet metadata key of a result's
+    provenance; issue 30's move of the module renamed the key in both texts, not in the
+    files (`pdsparse.provenance`)."""
+    from pdsparse.repro.provenance import PROVENANCE_KEY
+
+    for doc in (ROOT / "results" / "README.md", ROOT / "docs" / "workflow.md"):
+        text = " ".join(doc.read_text().split())
+        keys = re.findall(r"under the metadata key `([^`]*)`", text)
+        assert keys and set(keys) == {PROVENANCE_KEY.decode()}, (doc.name, keys)
