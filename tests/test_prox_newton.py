@@ -689,3 +689,29 @@ def test_the_gap_bound_spares_readiness_its_pass_of_the_examples(monkeypatch):
     without = solve(p, "prox_newton", tol=1e-8)
     assert np.array_equal(without.w, res.w)
     assert with_bound < len(gaps)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_first_gradient_is_the_problems_gradient_at_zero(weighted):
+    """From w = 0 (no intercept) prox_newton's first full gradient is
+    Problem.loss_gradient_at_zero, A^T (s phi'(0)) / n, the vector lambda_max reads (computed
+    once: "auto" asks lambda_max first); a solve gives the same iterates whether or not it
+    was computed before, and with an intercept (whose zero is not that vector's best
+    intercept) the kernel computes its own."""
+    from pdsparse.solvers.predict import lambda_max
+
+    A, b = make_data(n=60, d=40, seed=8)
+    s = _weights(60) if weighted else None
+    p = Problem(A, b, "logistic", l2=1e-3, l1=0.002, sample_weight=s)
+    want = A.T @ (-(b / 2.0) * (p.weights if weighted else 1.0)) / 60  # (mean-1 weights)
+    np.testing.assert_allclose(p.loss_gradient_at_zero, want, rtol=1e-13, atol=1e-16)
+    kernel = make_kernel(p, "prox_newton")
+    grad, read = kernel._full_gradient(kernel._derivs()[0])
+    assert np.array_equal(grad, p.loss_gradient_at_zero) and read == p.nnz
+    fresh = Problem(A, b, "logistic", l2=1e-3, l1=0.002, sample_weight=s)
+    asked = Problem(A, b, "logistic", l2=1e-3, l1=0.002, sample_weight=s)
+    assert lambda_max(asked) == pytest.approx(float(np.abs(want).max()), rel=1e-13)
+    one, two = solve(fresh, "prox_newton", tol=1e-10), solve(asked, "prox_newton", tol=1e-10)
+    assert one.status == two.status == "converged" and np.array_equal(one.w, two.w)
+    with_c = Problem(A, b, "logistic", l2=1e-3, l1=0.002, intercept=True)
+    assert not make_kernel(with_c, "prox_newton")._from_zero

@@ -153,6 +153,10 @@ class ProxNewtonKernel(_Kernel):
         self.s = p.weights
         self.c = p.intercept  # w's last entry is the unpenalized intercept
         self.w, self.z = primal_start(p, w0)
+        # the first full gradient is Problem.loss_gradient_at_zero (computed once, shared
+        # with lambda_max, which "auto" asks first): without an intercept, whose zero is not
+        # that vector's best intercept
+        self._from_zero = w0 is None and not self.c
         self._at_z = None  # (loss term, derivatives, curvatures) at z, once computed
         self._passes = 4  # the last inner descent's passes (a guess before the first)
         self._grad = None  # (full gradient, largest violation, gap or None) at w
@@ -203,6 +207,9 @@ class ProxNewtonKernel(_Kernel):
         the screened features (:meth:`_screen`), and the entries read."""
         coef = self.w[:-1] if self.c else self.w
         C = self.C
+        if self._from_zero:  # w = 0 as the solve began: the problem's own gradient there
+            self._from_zero = False
+            return self.problem.loss_gradient_at_zero.copy(), self.problem.nnz
         if self._keep.size < self.problem.d:
             grad = np.zeros(self.problem.d)
             read = _prox_newton.ws_gradient(C.data, C.indices, C.indptr, self._keep, deriv,
