@@ -476,17 +476,13 @@ class Problem:
 
     @cached_property
     def loss_gradient_at_zero(self) -> np.ndarray:
-        """The gradient of the averaged loss at zero coefficients, A^T (s phi'(c, b)) / n: one
-        pass over A, with the example weights s and, with an intercept, c its best value for
-        w = 0 (else 0). Computed once: lambda_max's (``pdsparse.solvers.predict``, which
-        "auto" asks) and prox_newton's first gradient from w = 0 are the one vector."""
+        """The gradient of the averaged loss at w = 0 (coefficients and intercept), A^T (s
+        phi'(0, b)) / n: one pass over A, with the example weights s. Computed once:
+        lambda_max's without an intercept (``pdsparse.solvers.predict``, which "auto" asks)
+        and prox_newton's first gradient from w = 0 are the one vector."""
         from pdsparse import losses
-        from pdsparse.objective import best_intercept
 
-        z = np.zeros(self.n)
-        if self.intercept and self.b.ndim == 1:
-            z += best_intercept(self, z, self.b) or 0.0
-        g = losses.derivs(self.loss_id, z, self.b)
+        g = losses.derivs(self.loss_id, np.zeros(self.n), self.b)
         if self.weights is not None:
             g = g * self.weights
         return np.asarray(self.mat_t @ g, dtype=np.float64).reshape(-1) / self.n

@@ -164,11 +164,28 @@ def applicable(problem: Problem) -> dict[str, dict[str, str]]:
 # ---------------------------------------------------------------------------------------------
 
 
+def _loss_gradient_at_zero(problem: Problem) -> np.ndarray:
+    """grad of the averaged loss at w = 0: A^T (s phi'(c, b)) / n (one pass over A), with the
+    example weights s and, with an intercept, c its best value for w = 0 (else 0:
+    ``Problem.loss_gradient_at_zero``, computed once)."""
+    if not (problem.intercept and problem.b.ndim == 1):
+        return problem.loss_gradient_at_zero
+    from pdsparse import losses
+    from pdsparse.objective import best_intercept
+
+    z = np.zeros(problem.n)
+    z += best_intercept(problem, z, problem.b) or 0.0
+    g = losses.derivs(problem.loss_id, z, problem.b)
+    if problem.weights is not None:
+        g = g * problem.weights
+    return np.asarray(problem.mat_t @ g, dtype=np.float64).reshape(-1) / problem.n
+
+
 def lambda_max(problem: Problem) -> float:
     """``||grad f(0)||_inf``, f the averaged loss: the smallest l1 weight of the elastic net
     at which x* = 0 (the KKT conditions at 0: 0 is in grad f(0) + l1 d||.||_1(0) exactly when
     every |grad_j f(0)| <= l1; the l2 term's gradient vanishes at 0)."""
-    grad0 = problem.loss_gradient_at_zero
+    grad0 = _loss_gradient_at_zero(problem)
     return float(np.abs(grad0).max()) if grad0.size else 0.0
 
 
