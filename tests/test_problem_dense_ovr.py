@@ -179,3 +179,21 @@ def test_the_banded_csc_is_scipys(shape, density):
     assert C.data.tobytes() == want.data.tobytes() and C.indices.dtype == np.int32
     assert C.indices.tolist() == want.indices.tolist()
     assert C.indptr.tolist() == want.indptr.tolist() and C.indptr.dtype == np.int32
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_data_is_refused_and_huge_finite_data_is_not(bad):
+    """A NaN or an infinity in A is refused, sparse or dense (found by the sum's fast path or
+    the entrywise test); finite values whose sum overflows are accepted, without a warning."""
+    import warnings
+
+    b = np.array([1.0, -1.0])
+    A = np.array([[1.0, bad], [0.0, 2.0]])
+    for M in (A, sp.csr_matrix(A)):
+        with pytest.raises(DataError, match="NaN or infinite"):
+            Problem(M, b, "logistic", l2=0.1)
+    huge = np.array([[1e308, 1e308], [1e308, 2.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for M in (huge, sp.csr_matrix(huge)):
+            assert Problem(M, b, "logistic", l2=0.1).n == 2
