@@ -36,13 +36,6 @@ from pdsparse.penalties import (
 _UNSET: Any = object()
 
 
-def _all_finite(values: np.ndarray) -> bool:
-    """Whether every value is finite: a NaN or an infinity makes the sum non-finite, so a
-    finite sum answers without the entrywise test's temporary array of the matrix's size
-    (scikit-learn's check, the same way); a sum that overflowed falls back to it."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return bool(np.isfinite(values.sum()) or np.isfinite(values).all())
-
 CSC_BAND = 256
 """The CSC copy is built in bands of this many columns (``_products.csr_to_csc``) when the
 rows hold at least :data:`CSC_BAND_ROW_ENTRIES` entries a band on average: each band's
@@ -160,7 +153,7 @@ class Problem:
             # int32 index arrays: half the index traffic of int64, and scipy's own default
             raise DataError(f"problem {name!r}: shape {A.shape} with {stored} stored entries "
                             "exceeds the int32 indices the kernels use")
-        if not _all_finite(A if dense is not None else A.data):
+        if not np.all(np.isfinite(A if dense is not None else A.data)):
             raise DataError(f"problem {name!r}: the data matrix has NaN or infinite entries")
         b = np.asarray(b, dtype=np.float64)
         if b.ndim == 2:
