@@ -35,7 +35,6 @@ from pdsparse.penalties import (
 
 _UNSET: Any = object()
 
-
 CSC_BAND = 256
 """The CSC copy is built in bands of this many columns (``_products.csr_to_csc``) when the
 rows hold at least :data:`CSC_BAND_ROW_ENTRIES` entries a band on average: each band's
