@@ -705,6 +705,8 @@ def test_the_first_gradient_is_the_problems_gradient_at_zero(weighted):
     p = Problem(A, b, "logistic", l2=1e-3, l1=0.002, sample_weight=s)
     want = A.T @ (-(b / 2.0) * (p.weights if weighted else 1.0)) / 60  # (mean-1 weights)
     np.testing.assert_allclose(p.loss_gradient_at_zero, want, rtol=1e-13, atol=1e-16)
+    # the objective's gradient at zero, to the bit (one formula, cached on the problem)
+    assert p.loss_gradient_at_zero.tobytes() == objective.loss_gradient(p, np.zeros(p.d)).tobytes()
     kernel = make_kernel(p, "prox_newton")
     grad, read = kernel._full_gradient(kernel._derivs()[0])
     assert np.array_equal(grad, p.loss_gradient_at_zero) and read == p.nnz

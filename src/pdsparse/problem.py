@@ -479,7 +479,9 @@ class Problem:
         """The gradient of the averaged loss at w = 0 (coefficients and intercept), A^T (s
         phi'(0, b)) / n: one pass over A, with the example weights s. Computed once:
         lambda_max's without an intercept (``pdsparse.solvers.predict``, which "auto" asks)
-        and prox_newton's first gradient from w = 0 are the one vector."""
+        and prox_newton's first gradient from w = 0 are the one vector. The arithmetic of
+        ``objective.loss_gradient`` at w = 0 (the same bits), kept here because the problem
+        cannot import the objective."""
         from pdsparse import losses
 
         g = losses.derivs(self.loss_id, np.zeros(self.n), self.b)

@@ -214,7 +214,8 @@ def solve(problem: Problem, method: str, sampling: str | None = None,
         is not in the trace: for l2 and the elastic net the probe (up to 4 passes of dual
         RCD, then of primal RCD unless dual RCD reached tol or is predicted to get there for
         less than that probe; an evaluation after passes 2 and 4, ``PROBE_EVALUATIONS``;
-        Face-Off's statistics, one pass, only when nothing was probed), after which the
+        Face-Off's statistics, one pass, only when nothing was probed; lambda_max's pass,
+        which prox_newton's first gradient then reuses), after which the
         chosen side goes on from its probe iterate (a warm start: its passes are not lost,
         but they are not in the trace either: ``params["auto"]`` says how many; the schedule
         fits the probe's evaluations; a probe that reached tol is the answer, its evaluation

@@ -165,20 +165,16 @@ def applicable(problem: Problem) -> dict[str, dict[str, str]]:
 
 
 def _loss_gradient_at_zero(problem: Problem) -> np.ndarray:
-    """grad of the averaged loss at w = 0: A^T (s phi'(c, b)) / n (one pass over A), with the
-    example weights s and, with an intercept, c its best value for w = 0 (else 0:
-    ``Problem.loss_gradient_at_zero``, computed once)."""
+    """grad of the averaged loss at zero coefficients: ``Problem.loss_gradient_at_zero``
+    (computed once), or with an intercept ``objective.loss_gradient`` at the intercept's best
+    value c for them."""
     if not (problem.intercept and problem.b.ndim == 1):
         return problem.loss_gradient_at_zero
-    from pdsparse import losses
-    from pdsparse.objective import best_intercept
+    from pdsparse.objective import best_intercept, loss_gradient
 
-    z = np.zeros(problem.n)
-    z += best_intercept(problem, z, problem.b) or 0.0
-    g = losses.derivs(problem.loss_id, z, problem.b)
-    if problem.weights is not None:
-        g = g * problem.weights
-    return np.asarray(problem.mat_t @ g, dtype=np.float64).reshape(-1) / problem.n
+    w = np.zeros(problem.var_shape)
+    w[-1] = best_intercept(problem, np.zeros(problem.n), problem.b) or 0.0
+    return loss_gradient(problem, w)
 
 
 def lambda_max(problem: Problem) -> float:
