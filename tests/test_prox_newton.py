@@ -517,6 +517,48 @@ def test_with_l2_the_gap_from_the_gradient_is_the_certificates(loss, weighted):
         objective.gap_from_gradient(with_c, np.zeros(91), np.zeros(90))
 
 
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+@pytest.mark.parametrize("l2,l1,intercept", [(0.0, 0.004, False), (1e-3, 0.003, False),
+                                             (0.0, 0.004, True)])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_certificate_prices_the_dual_point_of_the_kernels_margins(monkeypatch, loss, l2,
+                                                                      l1, intercept,
+                                                                      weighted):
+    """An evaluation certifies (w, -phi'(z)) at the kernel's margins z (one pass over A for
+    A w and A^T alpha) without an intercept, w and alpha(w) with one: P is P(w) to the bit, D
+    the dual at that point (pure l1: scaled into its domain), so that the gap is within the
+    margins' rounding of the one at alpha(w) and never below P's rounding of zero, along a
+    run and at the solve's end."""
+    A, b = make_data(n=60, d=90, seed=4, loss=loss)
+    p = Problem(A, b, loss, l2=l2, l1=l1, intercept=intercept,
+                sample_weight=_weights(60) if weighted else None)
+    given = []
+    certificate = objective.certificate
+
+    def recording(problem, w, alpha=None):
+        given.append(alpha is not None)
+        return certificate(problem, w, alpha)
+
+    monkeypatch.setattr(objective, "certificate", recording)
+    kernel = make_kernel(p, "prox_newton")
+    for _ in range(8):
+        kernel.run(1)
+        w, alpha, P, D, gap = kernel.evaluated()
+        # the pair, not w alone (alpha(w) takes a pass, balanced with an intercept)
+        assert given.pop() == (not intercept)
+        P_w, D_w, gap_w, alpha_w = certificate(p, w)
+        assert P == P_w and gap == pytest.approx(gap_w, rel=1e-6, abs=1e-13 * abs(P))
+        assert gap >= -4 * np.finfo(float).eps * abs(P)
+        if not intercept:
+            margins = -losses.derivs(p.loss_id, kernel.z, p.b)
+            scale = alpha[0] / margins[0] if margins[0] else 1.0  # pure l1: < 1 off the optimum
+            assert 0 < scale <= 1 + 1e-12 and np.allclose(alpha, scale * margins, rtol=1e-12)
+        else:
+            assert np.array_equal(alpha, alpha_w)
+    res = solve(p, "prox_newton", tol=1e-10, max_epochs=20000)
+    assert res.status == "converged" and res.gap <= 1e-10 * abs(res.objective)
+
+
 @pytest.mark.parametrize("loss", ["logistic", "squared", "smooth_hinge"])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("size", [208, 3])

@@ -368,7 +368,8 @@ def test_one_pass_evaluation_is_primal_and_dual_to_the_bit():
     ("dual_rcd", ElasticNet(0.01))])
 def test_a_kernels_evaluation_is_the_objectives_at_its_iterates(method, penalty):
     """``kernel.evaluated()`` (a primal method forms alpha(w) inside the gap's passes) gives
-    what evaluating ``kernel.iterates()`` gives, and that alpha, bit for bit."""
+    what the certificate of ``kernel.iterates()`` gives, its alpha included (pure l1: scaled
+    into the dual's domain; prox_newton's pair is its margins'), bit for bit."""
     A, b = make_data(n=60, d=30, seed=2)
     p = Problem(A, b, "logistic", penalty=penalty)
     kernel = make_kernel(p, method)
@@ -376,5 +377,6 @@ def test_a_kernels_evaluation_is_the_objectives_at_its_iterates(method, penalty)
     w, alpha, p_val, d_val, gap = kernel.evaluated()
     w2, alpha2 = kernel.iterates()
     assert w is kernel.solution() or np.array_equal(w, w2)
-    assert alpha.tobytes() == alpha2.tobytes()
-    assert (p_val, d_val, gap) == objective.evaluate(p, w2, alpha2)
+    P, D, G, alpha3 = objective.certificate(p, w2, alpha2)
+    assert alpha.tobytes() == alpha3.tobytes()
+    assert (p_val, d_val, gap) == (P, D, G) == objective.evaluate(p, w2, alpha2)
