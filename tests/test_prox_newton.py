@@ -278,7 +278,9 @@ def test_without_l1_each_newton_step_solves_the_model_exactly():
 @pytest.mark.parametrize("intercept", [False, True])
 def test_the_rows_build_the_columns_hessian_to_the_bit(intercept):
     """ws_hessian_rows (each row's pairs in the working set) gives ws_hessian's Q (each
-    column's dot products) to the bit, which is A_ws^T D A_ws, and counts its pairs."""
+    column's dot products, in ws's order) to the bit, which is A_ws^T D A_ws, and counts its
+    pairs; ws_hessian in any other order gives it within rounding, reading a column as
+    often as its rank."""
     A, _ = make_data(n=40, d=15, seed=2)
     p = Problem(A, np.ones(40), "logistic")
     C, R = p.csc, p.csr
@@ -286,10 +288,26 @@ def test_the_rows_build_the_columns_hessian_to_the_bit(intercept):
     ws = np.array([0, 3, 4, 9, 14], dtype=np.int32)
     pos = np.full(15, -1, dtype=np.int32)
     pos[ws] = np.arange(ws.size, dtype=np.int32)
-    Q_cols, _ = _prox_newton.ws_hessian(C.data, C.indices, C.indptr, ws, curv, intercept)
+    Q_cols, read = _prox_newton.ws_hessian(C.data, C.indices, C.indptr, ws, curv, intercept)
     Q_rows, scanned, pairs = _prox_newton.ws_hessian_rows(R.data, R.indices, R.indptr, pos,
                                                           ws.size, curv, intercept)
     assert np.array_equal(Q_rows, Q_cols)
+    # the columns in another order (the kernel's: the longest first): Q within rounding, a
+    # column of rank r read r times and twice for its scatter, the fewest reads longest first
+    lengths = np.diff(C.indptr)[ws]
+    longest = np.argsort(-lengths, kind="stable").astype(np.int32)
+    for order in (longest, longest[::-1].copy(),
+                  np.random.default_rng(5).permutation(ws.size).astype(np.int32)):
+        Q, reads = _prox_newton.ws_hessian(C.data, C.indices, C.indptr, ws, curv, intercept,
+                                           order)
+        np.testing.assert_allclose(Q, Q_cols, rtol=1e-14, atol=1e-17)
+        assert reads == int((np.arange(3, ws.size + 3) * lengths[order]).sum()) \
+            + (40 if intercept else 0)
+        assert reads >= int((np.arange(3, ws.size + 3) * lengths[longest]).sum())
+    assert read >= int((np.arange(3, ws.size + 3) * lengths[longest]).sum())
+    with pytest.raises(ValueError, match="an order of 2 for 5 features"):
+        _prox_newton.ws_hessian(C.data, C.indices, C.indptr, ws, curv, intercept,
+                                longest[:2])
     k = np.diff(sp.csr_matrix(A)[:, ws].indptr)  # each row's entries in the working set
     assert scanned == p.nnz and pairs == int((k * (k + 1) // 2).sum())
     Aws = A.toarray()[:, ws]

@@ -331,22 +331,32 @@ def pn_inner(const double[::1] data, const int[::1] indices, const int[::1] indp
 
 
 def ws_hessian(const double[::1] data, const int[::1] indices, const int[::1] indptr,
-               const int[::1] ws, const double[::1] curv, bint intercept=False):
+               const int[::1] ws, const double[::1] curv, bint intercept=False,
+               const int[::1] order=None):
     """Q = A_ws^T D A_ws (``curv``: D's diagonal), with the intercept's column of ones as
     its last row and column when ``intercept``: the Hessian of the smooth part's loss term on
     the working set, without l2 (glmnet's covariance updates: Friedman, Hastie & Tibshirani,
-    J. Stat. Softw. 33(1), 2010, Sec. 2.2). Each column is scattered once into an n-vector
-    and dotted with itself and the columns after it: about |ws| nnz_ws / 2 reads. Returns
-    (Q, entries read)."""
-    cdef Py_ssize_t m = ws.shape[0], n = curv.shape[0], t, s, k, j
+    J. Stat. Softw. 33(1), 2010, Sec. 2.2). The columns are taken in ``order`` (positions in
+    ``ws``; None: ws's own), each scattered once into an n-vector (times D) and dotted with
+    itself and the columns after it, so that a column is read as often as its rank: the
+    caller puts the longest first (zipf 5,000 x 5,000's working sets of 24 and 52 features:
+    192,000 and 270,000 reads against 398,000 and 910,000 in ws's order). Q[t, s] sums
+    a_is (a_it D_i) over the rows, t the column taken first: in ws's order the bits of
+    :func:`ws_hessian_rows`, in another within rounding. Returns (Q, entries read)."""
+    cdef Py_ssize_t m = ws.shape[0], n = curv.shape[0], r, r2, t, s, k, j
     cdef Py_ssize_t q = m + 1 if intercept else m
     cdef long long touched = 0
     cdef double acc
+    if order is None:
+        order = np.arange(m, dtype=np.int32)
+    elif order.shape[0] != m:
+        raise ValueError(f"ws_hessian: an order of {order.shape[0]} for {m} features")
     out = _zeros(q * q).reshape(q, q)
     cdef double[:, ::1] Q = out
     cdef double[::1] scat = _zeros(n)
     with nogil:
-        for t in range(m):
+        for r in range(m):
+            t = order[r]
             j = ws[t]
             acc = 0.0
             for k in range(indptr[j], indptr[j + 1]):
@@ -355,7 +365,8 @@ def ws_hessian(const double[::1] data, const int[::1] indices, const int[::1] in
             if intercept:
                 Q[t, m] = acc
                 Q[m, t] = acc
-            for s in range(t, m):
+            for r2 in range(r, m):
+                s = order[r2]
                 acc = 0.0
                 for k in range(indptr[ws[s]], indptr[ws[s] + 1]):
                     acc += data[k] * scat[indices[k]]

@@ -381,13 +381,15 @@ class ProxNewtonKernel(_Kernel):
 
     def _hessian_cost(self, ws: np.ndarray) -> tuple[float, bool]:
         """(cost, by rows) of the working set's Hessian by its cheaper builder, in reads of
-        A: the columns' (``ws_hessian``: |ws| / 2 + 2 passes over the working set's
-        columns) or the rows' (``ws_hessian_rows``: a scan of A and each row's pairs in the
+        A: the columns' (``ws_hessian``, the longest first: a column of rank r read r
+        times, once for each column scattered before it and itself, and twice for its own
+        scatter) or the rows' (``ws_hessian_rows``: a scan of A and each row's pairs in the
         working set, :data:`PAIR_COST` reads each, counted by the working set's last Newton
         step or, before it, estimated from all of A's pairs scaled by the working set's
         share of the entries, squared)."""
         entries = self._ws_entries(ws)
-        cols = (ws.size / 2 + 2) * entries
+        lengths = np.sort(self.C.indptr[ws + 1] - self.C.indptr[ws])[::-1]
+        cols = float(np.arange(3, ws.size + 3) @ lengths)
         if self._pairs is not None and self._pairs[0] is ws:
             pairs = self._pairs[1]
         else:
@@ -397,11 +399,14 @@ class ProxNewtonKernel(_Kernel):
         return (rows, True) if rows < cols else (cols, False)
 
     def _hessian(self, curv, ws) -> tuple[np.ndarray, int]:
-        """``ws_hessian``'s Q (and the work) by the cheaper builder (the same sums to the
-        bit)."""
+        """``ws_hessian``'s Q (and the work) by the cheaper builder, the columns' taking the
+        longest first (the fewest reads; Q within rounding of the rows' builder's, whose
+        terms pair the columns in ws's order)."""
         if not self._hessian_cost(ws)[1]:
             C = self.C
-            return _prox_newton.ws_hessian(C.data, C.indices, C.indptr, ws, curv, self.c)
+            order = np.argsort(C.indptr[ws] - C.indptr[ws + 1], kind="stable").astype(np.int32)
+            return _prox_newton.ws_hessian(C.data, C.indices, C.indptr, ws, curv, self.c,
+                                           order)
         R = self.problem.csr
         pos = np.full(self.problem.d, -1, dtype=np.int32)
         pos[ws] = np.arange(ws.size, dtype=np.int32)
