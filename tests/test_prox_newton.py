@@ -316,6 +316,34 @@ def test_the_rows_build_the_columns_hessian_to_the_bit(intercept):
     np.testing.assert_allclose(Q_rows, Aws.T @ (curv[:, None] * Aws), rtol=1e-13, atol=1e-16)
 
 
+@pytest.mark.parametrize("l2", [0.0, 1.0 / 600])
+def test_the_longest_first_hessians_reach_the_independent_optimum(monkeypatch, l2):
+    """Zipf bag-of-words columns (a few long, many short): the kernel forms working sets'
+    Hessians from the columns in an order that is not ws's own (the longest first), and the
+    solve reaches the independent optimum with a certified gap."""
+    from pdsparse.data.synthetic import zipf_bow
+    from pdsparse.solvers.predict import lambda_max
+
+    orders = []
+    build = _prox_newton.ws_hessian
+
+    def recording(*args):
+        orders.append(np.array(args[6]))
+        return build(*args)
+
+    monkeypatch.setattr(_prox_newton, "ws_hessian", recording)
+    A, b = zipf_bow(600, 400, 15, 1.0, 0)
+    l1 = lambda_max(Problem(A, b, "logistic", l2=1.0)) / 10
+    p = Problem(A, b, "logistic", l2=l2, l1=l1)
+    res = solve(p, "prox_newton", tol=1e-10, max_epochs=20000)
+    assert res.status == "converged"
+    assert any(not np.array_equal(o, np.arange(o.size)) for o in orders)
+    p_val, d_val, gap = objective.evaluate(p, res.w)
+    assert -4 * np.finfo(float).eps * abs(p_val) <= gap <= 1e-10 * abs(p_val)
+    best = _lbfgs_optimum(p, np.ones(600))
+    assert d_val <= best + 1e-12 * abs(best) and p_val == pytest.approx(best, rel=1e-8)
+
+
 @pytest.mark.parametrize("l1", [0.0, 0.003])
 def test_on_short_rows_the_hessian_comes_from_the_rows_and_the_optimum_is_reached(l1):
     """n >> d with a few entries a row: the rows' builder is the cheaper (the kernel picks

@@ -315,11 +315,10 @@ class ProxNewtonKernel(_Kernel):
     def _gap(self, grad: np.ndarray) -> tuple[float, float]:
         """(the gap ``objective.gap_from_gradient`` reads from the full gradient ``grad`` at
         the iterate, P(w)), both from the kernel's margins and line-search values: its
-        alpha = -phi'(z) = -n deriv / s (without weights) and loss term."""
-        deriv, _ = self._derivs()
-        alpha = None if self.s is not None else -self.problem.n * deriv
+        alpha = -phi'(z) (:meth:`_margins_dual`) and loss term."""
+        self._derivs()
         gap = objective.gap_from_gradient(self.problem, self.w, grad - self.l2 * self.w,
-                                          self.z, alpha, self._at_z[0])
+                                          self.z, self._margins_dual(), self._at_z[0])
         return gap, self._objective()
 
     def run(self, budget: int) -> tuple[int, int]:
@@ -388,8 +387,8 @@ class ProxNewtonKernel(_Kernel):
         step or, before it, estimated from all of A's pairs scaled by the working set's
         share of the entries, squared)."""
         entries = self._ws_entries(ws)
-        lengths = np.sort(self.C.indptr[ws + 1] - self.C.indptr[ws])[::-1]
-        cols = float(np.arange(3, ws.size + 3) @ lengths)
+        lengths = self.C.indptr[ws + 1] - self.C.indptr[ws]
+        cols = float(np.arange(3, ws.size + 3) @ lengths[self._column_order(ws)])
         if self._pairs is not None and self._pairs[0] is ws:
             pairs = self._pairs[1]
         else:
@@ -398,15 +397,20 @@ class ProxNewtonKernel(_Kernel):
         rows = self.problem.nnz + PAIR_COST * pairs + entries
         return (rows, True) if rows < cols else (cols, False)
 
+    def _column_order(self, ws: np.ndarray) -> np.ndarray:
+        """The working set's positions, longest column first (ties in ws's order): the order
+        in which ``ws_hessian`` reads the fewest entries."""
+        C = self.C
+        return np.argsort(C.indptr[ws] - C.indptr[ws + 1], kind="stable").astype(np.int32)
+
     def _hessian(self, curv, ws) -> tuple[np.ndarray, int]:
         """``ws_hessian``'s Q (and the work) by the cheaper builder, the columns' taking the
         longest first (the fewest reads; Q within rounding of the rows' builder's, whose
         terms pair the columns in ws's order)."""
         if not self._hessian_cost(ws)[1]:
             C = self.C
-            order = np.argsort(C.indptr[ws] - C.indptr[ws + 1], kind="stable").astype(np.int32)
             return _prox_newton.ws_hessian(C.data, C.indices, C.indptr, ws, curv, self.c,
-                                           order)
+                                           self._column_order(ws))
         R = self.problem.csr
         pos = np.full(self.problem.d, -1, dtype=np.int32)
         pos[ws] = np.arange(ws.size, dtype=np.int32)
@@ -547,12 +551,17 @@ class ProxNewtonKernel(_Kernel):
         zipf 5,000 x 5,000: 0.82 -> 0.60 ms, ijcnn1: 3.6 -> 2.4 ms, after
         ``gc.collect()``): the gap as sound, the margins' rounding in D alone. With an
         intercept: alpha(w), balanced onto the dual's constraint (``paired``)."""
+        return super().iterates() if self.c else (self.w, self._margins_dual())
+
+    def _margins_dual(self) -> np.ndarray:
+        """alpha = -phi'(z) at the kernel's margins, before any scaling into the dual's
+        domain (the one dual point :meth:`ready` and the evaluations read): without weights
+        -n times the derivatives s phi'(z) / n the line search left, with weights phi'(z)
+        recomputed (s may hold zeros)."""
         p = self.problem
-        if self.c:
-            return super().iterates()
         if self.s is None:
-            return self.w, -p.n * self._derivs()[0]
-        return self.w, -losses.derivs(p.loss_id, self.z, p.b)
+            return -p.n * self._derivs()[0]
+        return -losses.derivs(p.loss_id, self.z, p.b)
 
 
 def _solve_pos(H: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
