@@ -374,7 +374,8 @@ class SlurmCluster:
             proc.wait(timeout=10)
 
     def stop(self) -> None:
-        """Cancel every job, then stop slurmd, slurmctld and munged (by PID)."""
+        """Cancel every job, stop slurmd, slurmctld and munged (by PID), then kill what
+        escaped the jobs' ends (:meth:`kill_leftovers`)."""
         if "slurmctld" in self.procs and self.procs["slurmctld"].poll() is None:
             try:
                 self.run("scancel", "--full", "--partition", self.partition,
@@ -386,8 +387,49 @@ class SlurmCluster:
                 pass
         for name in ("slurmd", "slurmctld", "munged"):
             self._terminate(name)
+        self.kill_leftovers()
         if self._own_root and not self.keep:
             shutil.rmtree(self.root, ignore_errors=True)
+
+    def leftovers(self) -> list[int]:
+        """PIDs of live processes whose environment names this cluster's slurm.conf: the
+        jobs' processes and the clients run with :meth:`env` (not this process, not the
+        daemons it runs).
+
+        ``proctrack/linuxproc`` finds a job's processes by their parent chain from its
+        slurmstepd, so a process whose parent exited (reparented to init) escapes the job's
+        end. One such: a job-level Snakemake (9.27) that gets SIGTERM while it handles its
+        job's failure deadlocks in its own signal handler (``exit_gracefully`` takes the
+        scheduler's lock, which the interrupted frame beneath it holds) and stayed, asleep,
+        after the test that killed its job had ended. On a cluster with ``proctrack/cgroup``
+        SLURM's SIGKILL after ``KillWait`` reaches it."""
+        needle = f"SLURM_CONF={self.conf}".encode() + b"\0"
+        own = {os.getpid(), *(p.pid for p in self.procs.values())}
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) in own:
+                continue
+            try:
+                environ = (entry / "environ").read_bytes() + b"\0"
+            except OSError:  # gone, or not ours to read
+                continue
+            if b"\0" + needle in b"\0" + environ:
+                found.append(int(entry.name))
+        return found
+
+    def kill_leftovers(self, timeout: float = 10) -> list[int]:
+        """SIGKILL every :meth:`leftovers` process (the daemons are stopped first: none is
+        started meanwhile) and wait until they are gone; their PIDs."""
+        pids = self.leftovers()
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and set(pids) & set(self.leftovers()):
+            time.sleep(0.1)
+        return pids
 
     def __enter__(self) -> SlurmCluster:
         return self.start()

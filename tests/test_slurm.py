@@ -383,6 +383,34 @@ def test_slurmd_down_while_jobs_are_queued_the_run_still_completes(cluster, tmp_
 MEM_PER_ATTEMPT = 250
 
 
+def test_a_process_that_escapes_its_job_does_not_outlive_the_cluster(cluster, tmp_path):
+    """A job leaves a process whose parent exited (reparented to init: proctrack/linuxproc
+    loses it at the job's end, as it lost a job-level Snakemake deadlocked in its own
+    SIGTERM handler after a fault test); stopping the cluster kills it. A second cluster
+    of its own (``cluster`` only asks that SLURM runs here), so that stopping it does not
+    stop the session's."""
+    pidfile = tmp_path / "orphan.pid"
+    with SlurmCluster() as own:
+        job = own.sbatch("--wrap", f"setsid sleep 600 & echo $! > {pidfile}; sleep 1",
+                         "-o", str(tmp_path / "job.out"))
+        assert own.wait_job(job) == "COMPLETED", (tmp_path / "job.out").read_text()
+        orphan = int(pidfile.read_text())
+        assert _alive(orphan)  # the job ended, its process did not
+        assert orphan in own.leftovers()
+        assert all(p.pid not in own.leftovers() for p in own.procs.values())
+    assert not _alive(orphan)
+    assert cluster.node_state() in ("IDLE", "MIXED", "ALLOCATED")  # the session's goes on
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, killed and not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def test_job_over_its_memory_is_killed_and_retried_with_more(cluster, tmp_path):
     wd = workdir(tmp_path)
     fault_config(wd, max_seconds=2, solvers=TWO_SOLVERS[:1])
