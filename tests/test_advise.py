@@ -478,3 +478,34 @@ def test_pure_l1_file_is_advised_without_face_off(tmp_path, capsys):
     assert set(out["stats"]["probe"]) == {"primal_rcd"}
     assert out["prediction"]["method"] == "prox_newton"
     assert "dual_rcd" not in out["applicable"]
+
+
+def test_penalty_l1_is_the_elastic_net_with_l2_zero(tmp_path, capsys):
+    """``--penalty l1`` (the estimators' name for pure l1; before: argparse's "invalid
+    choice") advises exactly what ``--penalty elastic_net --l2 0`` does, and says so."""
+    path = write(tmp_path, "dual.txt", dual_favoured())
+    ours = run_json([path, "--penalty", "l1", "--l1", "0.1x"], capsys)
+    long = run_json([path, "--penalty", "elastic_net", "--l2", "0", "--l1", "0.1x"], capsys)
+    for key in ("stats", "prediction", "applicable", "faceoff"):
+        assert ours[key] == long[key], key
+    assert ours["settings"]["l2"] == 0 and ours["settings"]["l1"] == long["settings"]["l1"] > 0
+    code, out, err = run_main(["advise", path, "--penalty", "l1", "--l1", "0.1x", "--quiet"],
+                              capsys)
+    assert code == 0, err
+    assert "penalty l1 (pure: l2 = 0), l1 = 0.1x = 0.1 lambda_max = " in out
+    assert run_main(["advise", path, "--penalty", "l1", "--l2", "0", "--l1", "0.1x",
+                     "--quiet"], capsys)[1] == out  # l2 = 0 said again: the same
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--penalty", "l1", "--l1", "0.1x", "--l2", "1/n"],
+     "penalty l1 is pure l1 (l2 = 0), got --l2 1/n; for l1 + l2 give --penalty elastic_net"),
+    (["--penalty", "l1"], "penalty l1 needs --l1 > 0"),
+    (["--l2", "0"], "pure l1 is --penalty l1 --l1 VALUE"),
+])
+def test_penalty_l1_refuses_an_l2_and_needs_an_l1(tmp_path, capsys, argv, message):
+    path = write(tmp_path, "dual.txt", dual_favoured())
+    code, out, err = run_main(["advise", path, *argv, "--quiet"], capsys)
+    assert code != 0 and message in err, err
+    with pytest.raises(ConfigError, match="penalty l1"):
+        advise(path, penalty="l1", l2=0.5, l1=0.1)

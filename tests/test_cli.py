@@ -440,12 +440,16 @@ def test_choices_equal_the_library_constants():
     from pdsparse.data.normalize import METHODS as NORMALIZATIONS
     from pdsparse.data.synthetic import GENERATORS
     from pdsparse.losses import LOSSES
+    from pdsparse.names import PURE_L1
     from pdsparse.penalties import PENALTIES
     from pdsparse.solvers import DUAL_STEPS, METHODS, SAMPLINGS
     from pdsparse.solvers.dgpd import ETA_CHOICES, INNER_CHOICES
     from pdsparse.solvers.predict import FAMILIES
 
-    assert cli._choices() == {
+    choices = cli._choices()
+    # advise --penalty: the prediction's families and pure l1 (the elastic net, l2 = 0)
+    assert sorted(choices.pop("advise_penalties")) == sorted((*FAMILIES, PURE_L1))
+    assert choices == {
         "losses": tuple(LOSSES),
         "normalizations": tuple(NORMALIZATIONS),
         "methods": tuple(METHODS),
@@ -455,7 +459,6 @@ def test_choices_equal_the_library_constants():
         "dgpd_etas": tuple(ETA_CHOICES),
         "synthetic_kinds": tuple(GENERATORS),
         "penalties": tuple(PENALTIES),
-        "penalty_families": tuple(FAMILIES),
     }
 
 

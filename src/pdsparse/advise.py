@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pdsparse.errors import ConfigError, DataError
-from pdsparse.names import DEFAULT_TOL
+from pdsparse.names import DEFAULT_TOL, PURE_L1
 
 if TYPE_CHECKING:
     from pdsparse.problem import Problem
@@ -197,6 +197,22 @@ def _trivial_l1(l1: float, lam_max: float) -> str:
             "Give a smaller one, e.g. --l1 0.1x (lambda_max / 10)")
 
 
+def _pure_l1(penalty: str, l2, l1) -> tuple[str, float | str]:
+    """(family, l2) of ``advise``'s ``penalty`` and ``l2``: ``"l1"`` is the elastic net with
+    l2 = 0 (an l2 given other than 0 is an error); l2 not given is ``1/n`` otherwise."""
+    from pdsparse.problem import resolve_l2
+
+    if penalty != PURE_L1:
+        return penalty, "1/n" if l2 is None else l2
+    if l2 is not None and resolve_l2(l2, 1) != 0:
+        raise ConfigError(f"penalty l1 is pure l1 (l2 = 0), got --l2 {l2}; for l1 + l2 give "
+                          "--penalty elastic_net --l2 VALUE --l1 VALUE")
+    if l1 is None:
+        raise ConfigError("penalty l1 needs --l1 > 0 (the weight of ||w||_1; a number, 'c/n' "
+                          "or 'Fx' = F lambda_max, e.g. --l1 0.1x)")
+    return "elastic_net", 0.0
+
+
 def _penalty(family: str, l2: float, l1, radius):
     """The penalty of ``family`` (:data:`pdsparse.solvers.predict.FAMILIES`), with clear errors for
     a missing or misplaced l1 / radius."""
@@ -212,7 +228,7 @@ def _penalty(family: str, l2: float, l1, radius):
                               "--radius VALUE")
         if not l2 > 0:
             raise ConfigError("penalty l2 needs --l2 > 0 (l2 = 0 leaves no regularization; "
-                              "pure l1 is --penalty elastic_net --l2 0 --l1 VALUE)")
+                              "pure l1 is --penalty l1 --l1 VALUE)")
         return ElasticNet(l2)
     if family == "elastic_net":
         if radius is not None:
@@ -233,7 +249,7 @@ def advise(
     path: str | os.PathLike | Problem,
     normalization: str = "avg_example_norm",
     loss: str = "logistic",
-    l2: float | str = "1/n",
+    l2: float | str | None = None,
     beta: float | None = None,
     race_seconds: float | None = None,
     positive_class: float | int | str | None = None,
@@ -270,8 +286,9 @@ def advise(
         Preprocessing before the statistics (Sec. 7 divides by the average example norm).
     loss : str
         A loss of :data:`pdsparse.losses.LOSSES`; its smoothness is ``beta`` by default.
-    l2 : float or "c/n"
-        The l2 weight (Face-Off's ``lambda``, DGPD's and PDBFW's ``mu``; default ``1/n``).
+    l2 : float or "c/n", optional
+        The l2 weight (Face-Off's ``lambda``, DGPD's and PDBFW's ``mu``; default ``1/n``, and
+        0 with ``penalty="l1"``).
     beta : float, optional
         Smoothness in eqs. (12)-(15); default: the loss's own (logistic 1/4). Only Face-Off's
         statistics and verdict use it; the prediction and a race use the loss as it is.
@@ -287,9 +304,11 @@ def advise(
     progress : callable, optional
         Called with one line before each long step (reading, statistics, each race run): the
         command line prints them on stderr (``--quiet`` silences them).
-    penalty : {"l2", "elastic_net", "l1_ball"}
-        The penalty family: ``l2/2 ||w||^2``; ``+ l1 ||w||_1`` (``l1`` > 0 needed); or the
-        ball ``||w||_1 <= radius`` with ``l2/2 ||w||^2`` (``radius`` needed).
+    penalty : {"l2", "l1", "elastic_net", "l1_ball"}
+        The penalty family: ``l2/2 ||w||^2``; ``+ l1 ||w||_1`` (``elastic_net``, ``l1`` > 0
+        needed); or the ball ``||w||_1 <= radius`` with ``l2/2 ||w||^2`` (``radius``
+        needed). ``"l1"`` is pure l1, ``l1 ||w||_1`` alone: the elastic net with l2 = 0 (an
+        l2 other than 0 is an error), advised as that family.
     l1 : float, "c/n" or "Fx", optional
         The l1 weight of the elastic net: a number, ``c/n``, or ``"Fx"``, a fraction F of
         lambda_max = ||grad f(0)||_inf (:func:`pdsparse.solvers.predict.lambda_max`, on the
@@ -345,6 +364,7 @@ def advise(
         beta, beta_source = float(info.smoothness), f"smoothness of the {loss} loss"
     else:
         beta, beta_source = float(beta), "given"
+    penalty, l2 = _pure_l1(penalty, l2, l1)
     fraction = _l1_fraction(l1)
     _penalty(penalty, 1.0, None if l1 is None else 1.0, radius)  # settings first, data later
     if path.is_file() and file_kind(path) == "npz":
@@ -545,7 +565,8 @@ def _penalty_line(adv: Advice) -> str:
         spec = s["l1_spec"]
         if _l1_fraction(spec) is not None:
             spec += f" = {spec[:-1].strip()} lambda_max"
-        text = f"penalty elastic net: {text}, l1 = {spec} = {_g(s['l1'])}"
+        text = (f"penalty l1 (pure: l2 = 0), l1 = {spec} = {_g(s['l1'])}" if s["l2"] == 0
+                else f"penalty elastic net: {text}, l1 = {spec} = {_g(s['l1'])}")
     elif adv.family == "l1_ball":
         text = f"penalty l1 ball: radius {_g(s['radius'])}, {text}"
     return text

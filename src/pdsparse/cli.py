@@ -85,7 +85,7 @@ def _choices() -> dict[str, tuple[str, ...]]:
         "dgpd_etas": names.DGPD_ETAS,
         "synthetic_kinds": names.SYNTHETIC_KINDS,
         "penalties": names.PENALTIES,
-        "penalty_families": names.PENALTY_FAMILIES,
+        "advise_penalties": names.ADVISE_PENALTIES,
     }
 
 
@@ -651,8 +651,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="avg_example_norm = divide by the mean example norm (Face-Off Sec. 7)",
     )
     p.add_argument("--loss", choices=choices["losses"], default="logistic", help="loss function")
-    p.add_argument("--l2", type=_nonneg_l2, default="1/n",
-                   help="L2 strength: number or 'c/n'; 0 with --penalty elastic_net is pure l1")
+    p.add_argument("--l2", type=_nonneg_l2, default=None,
+                   help="L2 strength: number or 'c/n' (default 1/n; 0 with --penalty l1)")
     p.add_argument(
         "--beta",
         type=_positive_float,
@@ -668,9 +668,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="also race every applicable solver for at most this much kernel CPU time each",
     )
-    p.add_argument("--penalty", choices=choices["penalty_families"], default="l2",
-                   help="l2 (default): l2/2 ||w||^2; elastic_net: + l1 ||w||_1 (give --l1); "
-                   "l1_ball: ||w||_1 <= radius, plus l2/2 ||w||^2 (give --radius)")
+    p.add_argument("--penalty", choices=choices["advise_penalties"], default="l2",
+                   help="l2 (default): l2/2 ||w||^2; l1: l1 ||w||_1 alone (give --l1); "
+                   "elastic_net: both (give --l1); l1_ball: ||w||_1 <= radius, plus "
+                   "l2/2 ||w||^2 (give --radius)")
     p.add_argument("--l1", type=_l1_arg, default=None,
                    help="l1 weight of the elastic net: number, 'c/n' or 'Fx' = F times "
                    "lambda_max (the smallest l1 with x* = 0; '0.1x' = lambda_max / 10)")

@@ -22,6 +22,11 @@ PENALTIES = ("elastic_net", "l1_ball", "trace_ball")
 PENALTY_FAMILIES = ("l2", "elastic_net", "l1_ball")
 """What ``pdsparse advise --penalty`` predicts and races for
 (:data:`pdsparse.solvers.predict.FAMILIES`)."""
+PURE_L1 = "l1"
+"""``advise``'s penalty for pure l1: the elastic net with l2 = 0."""
+ADVISE_PENALTIES = ("l2", PURE_L1, "elastic_net", "l1_ball")
+"""What ``pdsparse advise --penalty`` takes: the :data:`PENALTY_FAMILIES` and ``l1``, pure l1
+(the elastic net with l2 = 0, named as the estimators name it)."""
 NORMALIZATIONS = ("avg_example_norm", "unit_rows", "none")
 FEATURE_MAPS = ("rf", "rb")
 """A recipe's feature maps (:class:`pdsparse.data.steps.FeatureMap`)."""
