@@ -110,6 +110,8 @@ def test_primal_verdict_text(tmp_path, capsys):
     ratio = exp["T_P_importance"] / exp["T_D_importance"]
     assert ratio < 0.5
     lines = out.strip().splitlines()
+    assert lines[-2].startswith("as an estimator") and lines[-1].startswith("  LinearClassifier(")
+    lines = lines[:-2]  # the estimator's lines: test_the_estimator_advise_prints_...
     assert lines[-3] == (
         f"Face-Off's verdict (operations, Sec. 8): primal RCD, predicted {1 / ratio:.3g}x fewer "
         f"operations (T_P/T_D = {ratio:.3g}, importance sampling)"
@@ -509,3 +511,82 @@ def test_penalty_l1_refuses_an_l2_and_needs_an_l1(tmp_path, capsys, argv, messag
     assert code != 0 and message in err, err
     with pytest.raises(ConfigError, match="penalty l1"):
         advise(path, penalty="l1", l2=0.5, l1=0.1)
+
+
+def random_file(tmp_path, n=80, d=30, classes=(-1, 1), seed=0):
+    """A sparse LIBSVM file with a signal in its labels (uneven row norms: the scaling
+    matters)."""
+    rng = np.random.default_rng(seed)
+    truth = rng.standard_normal(d)
+    rows, labels = [], []
+    for _ in range(n):
+        cols = rng.choice(d, size=int(rng.integers(2, 8)), replace=False)
+        vals = rng.standard_normal(cols.size) * rng.uniform(0.5, 3.0)
+        rows.append({int(c) + 1: float(v) for c, v in zip(cols, vals, strict=True)})
+        score = float(vals @ truth[cols]) + 0.3 * rng.standard_normal()
+        labels.append(classes[int(np.digitize(score, [-0.5, 0.5])) % len(classes)]
+                      if len(classes) > 2 else classes[int(score > 0)])
+    return write(tmp_path, "data.txt", libsvm_text(rows, labels))
+
+
+@pytest.mark.parametrize("settings", [
+    {},
+    {"penalty": "l1", "l1": "0.1x"},
+    {"penalty": "elastic_net", "l1": "0.05x", "loss": "squared",
+     "normalization": "unit_rows"},
+    {"penalty": "l1_ball", "radius": 2.0, "loss": "smooth_hinge", "normalization": "none",
+     "tol": 1e-8},
+    {"penalty": "l1", "l1": "0.2x", "positive_class": 2, "classes": (1, 2, 3)},
+    {"loss": "squared", "positive_class": 3, "classes": (1, 2, 3)},
+])
+def test_the_estimator_advise_prints_solves_the_problem_it_advised(tmp_path, capsys, settings):
+    """``advise`` ends with the ``pdsparse.estimators`` call that fits the problem it
+    advised: fitted as printed (X read by scikit-learn, scaled as printed, y as printed),
+    the estimator's coefficients have a certified gap on that problem, built here from the
+    settings (an estimator with another alpha, l1_ratio or scaling would not), and its
+    "auto" ran the prediction."""
+    from sklearn.datasets import load_svmlight_file
+    from sklearn.preprocessing import normalize as unit_rows
+
+    from pdsparse import estimators
+    from pdsparse.data.libsvm import binarize_labels, read_libsvm
+    from pdsparse.data.normalize import normalize
+    from pdsparse.objective import evaluate
+    from pdsparse.penalties import ElasticNet, L1Ball
+    from pdsparse.problem import Problem
+
+    settings = dict(settings)
+    path = random_file(tmp_path, classes=settings.pop("classes", (-1, 1)))
+    adv = advise(path, **settings)
+    est, s = adv.estimator, adv.settings
+    code, out, err = run_main(["advise", path, "--quiet", *_flags(settings)], capsys)
+    assert code == 0, err
+    assert out.splitlines()[-1] == f"  {est['code']}"
+
+    X, y = load_svmlight_file(str(path), n_features=adv.stats["d"])
+    X = X / est["scale"] if est["scale"] else unit_rows(X) if est["unit_rows"] else X
+    positive = settings.get("positive_class")
+    if positive is not None:
+        y = np.where(y == positive, 1.0, -1.0) if s["loss"] == "squared" else y == positive
+    assert est["y"] == ("y" if positive is None
+                        else f"np.where(y == {positive}, 1.0, -1.0)" if s["loss"] == "squared"
+                        else f"y == {positive}")
+    model = getattr(estimators, est["class"])(**est["params"])
+    model.set_params(tol=1e-10, max_iter=100_000).fit(X, y)
+    assert model.solver_ == adv.prediction["method"]
+
+    A, raw = read_libsvm(path)
+    A, _ = normalize(A, s["normalization"])
+    b = (raw if s["loss"] == "squared" and positive is None
+         else binarize_labels(raw, positive))
+    pen = (L1Ball(s["radius"], s["l2"]) if adv.family == "l1_ball"
+           else ElasticNet(s["l2"], s["l1"] or 0.0))
+    primal, _, gap = evaluate(Problem(A, b, s["loss"], pen), np.ravel(model.coef_))
+    assert 0 <= gap <= 1e-8 * abs(primal), (gap, primal)
+
+
+def _flags(settings: dict) -> list[str]:
+    flags = []
+    for key, value in settings.items():
+        flags += [f"--{key.replace('_', '-')}", str(value)]
+    return flags

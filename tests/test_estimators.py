@@ -21,8 +21,10 @@ from pdsparse.estimators import (
     LinearRegressorCV,
     _classes,
     alpha_max,
+    penalty_params,
     regularization_path,
 )
+from pdsparse.penalties import ElasticNet, L1Ball, TraceBall
 
 
 # The regressors at a tight tol and the passes it needs: scikit-learn compares a fit with
@@ -214,3 +216,22 @@ def test_the_fast_class_lookup_is_np_unique(y):
 def test_continuous_labels_are_refused_as_scikit_learn_does(y):
     with pytest.raises(ValueError, match="Unknown label type"):
         _classes(y)
+
+
+@pytest.mark.parametrize("penalty", [ElasticNet(0.3), ElasticNet(0.0, 0.2), ElasticNet(0.3, 0.2),
+                                     ElasticNet(1e-9, 5.0), L1Ball(2.5, 0.1), L1Ball(1.0, 0.0)])
+def test_penalty_params_are_the_inverse_of_the_estimators_mapping(penalty):
+    """``penalty_params`` (what ``advise`` prints) gives back the penalty through the
+    estimators' own mapping, to the rounding of alpha (l2 = alpha (1 - l1_ratio) cancels
+    when l2 << l1)."""
+    params = penalty_params(penalty)
+    ulp = 4e-16 * params["alpha"]
+    for model in (LinearClassifier(**params), LinearRegressor(**params)):
+        back = model._penalty()
+        assert type(back) is type(penalty)
+        for name in ("l2", "l1", "radius"):
+            if hasattr(penalty, name):
+                assert getattr(back, name) == pytest.approx(getattr(penalty, name), rel=1e-15,
+                                                            abs=ulp)
+    with pytest.raises(ValueError, match="elastic net and the l1 ball"):
+        penalty_params(TraceBall(1.0))

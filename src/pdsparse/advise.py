@@ -44,6 +44,7 @@ from pdsparse.errors import ConfigError, DataError
 from pdsparse.names import DEFAULT_TOL, PURE_L1
 
 if TYPE_CHECKING:
+    from pdsparse.penalties import Penalty
     from pdsparse.problem import Problem
 
 __all__ = ["Advice", "advise", "format_advice"]
@@ -92,6 +93,11 @@ class Advice:
     """Wall time of the steps (read, stats, race)."""
     warnings: list = field(default_factory=list)
     """What the reader should know before trusting the answer (a one-class file, ...)."""
+    estimator: dict | None = None
+    """How to fit the problem advised with :mod:`pdsparse.estimators` (:func:`_estimator`):
+    ``class``, ``params``, ``scale`` (the file's X divided by it, or None), ``unit_rows``,
+    ``y`` and ``code``, one line; None for a multiclass file without a positive class and
+    for a Problem given (its owner has it)."""
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (non-finite numbers become None)."""
@@ -445,7 +451,42 @@ def advise(
     adv = Advice(path=str(path), settings=settings, stats=st, labels=labels, family=penalty,
                  prediction=asdict(pred), applicable=found, seconds=seconds,
                  warnings=warnings)
+    if b is not None:
+        adv.estimator = _estimator(adv, pen)
     return _conclude(adv, problem, race_seconds, tol, tune, seed, say, peers)
+
+
+def _estimator(adv: Advice, penalty: Penalty) -> dict:
+    """The :mod:`pdsparse.estimators` call that fits the problem a file was advised on: the
+    estimators' objective is the mean loss plus alpha R(w) (docs/library.md), ``penalty``'s
+    parameters :func:`pdsparse.estimators.penalty_params`; ``fit_intercept=False`` (the
+    problem has none); ``solver="auto"``, the default, runs the prediction on the same
+    data; X scaled as advise scaled it, y as read (a one-vs-rest class: ``y == CLASS``;
+    targets +-1 for the squared loss)."""
+    from pdsparse.estimators import penalty_params
+
+    s = adv.settings
+    params = penalty_params(penalty)
+    regressor = s["loss"] == "squared"
+    if not regressor and s["loss"] != "logistic":
+        params = {"loss": s["loss"], **params}
+    params["fit_intercept"] = False
+    if s["tol"] != DEFAULT_TOL:
+        params["tol"] = float(s["tol"])
+    info = s["normalization_info"] or {}
+    scale = float(info["scale"]) if s["normalization"] == "avg_example_norm" else None
+    unit_rows = s["normalization"] == "unit_rows"
+    X = (f"X / {scale:.10g}" if scale is not None
+         else "sklearn.preprocessing.normalize(X)" if unit_rows else "X")
+    pos = s["positive_class"]
+    # one-vs-rest: the class is +1, the rest -1 (a classifier's classes_ [False, True] are)
+    y = ("y" if pos is None else f"np.where(y == {pos}, 1.0, -1.0)" if regressor
+         else f"y == {pos}")
+    cls = "LinearRegressor" if regressor else "LinearClassifier"
+    args = ", ".join(f"{k}={v!r}" if isinstance(v, str | bool) else f"{k}={v:.10g}"
+                     for k, v in params.items())
+    return {"class": cls, "params": params, "scale": scale, "unit_rows": unit_rows, "y": y,
+            "code": f"{cls}({args}).fit({X}, {y})"}
 
 
 FILE_SETTINGS = ("normalization", "loss", "l2", "penalty", "l1", "radius", "positive_class")
@@ -623,6 +664,9 @@ def format_advice(adv: Advice) -> str:
     lines.append(f"solvers for this problem: {', '.join(opts)}")
     pred = adv.prediction
     lines.append(f"prediction: {pred['method']}: {pred['reason']}")
+    if adv.estimator is not None:
+        lines += ["as an estimator (pdsparse.estimators; X, y as read, X scaled as here; "
+                  "solver 'auto' runs the prediction):", f"  {adv.estimator['code']}"]
     lines += [f"warning: {w}" for w in adv.warnings]
     race = adv.race
     if race is None:
