@@ -538,6 +538,8 @@ def random_file(tmp_path, n=80, d=30, classes=(-1, 1), seed=0):
      "tol": 1e-8},
     {"penalty": "l1", "l1": "0.2x", "positive_class": 2, "classes": (1, 2, 3)},
     {"loss": "squared", "positive_class": 3, "classes": (1, 2, 3)},
+    {"intercept": True},
+    {"penalty": "l1", "l1": "0.1x", "intercept": True, "loss": "squared"},
 ])
 def test_the_estimator_advise_prints_solves_the_problem_it_advised(tmp_path, capsys, settings):
     """``advise`` ends with the ``pdsparse.estimators`` call that fits the problem it
@@ -581,12 +583,48 @@ def test_the_estimator_advise_prints_solves_the_problem_it_advised(tmp_path, cap
          else binarize_labels(raw, positive))
     pen = (L1Ball(s["radius"], s["l2"]) if adv.family == "l1_ball"
            else ElasticNet(s["l2"], s["l1"] or 0.0))
-    primal, _, gap = evaluate(Problem(A, b, s["loss"], pen), np.ravel(model.coef_))
+    w = np.ravel(model.coef_)
+    if s["intercept"]:
+        w = np.append(w, model.intercept_)
+    problem = Problem(A, b, s["loss"], pen, intercept=s["intercept"])
+    primal, _, gap = evaluate(problem, w)
     assert 0 <= gap <= 1e-8 * abs(primal), (gap, primal)
 
 
 def _flags(settings: dict) -> list[str]:
     flags = []
     for key, value in settings.items():
-        flags += [f"--{key.replace('_', '-')}", str(value)]
+        flags += [f"--{key.replace('_', '-')}"] + ([] if value is True else [str(value)])
     return flags
+
+
+def test_an_intercept_is_advised_with_its_solvers_and_no_face_off_verdict(tmp_path, capsys):
+    """``--intercept``: the problem with an unpenalized intercept (the solvers that take it,
+    the prediction for it, the estimator with ``fit_intercept=True``); Face-Off's verdict,
+    whose analysis has no intercept and names dual RCD, which does not take one, is left
+    out; peers asked for say why none was raced (before: a crash, the peers' w without the
+    intercept handed to the certificate)."""
+    path = random_file(tmp_path)
+    out = run_json([path, "--intercept", "--race", "0.5", "--peers"], capsys)
+    assert out["settings"]["intercept"] is True
+    assert out["faceoff"] is None and "C_P" in out["stats"]
+    assert "dual_rcd" not in out["applicable"] and "prox_newton" in out["applicable"]
+    assert out["prediction"]["method"] == "prox_newton"
+    assert out["estimator"]["params"]["fit_intercept"] is True
+    assert not any(e.get("peer") for e in out["race"]["entries"])
+    assert out["race"]["no_peer"] == "an intercept (the peers here are fitted without one)"
+    code, text, err = run_main(["advise", path, "--intercept", "--race", "0.5", "--peers",
+                                "--quiet"], capsys)
+    assert code == 0, err
+    assert ", an unpenalized intercept" in text.splitlines()[1]
+    assert "Face-Off's verdict" not in text
+    assert "  no peer raced: an intercept (the peers here are fitted without one)" in text
+    without = run_json([path, "--race", "0.5", "--peers"], capsys)
+    assert without["race"]["no_peer"] is None  # scikit-learn's peers fit it
+    assert any(e.get("peer") for e in without["race"]["entries"])
+
+
+def test_an_intercept_on_a_multiclass_file_needs_a_positive_class(tmp_path, capsys):
+    path = random_file(tmp_path, classes=(1, 2, 3))
+    code, out, err = run_main(["advise", path, "--intercept", "--quiet"], capsys)
+    assert code != 0 and "an intercept needs binary labels" in err, err

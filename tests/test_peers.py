@@ -11,7 +11,7 @@ from conftest import make_data
 
 from pdsparse.errors import ConfigError
 from pdsparse.objective import evaluate, primal
-from pdsparse.peers import PEERS, family, installed, race_peer
+from pdsparse.peers import PEERS, family, installed, race_peer, why_none
 from pdsparse.penalties import ElasticNet, L1Ball
 from pdsparse.problem import Problem
 from pdsparse.race import race
@@ -135,3 +135,24 @@ def test_advise_races_peers_only_with_a_race():
     adv = advise(problem, race_seconds=0.3, peers=True)
     assert any(e["peer"] for e in adv.race["entries"])
     assert "[peer]" in format_advice(adv)
+
+
+@pytest.mark.parametrize("kind", ["intercept", "weights"])
+def test_no_peer_is_raced_on_a_problem_it_would_fit_without_its_intercept_or_weights(kind):
+    """The peers are fitted without an intercept and without sample weights: on a problem
+    with either none is raced, and the race says why (before: with an intercept the race
+    handed the peer's w, one entry short, to the certificate and crashed; with weights a
+    peer solved the unweighted problem)."""
+    A, b = make_data(n=60, d=20)
+    extra = ({"intercept": True} if kind == "intercept"
+             else {"sample_weight": np.linspace(0.5, 2.0, 60)})
+    problem = Problem(A, b, "logistic", FAMILIES["l1"], **extra)
+    assert family(problem) is None and installed(problem) == []
+    assert why_none(problem).startswith("an intercept" if kind == "intercept"
+                                        else "sample weights")
+    said = []
+    result = race(problem, 0.5, methods={"prox_newton": {}}, peers=True, progress=said.append)
+    assert [e.method for e in result.entries] == ["prox_newton"]
+    assert f"race: no peer raced: {why_none(problem)}" in said
+    plain = Problem(A, b, "logistic", FAMILIES["l1"])
+    assert family(plain) == "l1" and why_none(plain) is None  # scikit-learn's are installed

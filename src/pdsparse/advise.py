@@ -88,7 +88,8 @@ class Advice:
     """``seconds``, ``tol``, ``tune``, ``entries`` (ranked :class:`~pdsparse.race.RaceEntry`
     dicts) and :func:`pdsparse.race.judge`'s ``winner``, ``ratio``, ``bound``, ``held``,
     ``within``, ``reason``; ``faceoff`` (primal vs dual RCD in CPU time: ``winner``,
-    ``held``, ``reason``) for l2 and the elastic net; None without a race."""
+    ``held``, ``reason``) for l2 and the elastic net; ``no_peer``, with peers asked for:
+    why none was raced (:func:`pdsparse.peers.why_none`), else None; None without a race."""
     seconds: dict = field(default_factory=dict)
     """Wall time of the steps (read, stats, race)."""
     warnings: list = field(default_factory=list)
@@ -267,6 +268,7 @@ def advise(
     tol: float = DEFAULT_TOL,
     tune: bool = False,
     peers: bool = False,
+    intercept: bool = False,
 ) -> Advice:
     """Statistics, Face-Off's verdict, the predicted fastest solver and an optional race,
     for one LIBSVM file and one penalty family (module docstring).
@@ -330,6 +332,11 @@ def advise(
     peers : bool
         Also race the installed solvers one could use instead (:mod:`pdsparse.peers`:
         scikit-learn, skglm, celer) to the same certified gap; the race says when one wins.
+    intercept : bool
+        Advise the problem with an unpenalized intercept c, P(w, c) = 1/n sum phi_i(a_i^T w
+        + c) + g(w) (:class:`pdsparse.problem.Problem`'s ``intercept``): the solvers that
+        take it, the prediction for it, lambda_max at the best intercept. Face-Off's verdict
+        (its analysis has no intercept) is not given then; its statistics are.
 
     Returns
     -------
@@ -340,7 +347,8 @@ def advise(
     DataError
         Missing, empty or unparseable file (the message names the file and line), a
         processed ``.npz`` given instead of LIBSVM text, or non-binary labels without
-        ``positive_class`` where the labels are needed.
+        ``positive_class`` where the labels are needed (a race, a penalty other than l2, an
+        intercept).
     ConfigError
         Unknown normalization, loss or penalty, a missing or misplaced l1 / radius, bad
         ``l2``/``beta``/``race_seconds``/``tol``.
@@ -399,10 +407,11 @@ def advise(
     if classes.size < 2 and info.binary_labels:
         warnings.append(_one_class_warning(classes[0]))
     b = y
-    need_labels = race_seconds is not None or penalty != "l2"
+    need_labels = race_seconds is not None or penalty != "l2" or intercept
     if positive_class is None and info.binary_labels and classes.size > 2:
         if need_labels:
-            why = "the race" if race_seconds is not None else f"penalty {penalty}"
+            why = ("the race" if race_seconds is not None else f"penalty {penalty}"
+                   if penalty != "l2" else "an intercept")
             raise DataError(
                 f"{path}: {why} needs binary labels for the {loss} loss, but the file has "
                 f"{classes.size} classes ({_shown_labels(classes)}); choose the positive class "
@@ -425,13 +434,15 @@ def advise(
         "l1_spec": None if l1 is None else str(l1),
         "radius": None if radius is None else float(radius),
         "positive_class": None if positive_class is None else str(positive_class),
+        "intercept": bool(intercept),
         "seed": int(seed),
         "tol": float(tol),
     }
     problem = None
     if fraction is not None and b is not None:
         # lambda_max reads the loss's gradient at 0 alone: any penalty will do here
-        problem = Problem(A, b, loss=loss, penalty=ElasticNet(1.0), name=path.name)
+        problem = Problem(A, b, loss=loss, penalty=ElasticNet(1.0), name=path.name,
+                          intercept=intercept)
         l1_value = fraction * lambda_max(problem)
         settings["l1"] = l1_value
     pen = _penalty(penalty, l2_value, l1_value, radius)
@@ -440,8 +451,8 @@ def advise(
         pred = predict_rcd(st, loss, penalty)
         found = {"primal_rcd": {}, "dual_rcd": {}}
     else:
-        problem = (Problem(A, b, loss=loss, penalty=pen, name=path.name) if problem is None
-                   else problem.with_penalty(pen))
+        problem = (Problem(A, b, loss=loss, penalty=pen, name=path.name, intercept=intercept)
+                   if problem is None else problem.with_penalty(pen))
         st = problem_stats(problem, beta=beta)
         if penalty == "elastic_net" and l1_value >= st["lambda_max"]:
             warnings.append(_trivial_l1(l1_value, st["lambda_max"]))
@@ -459,10 +470,10 @@ def advise(
 def _estimator(adv: Advice, penalty: Penalty) -> dict:
     """The :mod:`pdsparse.estimators` call that fits the problem a file was advised on: the
     estimators' objective is the mean loss plus alpha R(w) (docs/library.md), ``penalty``'s
-    parameters :func:`pdsparse.estimators.penalty_params`; ``fit_intercept=False`` (the
-    problem has none); ``solver="auto"``, the default, runs the prediction on the same
-    data; X scaled as advise scaled it, y as read (a one-vs-rest class: ``y == CLASS``;
-    targets +-1 for the squared loss)."""
+    parameters :func:`pdsparse.estimators.penalty_params`; ``fit_intercept`` as advised
+    (the estimators' kernel intercept is unpenalized, as the problem's); ``solver="auto"``,
+    the default, runs the prediction on the same data; X scaled as advise scaled it, y as
+    read (a one-vs-rest class: ``y == CLASS``; targets +-1 for the squared loss)."""
     from pdsparse.estimators import penalty_params
 
     s = adv.settings
@@ -470,7 +481,7 @@ def _estimator(adv: Advice, penalty: Penalty) -> dict:
     regressor = s["loss"] == "squared"
     if not regressor and s["loss"] != "logistic":
         params = {"loss": s["loss"], **params}
-    params["fit_intercept"] = False
+    params["fit_intercept"] = bool(s["intercept"])
     if s["tol"] != DEFAULT_TOL:
         params["tol"] = float(s["tol"])
     info = s["normalization_info"] or {}
@@ -489,7 +500,8 @@ def _estimator(adv: Advice, penalty: Penalty) -> dict:
             "code": f"{cls}({args}).fit({X}, {y})"}
 
 
-FILE_SETTINGS = ("normalization", "loss", "l2", "penalty", "l1", "radius", "positive_class")
+FILE_SETTINGS = ("normalization", "loss", "l2", "penalty", "l1", "radius", "positive_class",
+                 "intercept")
 """The settings of :func:`advise` that describe a file (a Problem brings its own)."""
 
 
@@ -533,7 +545,8 @@ def _advise_problem(problem: Problem, beta, race_seconds, seed, progress, tol, t
         "l1": float(pen.l1) if family == "elastic_net" else None,
         "l1_spec": repr(float(pen.l1)) if family == "elastic_net" else None,
         "radius": float(pen.radius) if family == "l1_ball" else None,
-        "positive_class": None, "seed": int(seed), "tol": float(tol),
+        "positive_class": None, "intercept": problem.intercept, "seed": int(seed),
+        "tol": float(tol),
     }
     st = problem_stats(problem, beta=beta)
     if family == "elastic_net" and pen.l1 >= st["lambda_max"]:
@@ -555,7 +568,8 @@ def _one_class_warning(label) -> str:
 def _conclude(adv: Advice, problem, race_seconds, tol, tune, seed, say,
               peers: bool = False) -> Advice:
     """Face-Off's verdict and the optional race, the same for a file and a Problem."""
-    if adv.family != "l1_ball" and "C_P" in adv.stats:  # pure l1: no Face-Off (lambda = 0)
+    # pure l1: no Face-Off (lambda = 0); an intercept: not in its analysis, nor in dual RCD
+    if adv.family != "l1_ball" and "C_P" in adv.stats and not adv.settings["intercept"]:
         adv.faceoff = _faceoff(adv.stats)
     if race_seconds is None:
         return adv
@@ -574,6 +588,10 @@ def _conclude(adv: Advice, problem, race_seconds, tol, tune, seed, say,
                 **judge(result, adv.prediction["method"])}
     if adv.faceoff is not None:
         adv.race["faceoff"] = _faceoff_in_race(result, adv.faceoff["fewer_ops"])
+    if peers:
+        from pdsparse.peers import why_none
+
+        adv.race["no_peer"] = why_none(problem)
     return adv
 
 
@@ -610,7 +628,7 @@ def _penalty_line(adv: Advice) -> str:
                 else f"penalty elastic net: {text}, l1 = {spec} = {_g(s['l1'])}")
     elif adv.family == "l1_ball":
         text = f"penalty l1 ball: radius {_g(s['radius'])}, {text}"
-    return text
+    return text + (", an unpenalized intercept" if s.get("intercept") else "")
 
 
 def _stats_lines(adv: Advice) -> list[str]:
@@ -689,6 +707,8 @@ def format_advice(adv: Advice) -> str:
         lines.append(f"  a peer won: {race['winner_label']} (installed here; not a pdsparse "
                      "solver; its time is its fit at the loosest tolerance that certified "
                      "the gap)")
+    if race.get("no_peer"):
+        lines.append(f"  no peer raced: {race['no_peer']}")
     if any(e.get("peer") for e in race["entries"]):
         lines.append("  [peer]: a solver one could install instead (pdsparse.peers), timed "
                      "at its cheapest certified tolerance")

@@ -303,6 +303,7 @@ def cmd_advise(args: argparse.Namespace) -> None:
         tol=args.tol,
         tune=args.tune,
         peers=args.peers,
+        intercept=args.intercept,
     )
     if args.json:
         print(json.dumps(adv.to_dict(), allow_nan=False))
@@ -690,6 +691,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LABEL",
         help="one-vs-rest: this label becomes +1, the others -1 (needed to race multiclass data)",
     )
+    p.add_argument("--intercept", action="store_true",
+                   help="advise the problem with an unpenalized intercept (the estimators' "
+                   "fit_intercept=True)")
     p.add_argument("--seed", type=int, default=0, help="seed of the race's coordinate sampling")
     p.set_defaults(func=cmd_advise)
 

@@ -41,10 +41,11 @@ TOLS = tuple(10.0 ** -k for k in range(2, 15))
 
 
 def family(problem: Problem) -> str | None:
-    """``"l2"``, ``"l1"`` (pure l1), ``"elastic_net"``, or None (a ball, a label matrix: no
-    peer here fits it)."""
+    """``"l2"``, ``"l1"`` (pure l1), ``"elastic_net"``, or None (a ball, a label matrix, an
+    intercept or sample weights: no peer here fits it, each is fitted without them)."""
     pen = problem.penalty
-    if problem.matrix or not isinstance(pen, ElasticNet):
+    if (problem.matrix or not isinstance(pen, ElasticNet) or problem.intercept
+            or problem.weights is not None):
         return None
     if pen.l1 == 0:
         return "l2"
@@ -151,6 +152,20 @@ PEERS: tuple[Peer, ...] = (
 def installed(problem: Problem) -> list[Peer]:
     """The peers that are installed and fit ``problem``."""
     return [p for p in PEERS if p.accepts(problem) and importlib.util.find_spec(p.module)]
+
+
+def why_none(problem: Problem) -> str | None:
+    """Why no peer is raced on ``problem``; None when an installed one fits it."""
+    if installed(problem):
+        return None
+    if problem.intercept:
+        return "an intercept (the peers here are fitted without one)"
+    if problem.weights is not None:
+        return "sample weights (the peers here are fitted without them)"
+    if family(problem) is None:
+        return "no peer here fits a norm ball or a label matrix"
+    return (f"none installed for the {problem.loss} loss and this penalty "
+            "(pip install -e '.[bench]' installs skglm and celer)")
 
 
 def race_peer(peer: Peer, problem: Problem, seconds: float, tol: float) -> dict:

@@ -179,11 +179,11 @@ def race(problem: Problem, seconds: float, tol: float = DEFAULT_TOL, tune: bool 
 
 def _race_peers(problem: Problem, seconds: float, tol: float,
                 say: Callable[[str], None]) -> list[RaceEntry]:
-    from pdsparse.peers import installed, race_peer
+    from pdsparse.peers import installed, race_peer, why_none
 
     found = installed(problem)
     if not found:
-        say("race: no installed peer fits this problem (pip install -e '.[bench]')")
+        say(f"race: no peer raced: {why_none(problem)}")
     entries = []
     for i, peer in enumerate(found, 1):
         say(f"race, peer {i}/{len(found)}: {peer.name}, at most {seconds:g} CPU s")
