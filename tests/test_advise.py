@@ -617,6 +617,7 @@ def test_an_intercept_is_advised_with_its_solvers_and_no_face_off_verdict(tmp_pa
                                 "--quiet"], capsys)
     assert code == 0, err
     assert ", an unpenalized intercept" in text.splitlines()[1]
+    assert "  lambda_max = ||grad f(0, c*)||_inf = " in text  # at the best intercept
     assert "Face-Off's verdict" not in text
     assert "  no peer raced: an intercept (the peers here are fitted without one)" in text
     without = run_json([path, "--race", "0.5", "--peers"], capsys)

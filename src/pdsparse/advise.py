@@ -650,7 +650,8 @@ def _stats_lines(adv: Advice) -> list[str]:
                      f"mu = {_g(st['mu'], 3)}, kappa = L/mu = {_g(st['kappa'], 3)}, "
                      f"kappa_max = {_g(st['kappa_max'], 3)}")
     if "lambda_max" in st and adv.family != "l1_ball":
-        lines.append(f"  lambda_max = ||grad f(0)||_inf = {_g(st['lambda_max'], 3)}: x* = 0 "
+        at = "(0, c*)" if adv.settings.get("intercept") else "(0)"  # c*: the best intercept
+        lines.append(f"  lambda_max = ||grad f{at}||_inf = {_g(st['lambda_max'], 3)}: x* = 0 "
                      "for every l1 >= it (--l1 0.1x is a tenth of it)")
     if "x_nnz" in st:
         def nz(key: str, of: int) -> str:
