@@ -25,18 +25,37 @@ def cases():
     for peer in PEERS:
         for loss in peer.losses:
             for kind in peer.families:
-                yield pytest.param(peer, loss, kind, id=f"{peer.name}-{loss}-{kind}")
+                for intercept in (False, True) if loss in peer.intercept else (False,):
+                    tag = "-intercept" if intercept else ""
+                    yield pytest.param(peer, loss, kind, intercept,
+                                       id=f"{peer.name}-{loss}-{kind}{tag}")
 
 
-@pytest.mark.parametrize(("peer", "loss", "kind"), list(cases()))
-def test_each_peer_minimizes_the_problems_objective(peer, loss, kind):
+@pytest.mark.parametrize(("peer", "loss", "kind", "intercept"), list(cases()))
+def test_each_peer_minimizes_the_problems_objective(peer, loss, kind, intercept):
+    """Each peer's fit reaches the certified optimum of the problem it is raced on, with
+    an unpenalized intercept where it fits one (the labels shifted, so that the intercept
+    matters)."""
     pytest.importorskip(peer.module)
     A, b = make_data(n=60, d=20, loss=loss)
-    problem = Problem(A, b, loss, FAMILIES[kind])
+    if intercept:
+        b = b + 1.5 if loss == "squared" else np.where(np.arange(60) % 4 == 0, -1.0, 1.0) * b
+    problem = Problem(A, b, loss, FAMILIES[kind], intercept=intercept)
     assert family(problem) == kind and peer.accepts(problem)
     p_star = reference_solution(problem, rtol=1e-12).p_star
     w = peer.fit(problem, 1e-12)
+    assert w.shape == problem.var_shape
     assert primal(problem, w) - p_star <= 1e-7 * abs(p_star), peer.name
+    if intercept:
+        assert abs(w[-1]) > 1e-3  # an intercept the data asks for
+
+
+def test_the_peers_that_penalize_or_lack_an_intercept_are_not_raced_with_one():
+    A, b = make_data(n=60, d=20)
+    problem = Problem(A, b, "logistic", FAMILIES["l1"], intercept=True)
+    names = {p.name for p in PEERS if p.accepts(problem)}
+    assert "sklearn liblinear" not in names and "celer" not in names  # penalized / none
+    assert {"sklearn saga", "skglm ProxNewton", "skglm AndersonCD"} <= names
 
 
 def test_a_peer_is_certified_by_the_house_gap():
@@ -137,22 +156,31 @@ def test_advise_races_peers_only_with_a_race():
     assert "[peer]" in format_advice(adv)
 
 
-@pytest.mark.parametrize("kind", ["intercept", "weights"])
-def test_no_peer_is_raced_on_a_problem_it_would_fit_without_its_intercept_or_weights(kind):
-    """The peers are fitted without an intercept and without sample weights: on a problem
-    with either none is raced, and the race says why (before: with an intercept the race
-    handed the peer's w, one entry short, to the certificate and crashed; with weights a
-    peer solved the unweighted problem)."""
+def test_no_peer_is_raced_on_a_weighted_problem():
+    """The peers are fitted without sample weights: on a weighted problem none is raced,
+    and the race says why (before: a peer solved the unweighted problem)."""
     A, b = make_data(n=60, d=20)
-    extra = ({"intercept": True} if kind == "intercept"
-             else {"sample_weight": np.linspace(0.5, 2.0, 60)})
-    problem = Problem(A, b, "logistic", FAMILIES["l1"], **extra)
+    problem = Problem(A, b, "logistic", FAMILIES["l1"], sample_weight=np.linspace(0.5, 2, 60))
     assert family(problem) is None and installed(problem) == []
-    assert why_none(problem).startswith("an intercept" if kind == "intercept"
-                                        else "sample weights")
+    assert why_none(problem) == "sample weights (the peers here are fitted without them)"
     said = []
     result = race(problem, 0.5, methods={"prox_newton": {}}, peers=True, progress=said.append)
     assert [e.method for e in result.entries] == ["prox_newton"]
     assert f"race: no peer raced: {why_none(problem)}" in said
     plain = Problem(A, b, "logistic", FAMILIES["l1"])
     assert family(plain) == "l1" and why_none(plain) is None  # scikit-learn's are installed
+
+
+def test_a_peer_raced_with_an_intercept_is_certified_on_it():
+    """With an intercept the peers that fit one unpenalized are raced and certified on the
+    problem with it (before: the race crashed, the peer's w one entry short of the
+    certificate's)."""
+    A, b = make_data(n=60, d=20)
+    b = np.where(np.arange(60) % 4 == 0, -1.0, 1.0) * b
+    problem = Problem(A, b, "logistic", FAMILIES["l2"], intercept=True)
+    result = race(problem, 2.0, tol=1e-8, methods={"prox_newton": {}}, peers=True)
+    peers = {e.method: e for e in result.entries if e.peer}
+    assert {"sklearn saga", "sklearn lbfgs"} <= set(peers)
+    assert "sklearn liblinear" not in peers  # it penalizes its intercept
+    for entry in peers.values():
+        assert entry.reached and entry.rel_gap <= 1e-8, entry

@@ -94,13 +94,9 @@ class OursEstimator(Solver):
         return "" if ok else "the estimator fits the l1 / l2 / elastic-net penalties"
 
     def run(self, budget: float) -> None:
-        from pdsparse.estimators import LinearClassifier
-        from pdsparse.peers import strength
+        from pdsparse.estimators import LinearClassifier, penalty_params
 
-        alpha, ratio = strength(self.problem)
-        kw = ({"penalty": "l2", "alpha": alpha} if ratio == 0.0 else
-              {"penalty": "l1", "alpha": alpha} if ratio == 1.0 else
-              {"penalty": "elasticnet", "alpha": alpha, "l1_ratio": ratio})
+        kw = penalty_params(self.problem.penalty)
         model = LinearClassifier(**kw, tol=budget, max_iter=10**6, fit_intercept=False,
                                  solver=self.solver)
         self.result = _coef(model.fit(self.problem.mat, self.problem.b))

@@ -1,8 +1,10 @@
 """The solvers a practitioner could install instead, fitted on a :class:`~pdsparse.problem.Problem`
 and judged by the house's certificate: ``pdsparse advise FILE --race S --peers``.
 
-Each peer minimizes the problem's own objective, mapped onto its conventions (no intercept;
-the rows and labels as the problem holds them):
+Each peer minimizes the problem's own objective, mapped onto its conventions (the rows and
+labels as the problem holds them; an unpenalized intercept where the problem has one and the
+peer fits one unpenalized: not LIBLINEAR, which penalizes it, nor celer's logistic
+regression; no sample weights):
 
 * scikit-learn's ``LogisticRegression``: ``liblinear`` (l2, pure l1), ``saga`` (l2, l1, elastic
   net) and ``lbfgs`` (l2), at ``C = 1 / (n alpha)`` (``alpha`` the penalty's strength, the
@@ -34,18 +36,17 @@ import numpy as np
 from pdsparse.penalties import ElasticNet
 from pdsparse.problem import Problem
 
-__all__ = ["PEERS", "Peer", "family", "installed", "race_peer", "strength"]
+__all__ = ["PEERS", "Peer", "family", "installed", "race_peer", "strength", "why_none"]
 
 TOLS = tuple(10.0 ** -k for k in range(2, 15))
 """The stopping tolerances a peer is tried at, loosest first."""
 
 
 def family(problem: Problem) -> str | None:
-    """``"l2"``, ``"l1"`` (pure l1), ``"elastic_net"``, or None (a ball, a label matrix, an
-    intercept or sample weights: no peer here fits it, each is fitted without them)."""
+    """``"l2"``, ``"l1"`` (pure l1), ``"elastic_net"``, or None (a ball, a label matrix,
+    sample weights: no peer here fits it, each is fitted without them)."""
     pen = problem.penalty
-    if (problem.matrix or not isinstance(pen, ElasticNet) or problem.intercept
-            or problem.weights is not None):
+    if problem.matrix or not isinstance(pen, ElasticNet) or problem.weights is not None:
         return None
     if pen.l1 == 0:
         return "l2"
@@ -54,17 +55,20 @@ def family(problem: Problem) -> str | None:
 
 @dataclass(frozen=True)
 class Peer:
-    """One installable solver: which module, losses and penalty families, and its fit
-    (problem, tol) -> w."""
+    """One installable solver: which module, losses and penalty families, the losses with
+    which it fits an unpenalized intercept, and its fit (problem, tol) -> w (the intercept
+    last, as the problem's variable holds it)."""
 
     name: str
     module: str
     losses: tuple[str, ...]
     families: tuple[str, ...]
     fit: Callable[[Problem, float], np.ndarray]
+    intercept: tuple[str, ...] = ("logistic", "squared")
 
     def accepts(self, problem: Problem) -> bool:
-        return problem.loss in self.losses and family(problem) in self.families
+        return (problem.loss in self.losses and family(problem) in self.families
+                and (not problem.intercept or problem.loss in self.intercept))
 
 
 def strength(problem: Problem) -> tuple[float, float]:
@@ -74,8 +78,12 @@ def strength(problem: Problem) -> tuple[float, float]:
     return alpha, pen.l1 / alpha
 
 
-def _coef(model) -> np.ndarray:
-    return np.asarray(model.coef_, dtype=np.float64).ravel().copy()
+def _coef(model, problem: Problem) -> np.ndarray:
+    """The fitted model's coefficients, its intercept appended where the problem has one."""
+    coef = np.asarray(model.coef_, dtype=np.float64).ravel()
+    if problem.intercept:
+        return np.append(coef, float(np.ravel(model.intercept_)[0]))
+    return coef.copy()
 
 
 def _mix(ratio: float) -> dict:
@@ -96,9 +104,9 @@ def _logreg(solver: str) -> Callable[[Problem, float], np.ndarray]:
 
         alpha, ratio = strength(problem)
         return _coef(LogisticRegression(**_mix(ratio), C=1.0 / (problem.n * alpha), solver=solver,
-                                        tol=tol, max_iter=10**5, fit_intercept=False,
-                                        random_state=0)
-                     .fit(problem.mat, problem.b))
+                                        tol=tol, max_iter=10**5,
+                                        fit_intercept=problem.intercept, random_state=0)
+                     .fit(problem.mat, problem.b), problem)
     return fit
 
 
@@ -107,7 +115,8 @@ def _sklearn_cd(problem: Problem, tol: float) -> np.ndarray:
 
     alpha, ratio = strength(problem)
     return _coef(SkElasticNet(alpha=alpha, l1_ratio=ratio, tol=tol, max_iter=10**5,
-                              fit_intercept=False).fit(problem.mat, problem.b))
+                              fit_intercept=problem.intercept).fit(problem.mat, problem.b),
+                 problem)
 
 
 def _skglm(solver: str) -> Callable[[Problem, float], np.ndarray]:
@@ -117,9 +126,10 @@ def _skglm(solver: str) -> Callable[[Problem, float], np.ndarray]:
         alpha, ratio = strength(problem)
         datafit = datafits.Logistic() if problem.loss == "logistic" else datafits.Quadratic()
         penalty = penalties.L1(alpha) if ratio == 1 else penalties.L1_plus_L2(alpha, ratio)
-        inner = getattr(solvers, solver)(tol=tol, max_iter=1000, fit_intercept=False)
+        inner = getattr(solvers, solver)(tol=tol, max_iter=1000,
+                                         fit_intercept=problem.intercept)
         return _coef(GeneralizedLinearEstimator(datafit, penalty, inner)
-                     .fit(problem.mat, problem.b))
+                     .fit(problem.mat, problem.b), problem)
     return fit
 
 
@@ -129,14 +139,16 @@ def _celer(problem: Problem, tol: float) -> np.ndarray:
     l1 = problem.penalty.l1
     if problem.loss == "logistic":
         model = celer.LogisticRegression(C=1.0 / (problem.n * l1), tol=tol, max_iter=1000,
-                                         fit_intercept=False)
+                                         fit_intercept=False)  # celer 0.7: no intercept here
     else:
-        model = celer.Lasso(alpha=l1, tol=tol, max_iter=1000, fit_intercept=False)
-    return _coef(model.fit(problem.mat, problem.b))
+        model = celer.Lasso(alpha=l1, tol=tol, max_iter=1000, fit_intercept=problem.intercept)
+    return _coef(model.fit(problem.mat, problem.b), problem)
 
 
 PEERS: tuple[Peer, ...] = (
-    Peer("sklearn liblinear", "sklearn", ("logistic",), ("l2", "l1"), _logreg("liblinear")),
+    # LIBLINEAR penalizes its intercept (a constant feature): not this problem's
+    Peer("sklearn liblinear", "sklearn", ("logistic",), ("l2", "l1"), _logreg("liblinear"),
+         intercept=()),
     Peer("sklearn saga", "sklearn", ("logistic",), ("l2", "l1", "elastic_net"), _logreg("saga")),
     Peer("sklearn lbfgs", "sklearn", ("logistic",), ("l2",), _logreg("lbfgs")),
     Peer("sklearn cd", "sklearn", ("squared",), ("l1", "elastic_net"), _sklearn_cd),
@@ -144,7 +156,7 @@ PEERS: tuple[Peer, ...] = (
          _skglm("ProxNewton")),
     Peer("skglm AndersonCD", "skglm", ("logistic", "squared"), ("l1", "elastic_net"),
          _skglm("AndersonCD")),
-    Peer("celer", "celer", ("logistic", "squared"), ("l1",), _celer),
+    Peer("celer", "celer", ("logistic", "squared"), ("l1",), _celer, intercept=("squared",)),
 )
 """Every peer this module knows, installed or not."""
 
@@ -158,13 +170,12 @@ def why_none(problem: Problem) -> str | None:
     """Why no peer is raced on ``problem``; None when an installed one fits it."""
     if installed(problem):
         return None
-    if problem.intercept:
-        return "an intercept (the peers here are fitted without one)"
     if problem.weights is not None:
         return "sample weights (the peers here are fitted without them)"
     if family(problem) is None:
         return "no peer here fits a norm ball or a label matrix"
-    return (f"none installed for the {problem.loss} loss and this penalty "
+    intercept = " with an intercept" if problem.intercept else ""
+    return (f"none installed for the {problem.loss} loss and this penalty{intercept} "
             "(pip install -e '.[bench]' installs skglm and celer)")
 
 
