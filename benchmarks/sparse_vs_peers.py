@@ -6,6 +6,11 @@ Face-Off Sec. 7), without intercept:
 
     P(w) = (1/n) sum_i log(1 + exp(-b_i a_i^T w)) + l1 ||w||_1 + (l2/2) ||w||^2,
 
+or with ``--intercept`` an unpenalized intercept c inside the loss, log(1 + exp(-b_i (a_i^T w
++ c))): ours with ``fit_intercept=True``, the peers that fit one unpenalized (not LIBLINEAR,
+which penalizes it, nor celer's logistic regression, which has none), lambda_max at the best
+intercept,
+
 pure l1 (l2 = 0) and the elastic net (l2 = 1/n), at l1 = lambda_max/10 and lambda_max/100
 (lambda_max = ||grad f(0)||_inf, the smallest l1 with w* = 0). Every solver's P is evaluated by
 ``pdsparse.objective.primal``:
@@ -34,6 +39,7 @@ Usage::
 
     python benchmarks/sparse_vs_peers.py                       # six mirror sets, three generated
     python benchmarks/sparse_vs_peers.py --datasets colon-cancer,duke --repeats 1
+    python benchmarks/sparse_vs_peers.py --intercept            # the same with an intercept
 """
 
 from __future__ import annotations
@@ -64,10 +70,10 @@ GENERATED = {
 KEYS = ["dataset", "n x d", "penalty", "l1"]
 
 
-def load(name: str, mirror: Path):
+def load(name: str, mirror: Path, intercept: bool = False):
     """The mirror's file (``Problem.from_libsvm``: two classes to -1/+1) or a generated set
-    (:data:`GENERATED`), rows scaled by the mean row norm, as a problem; each cell takes its
-    penalty with ``with_penalty``."""
+    (:data:`GENERATED`), rows scaled by the mean row norm, as a problem (with an intercept
+    with ``intercept``); each cell takes its penalty with ``with_penalty``."""
     from pdsparse.data.normalize import normalize
     from pdsparse.data.synthetic import zipf_bow
     from pdsparse.problem import Problem
@@ -75,12 +81,13 @@ def load(name: str, mirror: Path):
     if name in GENERATED:
         n, d, per_row = GENERATED[name]
         A, b = zipf_bow(n, d, per_row, 1.0, 0)
-        return Problem(normalize(A, "avg_example_norm")[0], b, "logistic")
+        return Problem(normalize(A, "avg_example_norm")[0], b, "logistic", intercept=intercept)
     path = next((p for p in (mirror / f"{name}.bz2", mirror / name) if p.exists()), None)
     if path is None:
         raise SystemExit(f"sparse_vs_peers: {name} is not in the mirror {mirror} "
                          "(--mirror DIR or $PDSPARSE_DATA_MIRROR)")
-    return Problem.from_libsvm(path, "logistic", normalization="avg_example_norm")
+    problem = Problem.from_libsvm(path, "logistic", normalization="avg_example_norm")
+    return Problem(problem.csr, problem.b, "logistic", intercept=True) if intercept else problem
 
 
 def cells(args):
@@ -91,7 +98,7 @@ def cells(args):
     from pdsparse.solvers.predict import lambda_max
 
     for name in args.datasets.split(","):
-        base = load(name, Path(args.mirror))
+        base = load(name, Path(args.mirror), args.intercept)
         n, d = base.shape
         lam = lambda_max(base)
         for l2, pen in ((0.0, "pure l1"), (1.0 / n, "l2 = 1/n")):
@@ -114,16 +121,21 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cap", type=float, default=60.0, help="CPU s of one fit, at most")
     ap.add_argument("--ref-seconds", type=float, default=600.0)
-    ap.add_argument("--out", default="results/benchmarks/sparse_vs_peers",
-                    help="the outputs' path without extension")
+    ap.add_argument("--intercept", action="store_true",
+                    help="every problem with an unpenalized intercept")
+    ap.add_argument("--out", default=None, help="the outputs' path without extension "
+                    "(default results/benchmarks/sparse_vs_peers, + _intercept)")
     args = ap.parse_args(argv)
+    out = args.out or ("results/benchmarks/sparse_vs_peers"
+                       + ("_intercept" if args.intercept else ""))
 
     solvers = [OursEstimator("auto"), *library_peers()]
     frame, meta = benchmark(cells(args), solvers, [args.target], repeats=args.repeats,
                             cap=args.cap, modules=("sklearn",),
                             log=lambda s: print(s, file=sys.stderr, flush=True))
-    print(write(frame, meta, args.out, lambda f, m: markdown(
-        f, m, keys=KEYS, title="Sparse logistic regression: ours (auto) against the peers")))
+    title = ("Sparse logistic regression" + (" with an intercept" if args.intercept else "")
+             + ": ours (auto) against the peers")
+    print(write(frame, meta, out, lambda f, m: markdown(f, m, keys=KEYS, title=title)))
     return 0
 
 

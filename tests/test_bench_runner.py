@@ -216,6 +216,31 @@ def test_ours_and_the_library_peers_reach_the_certified_optimum(bench):
     assert (done.subopt <= 1e-6).all()
 
 
+def test_with_an_intercept_ours_and_the_peers_that_fit_one_reach_the_target(bench):
+    """``sparse_vs_peers --intercept``: the estimator fits the intercept (its w is (coef, c))
+    and so do the peers that take one unpenalized; LIBLINEAR, which penalizes its intercept,
+    is left out as unsupported."""
+    from pdsparse.data.synthetic import zipf_bow
+    from pdsparse.penalties import ElasticNet
+    from pdsparse.problem import Problem
+    from pdsparse.reference import reference_solution
+
+    A, b = zipf_bow(300, 80, 8, 1.0, 2)
+    b = np.where(np.arange(300) % 3 == 0, 1.0, b)  # more +1: an intercept that matters
+    problem = Problem(A, b, "logistic", penalty=ElasticNet(0.0, 0.01), intercept=True)
+    ref = reference_solution(problem, rtol=1e-10)
+    cell = bench.runner.Cell({"set": "zipf"}, problem, float(ref.p_star))
+    solvers = [bench.solver.OursEstimator("auto"),
+               *[s for s in bench.solver.library_peers()
+                 if s.peer.name in ("sklearn liblinear", "sklearn saga")]]
+    frame = pd.DataFrame(bench.runner.race(cell, solvers, [1e-6], repeats=1, cap=60.0))
+    assert set(frame[frame.status == "unsupported"].solver) == {"sklearn liblinear"}
+    done = frame[~frame.status.isin(["unsupported", "search"])]
+    assert {"ours (auto)", "sklearn saga"} <= set(done.solver)
+    assert (done.status == "reached").all(), done[["solver", "status", "note"]]
+    assert (done.subopt <= 1e-6).all()
+
+
 def test_our_kernel_traced_then_rerun_ends_at_the_traced_iterate(bench):
     from pdsparse.data.synthetic import zipf_bow
     from pdsparse.problem import Problem

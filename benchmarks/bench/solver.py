@@ -71,15 +71,18 @@ class Solver:
         raise NotImplementedError(f"{self.name}: no trace (sampling {self.sampling!r})")
 
 
-def _coef(model) -> np.ndarray:
-    return np.asarray(model.coef_, dtype=np.float64).ravel()
+def _coef(model, intercept: bool = False) -> np.ndarray:
+    """The fitted coefficients, the intercept appended with ``intercept`` (the problem's
+    variable (w, c))."""
+    coef = np.asarray(model.coef_, dtype=np.float64).ravel()
+    return np.append(coef, float(np.ravel(model.intercept_)[0])) if intercept else coef
 
 
 class OursEstimator(Solver):
     """``LinearClassifier(solver=...)`` (the scikit-learn estimator) fitted on the problem's
-    rows without intercept, its ``tol`` the certified relative duality gap; the penalty given
-    as a user would (``penalty="l1"`` / ``"l2"`` / ``"elasticnet"`` with ``alpha`` and
-    ``l1_ratio``)."""
+    rows, with an intercept where the problem has one, its ``tol`` the certified relative
+    duality gap; the penalty given as a user would (``penalty="l1"`` / ``"l2"`` /
+    ``"elasticnet"`` with ``alpha`` and ``l1_ratio``: ``estimators.penalty_params``)."""
 
     ours = True
 
@@ -97,9 +100,10 @@ class OursEstimator(Solver):
         from pdsparse.estimators import LinearClassifier, penalty_params
 
         kw = penalty_params(self.problem.penalty)
-        model = LinearClassifier(**kw, tol=budget, max_iter=10**6, fit_intercept=False,
+        intercept = self.problem.intercept
+        model = LinearClassifier(**kw, tol=budget, max_iter=10**6, fit_intercept=intercept,
                                  solver=self.solver)
-        self.result = _coef(model.fit(self.problem.mat, self.problem.b))
+        self.result = _coef(model.fit(self.problem.mat, self.problem.b), intercept)
 
 
 class OursSolve(Solver):
