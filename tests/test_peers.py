@@ -178,7 +178,7 @@ def test_a_peer_raced_with_an_intercept_is_certified_on_it():
     A, b = make_data(n=60, d=20)
     b = np.where(np.arange(60) % 4 == 0, -1.0, 1.0) * b
     problem = Problem(A, b, "logistic", FAMILIES["l2"], intercept=True)
-    result = race(problem, 2.0, tol=1e-8, methods={"prox_newton": {}}, peers=True)
+    result = race(problem, 10.0, tol=1e-8, methods={"prox_newton": {}}, peers=True)
     peers = {e.method: e for e in result.entries if e.peer}
     assert {"sklearn saga", "sklearn lbfgs"} <= set(peers)
     assert "sklearn liblinear" not in peers  # it penalizes its intercept
