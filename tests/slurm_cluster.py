@@ -424,7 +424,7 @@ class SlurmCluster:
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
+            except (ProcessLookupError, PermissionError):  # gone, or not ours
                 pass
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and set(pids) & set(self.leftovers()):
