@@ -62,20 +62,18 @@ NO_TIME_LIMIT = 1e12
 
 def penalty_params(penalty: Penalty) -> dict:
     """The estimators' ``penalty``, ``alpha`` and ``l1_ratio`` or ``radius`` that make
-    ``penalty`` (the inverse of their mapping, ``_LinearModel._penalty``): l2 alone is
-    ``"l2"`` with alpha = l2, pure l1 ``"l1"`` with alpha = l1, both ``"elasticnet"`` with
-    alpha = l1 + l2 and l1_ratio = l1 / alpha, the l1 ball ``"l1_ball"`` with its radius and
-    alpha = l2."""
+    ``penalty`` (the inverse of their mapping, ``_LinearModel._penalty``): the elastic net's
+    ``ElasticNet.alpha_ratio`` (``"l2"`` or ``"l1"`` alone at a ratio of 0 or 1,
+    ``"elasticnet"`` with ``l1_ratio`` between), the l1 ball ``"l1_ball"`` with its radius
+    and alpha = l2."""
     if isinstance(penalty, L1Ball):
         return {"penalty": "l1_ball", "radius": float(penalty.radius), "alpha": float(penalty.l2)}
     if not isinstance(penalty, ElasticNet):
         raise ValueError(f"the estimators take the elastic net and the l1 ball, not {penalty!r}")
-    l2, l1 = float(penalty.l2), float(penalty.l1)
-    if l1 == 0.0:
-        return {"penalty": "l2", "alpha": l2}
-    if l2 == 0.0:
-        return {"penalty": "l1", "alpha": l1}
-    return {"penalty": "elasticnet", "alpha": l1 + l2, "l1_ratio": l1 / (l1 + l2)}
+    alpha, ratio = penalty.alpha_ratio
+    if ratio in (0.0, 1.0):
+        return {"penalty": "l2" if ratio == 0.0 else "l1", "alpha": alpha}
+    return {"penalty": "elasticnet", "alpha": alpha, "l1_ratio": ratio}
 
 
 class _LinearModel(BaseEstimator):

@@ -72,10 +72,8 @@ class Peer:
 
 
 def strength(problem: Problem) -> tuple[float, float]:
-    """(alpha, l1_ratio): l1 ||w||_1 + l2/2 ||w||^2 = alpha (r ||w||_1 + (1 - r)/2 ||w||^2)."""
-    pen = problem.penalty
-    alpha = pen.l1 + pen.l2
-    return alpha, pen.l1 / alpha
+    """(alpha, l1_ratio) of the problem's elastic net (``ElasticNet.alpha_ratio``)."""
+    return problem.penalty.alpha_ratio
 
 
 def _coef(model, problem: Problem) -> np.ndarray:

@@ -250,6 +250,14 @@ class ElasticNet(Penalty):
         """inf: the domain is unbounded."""
         return math.inf
 
+    @property
+    def alpha_ratio(self) -> tuple[float, float]:
+        """(alpha, r) with l1 ||w||_1 + l2/2 ||w||^2 = alpha (r ||w||_1 + (1 - r)/2 ||w||^2):
+        the strength and mix of scikit-learn's ``ElasticNet`` and ``SGDClassifier``, skglm's
+        and celer's penalties and :mod:`pdsparse.estimators` (r = 0: l2 alone, 1: pure l1)."""
+        alpha = self.l1 + self.l2
+        return alpha, self.l1 / alpha
+
     def add_value(self, total, W):
         # the same operations, in the same order, as the Face-Off objective always used
         w = np.asarray(W, dtype=np.float64).reshape(-1)
